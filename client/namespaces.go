@@ -1,0 +1,137 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"iter"
+
+	"github.com/lancens/lancens/gen"
+)
+
+// CreateNamespaceOptions are the optional parts of CreateNamespace.
+type CreateNamespaceOptions struct {
+	// Mode is "Create" (default: fail if it exists), "ExistOk" or "Overwrite".
+	Mode string
+	// Properties are stored on the namespace.
+	Properties map[string]string
+}
+
+// CreateNamespace creates the namespace id and returns its properties as the
+// server stored them. opts may be nil.
+func (c *Client) CreateNamespace(ctx context.Context, id []string, opts *CreateNamespaceOptions) (map[string]string, error) {
+	path, err := c.pathID(id)
+	if err != nil {
+		return nil, err
+	}
+	body := gen.CreateNamespaceRequest{Id: &id}
+	if opts != nil {
+		body.Mode = optional(opts.Mode)
+		if opts.Properties != nil {
+			body.Properties = &opts.Properties
+		}
+	}
+	resp, err := c.api.CreateNamespaceWithResponse(ctx, path, &gen.CreateNamespaceParams{Delimiter: &c.delimiter}, body)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkResponse(resp.HTTPResponse, resp.Body); err != nil {
+		return nil, err
+	}
+	return propertiesOf(resp.JSON200.Properties), nil
+}
+
+// DescribeNamespace returns the properties of namespace id.
+func (c *Client) DescribeNamespace(ctx context.Context, id []string) (map[string]string, error) {
+	path, err := c.pathID(id)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.api.DescribeNamespaceWithResponse(ctx, path, &gen.DescribeNamespaceParams{Delimiter: &c.delimiter}, gen.DescribeNamespaceRequest{Id: &id})
+	if err != nil {
+		return nil, err
+	}
+	if err := checkResponse(resp.HTTPResponse, resp.Body); err != nil {
+		return nil, err
+	}
+	return propertiesOf(resp.JSON200.Properties), nil
+}
+
+// NamespaceExists reports whether namespace id exists.
+func (c *Client) NamespaceExists(ctx context.Context, id []string) (bool, error) {
+	path, err := c.pathID(id)
+	if err != nil {
+		return false, err
+	}
+	resp, err := c.api.NamespaceExistsWithResponse(ctx, path, &gen.NamespaceExistsParams{Delimiter: &c.delimiter}, gen.NamespaceExistsRequest{Id: &id})
+	if err != nil {
+		return false, err
+	}
+	err = checkResponse(resp.HTTPResponse, resp.Body)
+	if errors.Is(err, ErrNamespaceNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// DropNamespaceOptions are the optional parts of DropNamespace.
+type DropNamespaceOptions struct {
+	// Mode is "Fail" (default: error if missing) or "Skip".
+	Mode string
+	// Behavior is "Restrict" (default: error if not empty) or "Cascade".
+	Behavior string
+}
+
+// DropNamespace drops namespace id and returns the properties it had (nil if
+// it was missing and Mode is "Skip"). opts may be nil.
+func (c *Client) DropNamespace(ctx context.Context, id []string, opts *DropNamespaceOptions) (map[string]string, error) {
+	path, err := c.pathID(id)
+	if err != nil {
+		return nil, err
+	}
+	body := gen.DropNamespaceRequest{Id: &id}
+	if opts != nil {
+		body.Mode = optional(opts.Mode)
+		body.Behavior = optional(opts.Behavior)
+	}
+	resp, err := c.api.DropNamespaceWithResponse(ctx, path, &gen.DropNamespaceParams{Delimiter: &c.delimiter}, body)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkResponse(resp.HTTPResponse, resp.Body); err != nil {
+		return nil, err
+	}
+	if resp.JSON200.Properties == nil {
+		return nil, nil
+	}
+	return *resp.JSON200.Properties, nil
+}
+
+// ListNamespacesPage returns one page of the names of parent's direct
+// children and the token of the next page ("" at the end). limit 0 lets the
+// server choose the page size.
+func (c *Client) ListNamespacesPage(ctx context.Context, parent []string, pageToken string, limit int) ([]string, string, error) {
+	path, err := c.pathID(parent)
+	if err != nil {
+		return nil, "", err
+	}
+	params := &gen.ListNamespacesParams{Delimiter: &c.delimiter, PageToken: optional(pageToken)}
+	if limit > 0 {
+		params.Limit = &limit
+	}
+	resp, err := c.api.ListNamespacesWithResponse(ctx, path, params)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := checkResponse(resp.HTTPResponse, resp.Body); err != nil {
+		return nil, "", err
+	}
+	return resp.JSON200.Namespaces, deref(resp.JSON200.PageToken), nil
+}
+
+// ListNamespaces iterates over the names of parent's direct children,
+// following page tokens. It stops at the first error, which it yields.
+func (c *Client) ListNamespaces(ctx context.Context, parent []string) iter.Seq2[string, error] {
+	return paginate(func(token string) ([]string, string, error) {
+		return c.ListNamespacesPage(ctx, parent, token, 0)
+	})
+}

@@ -1,0 +1,52 @@
+// Command lancens serves the Lance Namespace REST API from one SQLite file.
+//
+//	lancens serve --addr :2333 --db ./data/lancens.db --warehouse ./data/warehouse
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, errUsage) {
+			fmt.Fprintln(os.Stderr, "lancens:", err)
+		}
+		os.Exit(2)
+	}
+}
+
+var errUsage = errors.New("usage")
+
+const usage = `lancens serves the Lance Namespace REST API.
+
+Usage:
+  lancens serve [flags]   start the server (lancens serve -h lists the flags)
+  lancens help            show this text
+`
+
+// run executes the command line args. It returns errUsage after printing
+// usage for a bad command line, or the error that stopped the command.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return errUsage
+	}
+	switch args[0] {
+	case "serve":
+		return serve(ctx, args[1:], getenv, stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprintf(stderr, "unknown command %q\n\n%s", args[0], usage)
+	return errUsage
+}

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestServe starts the real command on a free port, checks that it serves,
+// then cancels it and checks that it shuts down cleanly.
+func TestServe(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stdout, w := io.Pipe()
+	env := map[string]string{"LANCENS_API_KEYS": "secret"}
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(dir, "db", "lancens.db"),
+			"--warehouse", filepath.Join(dir, "wh")}, func(k string) string { return env[k] }, w, io.Discard)
+		w.Close()
+	}()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no startup line: %v", err)
+	}
+	url := regexp.MustCompile(`http://\S+`).FindString(line)
+	if url == "" {
+		t.Fatalf("startup line %q has no address", line)
+	}
+	go io.Copy(io.Discard, stdout)
+
+	for _, tc := range []struct {
+		key  string
+		want int
+	}{{"", 401}, {"secret", 200}} {
+		req, _ := http.NewRequest("GET", url+"/v1/namespace/$/list", nil)
+		if tc.key != "" {
+			req.Header.Set("x-api-key", tc.key)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != tc.want {
+			t.Fatalf("key %q: status %d, want %d", tc.key, res.StatusCode, tc.want)
+		}
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("serve returned %v after cancel", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+}
+
+func TestUsage(t *testing.T) {
+	for _, tc := range []struct {
+		args    []string
+		wantErr bool
+	}{
+		{nil, true},
+		{[]string{"help"}, false},
+		{[]string{"bogus"}, true},
+		{[]string{"serve", "--no-such-flag"}, true},
+		{[]string{"serve", "extra-arg"}, true},
+		{[]string{"serve", "--log-level", "loud"}, true},
+	} {
+		var out strings.Builder
+		err := run(context.Background(), tc.args, func(string) string { return "" }, &out, &out)
+		if (err != nil) != tc.wantErr {
+			t.Errorf("run(%q) = %v, want error: %v", tc.args, err, tc.wantErr)
+		}
+	}
+}

@@ -1,0 +1,237 @@
+// Package apitest starts lancens on a loopback port for tests, backed by a
+// SQLite file in t.TempDir(), and checks every response it sends against
+// openapi.yaml.
+package apitest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+
+	"github.com/lancens/lancens/client"
+	"github.com/lancens/lancens/gen"
+	"github.com/lancens/lancens/server"
+	"github.com/lancens/lancens/store"
+	"github.com/lancens/lancens/store/sqlite"
+)
+
+// Options configure a test server.
+type Options struct {
+	// APIKeys turns authentication on; the test client sends the first one.
+	APIKeys []string
+	// DBPath reuses a database file (to test restarts); default: a new file
+	// in t.TempDir().
+	DBPath string
+}
+
+// Server is a running test server.
+type Server struct {
+	URL    string
+	DB     *sqlite.DB
+	Client *client.Client
+	// HTTP sends raw requests; responses are validated like the client's.
+	HTTP *http.Client
+	stop func()
+}
+
+// Start starts a server for the test and stops it when the test ends.
+func Start(t testing.TB, opts Options) *Server {
+	t.Helper()
+	path := opts.DBPath
+	if path == "" {
+		path = t.TempDir() + "/lancens.db"
+	}
+	db, err := sqlite.Open(context.Background(), path, sqlite.Options{Synchronous: "NORMAL"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.New(server.Config{Store: db, APIKeys: opts.APIKeys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(NewValidator(t).Wrap(srv))
+	s := &Server{URL: hs.URL, DB: db, HTTP: hs.Client()}
+	var copts []client.Option
+	if len(opts.APIKeys) > 0 {
+		copts = append(copts, client.WithAPIKey(opts.APIKeys[0]))
+	}
+	s.Client, err = client.New(hs.URL, copts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	s.stop = func() {
+		once.Do(func() {
+			hs.Close()
+			db.Close()
+		})
+	}
+	t.Cleanup(s.stop)
+	return s
+}
+
+// Stop stops the server and closes its database before the test ends.
+func (s *Server) Stop() { s.stop() }
+
+// Validator checks responses against openapi.yaml and reports violations as
+// test errors.
+type Validator struct {
+	t           testing.TB
+	router      routers.Router
+	errorSchema *openapi3.Schema
+}
+
+// NewValidator loads the embedded spec.
+func NewValidator(t testing.TB) *Validator {
+	t.Helper()
+	doc, err := gen.GetSpec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc.Servers = nil
+	router, err := gorillamux.NewRouter(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Validator{t: t, router: router, errorSchema: doc.Components.Schemas["ErrorResponse"].Value}
+}
+
+// Wrap returns a handler that serves through h and validates each response.
+func (v *Validator) Wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		res := rec.Result()
+		body := rec.Body.Bytes()
+		if err := v.Check(r, res.StatusCode, res.Header, body); err != nil {
+			v.t.Errorf("response to %s %s violates openapi.yaml: %v\nbody: %.500s", r.Method, r.URL.RequestURI(), err, body)
+		}
+		for k, vals := range res.Header {
+			w.Header()[k] = vals
+		}
+		w.WriteHeader(res.StatusCode)
+		_, _ = w.Write(body)
+	})
+}
+
+// Check validates one response to request r. A status the operation
+// documents is validated in full. Any other status must carry an
+// ErrorResponse whose code maps to that status (the spec's per-route lists
+// are not exhaustive); unknown routes must answer 404 or 405 with code 0.
+func (v *Validator) Check(r *http.Request, status int, header http.Header, body []byte) error {
+	route, params, err := v.findRoute(r)
+	if err != nil {
+		if status != http.StatusNotFound && status != http.StatusMethodNotAllowed {
+			return fmt.Errorf("no route in the spec, yet status %d", status)
+		}
+		return v.checkError(status, header, body)
+	}
+	if route.Operation.Responses.Status(status) == nil && status < 500 {
+		return v.checkError(status, header, body)
+	}
+	in := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: r, PathParams: params, Route: route},
+		Status:                 status,
+		Header:                 header,
+		Options:                &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
+	}
+	in.SetBodyBytes(body)
+	if err := openapi3filter.ValidateResponse(context.Background(), in); err != nil {
+		return err
+	}
+	if status >= 300 {
+		return v.checkError(status, header, body)
+	}
+	return nil
+}
+
+// findRoute finds the spec operation for r the way the server does: one
+// trailing slash is ignored and read-only routes take either GET or POST.
+func (v *Validator) findRoute(r *http.Request) (*routers.Route, map[string]string, error) {
+	u := *r.URL
+	if len(u.Path) > 1 && strings.HasSuffix(u.Path, "/") {
+		u.Path = strings.TrimSuffix(u.Path, "/")
+		u.RawPath = strings.TrimSuffix(u.RawPath, "/")
+	}
+	req := r.Clone(r.Context())
+	req.URL = &u
+	route, params, err := v.router.FindRoute(req)
+	if err == routers.ErrMethodNotAllowed {
+		if req.Method == http.MethodGet {
+			req.Method = http.MethodPost
+		} else {
+			req.Method = http.MethodGet
+		}
+		route, params, err = v.router.FindRoute(req)
+	}
+	return route, params, err
+}
+
+func (v *Validator) checkError(status int, header http.Header, body []byte) error {
+	if ct := header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		return fmt.Errorf("error response with Content-Type %q", ct)
+	}
+	var doc any
+	if err := json.Unmarshal(body, &doc); err != nil {
+		return fmt.Errorf("error body is not JSON: %w", err)
+	}
+	if err := v.errorSchema.VisitJSON(doc, openapi3.EnableJSONSchema2020()); err != nil {
+		return fmt.Errorf("error body is not an ErrorResponse: %w", err)
+	}
+	var er struct{ Code int }
+	_ = json.Unmarshal(body, &er)
+	want := server.StatusForCode(store.Code(er.Code))
+	if status == want || (er.Code == 0 && (status == http.StatusNotFound || status == http.StatusMethodNotAllowed)) {
+		return nil
+	}
+	return fmt.Errorf("status %d does not match error code %d (which maps to %d)", status, er.Code, want)
+}
+
+// Do sends a raw request to the server; body may be nil. It returns the
+// status, the body and the response headers, failing the test on transport
+// errors.
+func (s *Server) Do(t testing.TB, method, path string, header http.Header, body []byte) (int, []byte, http.Header) {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequest(method, s.URL+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, vals := range header {
+		req.Header[k] = vals
+	}
+	res, err := s.HTTP.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	out, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.StatusCode, out, res.Header
+}
+
+// ErrorCode returns the Lance code of an ErrorResponse body, or -1.
+func ErrorCode(body []byte) int {
+	var er struct{ Code *int }
+	if json.Unmarshal(body, &er) != nil || er.Code == nil {
+		return -1
+	}
+	return *er.Code
+}

@@ -1,0 +1,16 @@
+package server_test
+
+import (
+	"testing"
+
+	"github.com/lancens/lancens/internal/apitest"
+	"github.com/lancens/lancens/internal/conformance"
+)
+
+// TestConformance runs the catalog suite over HTTP: client → server → store,
+// with every response validated against openapi.yaml.
+func TestConformance(t *testing.T) {
+	conformance.Run(t, func(t *testing.T) conformance.Target {
+		return conformance.ClientTarget{C: apitest.Start(t, apitest.Options{}).Client}
+	})
+}

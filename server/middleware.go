@@ -1,0 +1,159 @@
+package server
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/lancens/lancens/store"
+)
+
+const headerRequestID = "X-Request-Id"
+
+// stripTrailingSlash removes one trailing "/" from the path before routing,
+// in both the decoded and the escaped form of the URL (Echo's own middleware
+// only fixes the decoded one, and routes on the escaped one when it exists).
+func stripTrailingSlash(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		u := c.Request().URL
+		if len(u.Path) > 1 && strings.HasSuffix(u.Path, "/") {
+			u.Path = strings.TrimSuffix(u.Path, "/")
+			if u.RawPath != "" {
+				u.RawPath = strings.TrimSuffix(u.RawPath, "/")
+			}
+		}
+		return next(c)
+	}
+}
+
+// assignRequestID keeps the caller's X-Request-Id or makes one, and echoes it
+// on the response.
+func assignRequestID(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		id := c.Request().Header.Get(headerRequestID)
+		if id == "" || len(id) > 200 {
+			var b [16]byte
+			_, _ = rand.Read(b[:])
+			id = hex.EncodeToString(b[:])
+			c.Request().Header.Set(headerRequestID, id)
+		}
+		c.Response().Header().Set(headerRequestID, id)
+		return next(c)
+	}
+}
+
+func requestID(c echo.Context) string {
+	return c.Request().Header.Get(headerRequestID)
+}
+
+// logRequests writes one structured log line per request.
+func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		start := time.Now()
+		err := next(c)
+		if err != nil {
+			// Render the error now so the logged status is the one sent.
+			c.Error(err)
+		}
+		req := c.Request()
+		level := slog.LevelInfo
+		if c.Response().Status >= 500 {
+			level = slog.LevelError
+		}
+		s.log.LogAttrs(req.Context(), level, "request",
+			slog.String("method", req.Method),
+			slog.String("path", req.URL.Path),
+			slog.Int("status", c.Response().Status),
+			slog.Int64("bytes", c.Response().Size),
+			slog.Duration("duration", time.Since(start)),
+			slog.String("request_id", requestID(c)))
+		return nil
+	}
+}
+
+// recoverPanics turns a panic in a handler into an Internal (18) error and
+// logs its stack.
+func (s *Server) recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				if r == http.ErrAbortHandler {
+					panic(r)
+				}
+				buf := make([]byte, 16<<10)
+				buf = buf[:runtime.Stack(buf, false)]
+				s.log.ErrorContext(c.Request().Context(), "panic", slog.Any("panic", r),
+					slog.String("stack", string(buf)), slog.String("request_id", requestID(c)))
+				err = fmt.Errorf("panic: %v", r)
+			}
+		}()
+		return next(c)
+	}
+}
+
+// authenticate accepts a request that carries one of the configured API keys,
+// as an x-api-key header or an "Authorization: Bearer" token. Without keys
+// configured every request is accepted. Otherwise a missing or wrong key is
+// Unauthenticated (16).
+func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
+	if len(s.cfg.APIKeys) == 0 {
+		return next
+	}
+	keys := make([][]byte, len(s.cfg.APIKeys))
+	for i, k := range s.cfg.APIKeys {
+		keys[i] = []byte(k)
+	}
+	return func(c echo.Context) error {
+		h := c.Request().Header
+		given := h.Get("X-Api-Key")
+		if given == "" {
+			if auth := h.Get(echo.HeaderAuthorization); len(auth) > 7 && strings.EqualFold(auth[:7], "bearer ") {
+				given = strings.TrimSpace(auth[7:])
+			}
+		}
+		if given == "" {
+			return store.Errorf(store.CodeUnauthenticated, "missing credentials: send an x-api-key header or an Authorization: Bearer token")
+		}
+		ok := 0
+		for _, k := range keys {
+			ok |= subtle.ConstantTimeCompare([]byte(given), k)
+		}
+		if ok != 1 {
+			return store.Errorf(store.CodeUnauthenticated, "invalid credentials")
+		}
+		return next(c)
+	}
+}
+
+// Read-only routes that clients call with either method: the spec says GET
+// for the list routes and POST for the others, but the Lance clients and the
+// reference server disagree route by route, so both are accepted.
+var (
+	getRoutesAlsoPosted = regexp.MustCompile(`^/v1/(namespace/[^/]+/list|namespace/[^/]+/table/list|table)$`)
+	postRoutesAlsoGot   = regexp.MustCompile(`^/v1/table/[^/]+/(version/list|stats|count_rows|tags/list|branches/list|index/[^/]+/stats)$`)
+)
+
+// aliasMethods rewrites the method of a request to one of those routes to
+// the method the spec gives it, before routing.
+func aliasMethods(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		path := req.URL.EscapedPath()
+		switch {
+		case req.Method == http.MethodPost && getRoutesAlsoPosted.MatchString(path):
+			req.Method = http.MethodGet
+		case req.Method == http.MethodGet && postRoutesAlsoGot.MatchString(path):
+			req.Method = http.MethodPost
+		}
+		return next(c)
+	}
+}

@@ -1,0 +1,90 @@
+// Package server is the HTTP face of lancens: Echo wiring for every route of
+// the Lance Namespace REST API, request validation against openapi.yaml, one
+// error handler, authentication, and handlers that translate between the
+// generated API types and the store.
+package server
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/lancens/lancens/gen"
+	"github.com/lancens/lancens/store"
+)
+
+// Store is everything the server needs from storage.
+type Store interface {
+	store.Namespaces
+}
+
+// Config configures a Server.
+type Config struct {
+	// Store holds the catalog. Required.
+	Store Store
+	// APIKeys, when not empty, are the credentials a request must present.
+	APIKeys []string
+	// Logger receives request and error logs. Default: discard.
+	Logger *slog.Logger
+	// MaxJSONBody is the largest JSON request body accepted, in bytes.
+	// Default 32 MiB.
+	MaxJSONBody int64
+}
+
+// Server serves the Lance Namespace REST API. It implements
+// gen.ServerInterface; operations lancens does not offer answer
+// Unsupported (0).
+type Server struct {
+	cfg   Config
+	store Store
+	log   *slog.Logger
+	echo  *echo.Echo
+	ops   operationTable
+}
+
+var _ gen.ServerInterface = (*Server)(nil)
+
+// New builds a Server. It returns an error if the configuration is incomplete
+// or the embedded spec cannot be loaded.
+func New(cfg Config) (*Server, error) {
+	if cfg.Store == nil {
+		return nil, fmt.Errorf("server: a store is required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if cfg.MaxJSONBody <= 0 {
+		cfg.MaxJSONBody = 32 << 20
+	}
+	doc, err := gen.GetSpec()
+	if err != nil {
+		return nil, fmt.Errorf("server: load embedded spec: %w", err)
+	}
+	s := &Server{cfg: cfg, store: cfg.Store, log: cfg.Logger, ops: newOperationTable(doc)}
+	e := echo.New()
+	e.HideBanner = true
+	e.HidePort = true
+	e.HTTPErrorHandler = s.errorHandler
+	e.Pre(stripTrailingSlash, aliasMethods)
+	e.Use(assignRequestID, s.logRequests, s.recoverPanics, s.authenticate, s.validateRequests)
+	gen.RegisterHandlers(e, s)
+	s.echo = e
+	return s, nil
+}
+
+// ServeHTTP makes the Server an http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.echo.ServeHTTP(w, r)
+}
+
+// Routes returns "METHOD path" for every route the server registers.
+func (s *Server) Routes() []string {
+	var out []string
+	for _, r := range s.echo.Routes() {
+		out = append(out, r.Method+" "+r.Path)
+	}
+	return out
+}

@@ -1,0 +1,188 @@
+package server
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/labstack/echo/v4"
+)
+
+// bodyKind says what an operation's request body is.
+type bodyKind int
+
+const (
+	bodyNone  bodyKind = iota // no request body in the spec; any body sent is ignored
+	bodyJSON                  // a JSON document
+	bodyArrow                 // an Arrow IPC stream, read by the handler as it arrives
+)
+
+// operation is what the middleware knows about one route of the spec.
+type operation struct {
+	id    string
+	route *routers.Route
+	body  bodyKind
+}
+
+// operationTable maps "METHOD /echo/:path" to the spec operation it serves.
+type operationTable map[string]*operation
+
+// newOperationTable reads every operation of doc. Authentication is enforced
+// by our own middleware, so the routes it returns carry a copy of the spec
+// without security requirements: openapi3filter would otherwise want an
+// authentication callback and read whole request bodies for it.
+func newOperationTable(doc *openapi3.T) operationTable {
+	open := *doc
+	open.Security = nil
+	open.Servers = nil
+	table := operationTable{}
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			o := &operation{
+				id:    op.OperationID,
+				route: &routers.Route{Spec: &open, Path: path, PathItem: item, Method: method, Operation: op},
+			}
+			if rb := op.RequestBody; rb != nil && rb.Value != nil {
+				o.body = bodyJSON
+				for ct := range rb.Value.Content {
+					if strings.HasPrefix(ct, "application/vnd.apache.arrow") {
+						o.body = bodyArrow
+					}
+				}
+			}
+			table[method+" "+echoPath(path)] = o
+		}
+	}
+	return table
+}
+
+// echoPath turns an OpenAPI path template into Echo's syntax.
+func echoPath(p string) string {
+	return strings.NewReplacer("{", ":", "}", "").Replace(p)
+}
+
+// lookup returns the spec operation Echo routed the request to, or nil.
+func (t operationTable) lookup(c echo.Context) *operation {
+	return t[c.Request().Method+" "+c.Path()]
+}
+
+// validateRequests checks every request against the spec before its handler
+// runs: parameters always; JSON bodies too, after an empty or `null` body has
+// been read as `{}`. Arrow bodies are left on the wire for the handler to
+// stream. A failure is InvalidInput (13) naming what is wrong.
+func (s *Server) validateRequests(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		op := s.ops.lookup(c)
+		if op == nil {
+			return next(c)
+		}
+		req := c.Request()
+		opts := &openapi3filter.Options{SkipSettingDefaults: true, MultiError: true}
+		opts.WithCustomSchemaErrorFunc(schemaErrorMessage)
+		switch op.body {
+		case bodyJSON:
+			body, err := readJSONBody(req, s.cfg.MaxJSONBody)
+			if err != nil {
+				return err
+			}
+			req.Header.Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
+			req.Body = io.NopCloser(bytes.NewReader(body))
+			req.ContentLength = int64(len(body))
+			req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		case bodyArrow, bodyNone:
+			opts.ExcludeRequestBody = true
+		}
+		params := map[string]string{}
+		for _, name := range c.ParamNames() {
+			params[name] = c.Param(name)
+		}
+		in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: op.route, Options: opts}
+		if err := openapi3filter.ValidateRequest(req.Context(), in); err != nil {
+			return invalidInput("%s", validationMessage(err))
+		}
+		if op.body == bodyJSON {
+			// The validator consumed the body; hand the handler a fresh reader.
+			req.Body, _ = req.GetBody()
+		}
+		return next(c)
+	}
+}
+
+// readJSONBody reads a JSON request body of at most limit bytes. An absent,
+// empty or `null` body reads as `{}`. Returns InvalidInput (13) when the body
+// is too large.
+func readJSONBody(req *http.Request, limit int64) ([]byte, error) {
+	if req.Body == nil || req.Body == http.NoBody {
+		return []byte("{}"), nil
+	}
+	body, err := io.ReadAll(io.LimitReader(req.Body, limit+1))
+	if err != nil {
+		return nil, invalidInput("reading the request body: %v", err)
+	}
+	if int64(len(body)) > limit {
+		return nil, invalidInput("the request body is larger than %d bytes", limit)
+	}
+	if t := bytes.TrimSpace(body); len(t) == 0 || string(t) == "null" {
+		return []byte("{}"), nil
+	}
+	return body, nil
+}
+
+// schemaErrorMessage words a schema violation without echoing values back.
+func schemaErrorMessage(e *openapi3.SchemaError) string {
+	return "/" + strings.Join(e.JSONPointer(), "/") + ": " + e.Reason
+}
+
+// validationMessage flattens the validator's (possibly nested) errors into
+// one line, one clause per distinct problem.
+func validationMessage(err error) string {
+	var parts []string
+	var walk func(error)
+	walk = func(err error) {
+		var me openapi3.MultiError
+		var re *openapi3filter.RequestError
+		switch {
+		case errors.As(err, &me):
+			for _, e := range me {
+				walk(e)
+			}
+		case errors.As(err, &re):
+			var inner openapi3.MultiError
+			if re.Err != nil && errors.As(re.Err, &inner) {
+				for _, e := range inner {
+					parts = append(parts, requestErrorPrefix(re)+e.Error())
+				}
+				return
+			}
+			reason := re.Reason
+			if re.Err != nil {
+				if reason != "" {
+					reason += ": "
+				}
+				reason += re.Err.Error()
+			}
+			parts = append(parts, requestErrorPrefix(re)+reason)
+		default:
+			parts = append(parts, err.Error())
+		}
+	}
+	walk(err)
+	sort.Strings(parts)
+	parts = slices.Compact(parts)
+	return strings.Join(parts, "; ")
+}
+
+func requestErrorPrefix(re *openapi3filter.RequestError) string {
+	if re.Parameter != nil {
+		return fmt.Sprintf("parameter %q in %s: ", re.Parameter.Name, re.Parameter.In)
+	}
+	return "request body: "
+}

@@ -1,0 +1,259 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/lancens/lancens/store"
+)
+
+const rootNamespaceID = 1
+
+var _ store.Namespaces = (*DB)(nil)
+
+func internal(op string, err error) error {
+	return fmt.Errorf("sqlite: %s: %w", op, err)
+}
+
+// displayID renders an identifier for messages.
+func displayID(id []string) string {
+	if len(id) == 0 {
+		return "the root namespace"
+	}
+	return strings.Join(id, "$")
+}
+
+// findNamespace returns the row id of namespace id. Returns NamespaceNotFound
+// if any level of it is missing.
+func findNamespace(ctx context.Context, tx *Tx, id []string) (int64, error) {
+	nsID := int64(rootNamespaceID)
+	for i, name := range id {
+		err := tx.QueryRowContext(ctx, `SELECT id FROM namespaces WHERE parent_id = ? AND name = ?`, nsID, name).Scan(&nsID)
+		if errors.Is(err, sql.ErrNoRows) {
+			return 0, store.Errorf(store.CodeNamespaceNotFound, "namespace %s not found", displayID(id[:i+1]))
+		}
+		if err != nil {
+			return 0, internal("find namespace", err)
+		}
+	}
+	return nsID, nil
+}
+
+func encodeMap(m map[string]string) (string, error) {
+	if m == nil {
+		m = map[string]string{}
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return "", internal("encode map", err)
+	}
+	return string(b), nil
+}
+
+func decodeMap(s string) (map[string]string, error) {
+	m := map[string]string{}
+	if s == "" {
+		return m, nil
+	}
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		return nil, internal("decode map", err)
+	}
+	return m, nil
+}
+
+func validateID(kind string, id []string) error {
+	for _, name := range id {
+		if err := store.ValidateName(kind, name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CreateNamespace implements store.Namespaces.
+func (db *DB) CreateNamespace(ctx context.Context, id []string, mode store.CreateMode, properties map[string]string) (*store.Namespace, error) {
+	if len(id) == 0 {
+		return nil, store.Errorf(store.CodeNamespaceAlreadyExists, "the root namespace always exists")
+	}
+	if err := validateID("namespace", id); err != nil {
+		return nil, err
+	}
+	props, err := encodeMap(properties)
+	if err != nil {
+		return nil, err
+	}
+	var out *store.Namespace
+	err = db.write(ctx, func(tx *Tx) error {
+		parentID, err := findNamespace(ctx, tx, id[:len(id)-1])
+		if err != nil {
+			return err
+		}
+		existing, err := findNamespace(ctx, tx, id)
+		switch {
+		case err == nil && mode == store.ModeExistOk:
+			out, err = describeNamespace(ctx, tx, id, existing)
+			return err
+		case err == nil && mode == store.ModeCreate:
+			return store.Errorf(store.CodeNamespaceAlreadyExists, "namespace %s already exists", displayID(id))
+		case err == nil && mode == store.ModeOverwrite:
+			if err := dropNamespaceTree(ctx, tx, existing); err != nil {
+				return err
+			}
+		case !errors.Is(err, store.ErrNamespaceNotFound):
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO namespaces (parent_id, name, properties, created_at) VALUES (?, ?, ?, ?)`,
+			parentID, id[len(id)-1], props, tx.now.UnixMilli()); err != nil {
+			if isConstraint(err) {
+				return store.Errorf(store.CodeNamespaceAlreadyExists, "namespace %s already exists", displayID(id))
+			}
+			return internal("insert namespace", err)
+		}
+		out = &store.Namespace{ID: id, Properties: orEmpty(properties)}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func orEmpty(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
+}
+
+func describeNamespace(ctx context.Context, tx *Tx, id []string, rowID int64) (*store.Namespace, error) {
+	var props string
+	if err := tx.QueryRowContext(ctx, `SELECT properties FROM namespaces WHERE id = ?`, rowID).Scan(&props); err != nil {
+		return nil, internal("describe namespace", err)
+	}
+	m, err := decodeMap(props)
+	if err != nil {
+		return nil, err
+	}
+	return &store.Namespace{ID: id, Properties: m}, nil
+}
+
+// ListNamespaces implements store.Namespaces.
+func (db *DB) ListNamespaces(ctx context.Context, parent []string, page store.Page) ([]string, string, error) {
+	after, err := store.DecodePageToken(page.Token)
+	if err != nil {
+		return nil, "", err
+	}
+	size := store.PageSize(page.Limit)
+	var names []string
+	err = db.read(ctx, func(tx *Tx) error {
+		parentID, err := findNamespace(ctx, tx, parent)
+		if err != nil {
+			return err
+		}
+		names, err = queryStrings(ctx, tx, `SELECT name FROM namespaces WHERE parent_id = ? AND name > ? ORDER BY name LIMIT ?`,
+			parentID, after, size+1)
+		return err
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	names, next := cutPage(names, size)
+	return names, next, nil
+}
+
+// cutPage trims a listing fetched with one extra row to size and returns the
+// token for the next page when that extra row was there.
+func cutPage(keys []string, size int) ([]string, string) {
+	if len(keys) <= size {
+		return keys, ""
+	}
+	keys = keys[:size]
+	return keys, store.EncodePageToken(keys[size-1])
+}
+
+func queryStrings(ctx context.Context, tx *Tx, query string, args ...any) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, internal("query", err)
+	}
+	defer rows.Close()
+	out := []string{}
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, internal("scan", err)
+		}
+		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, internal("query", err)
+	}
+	return out, nil
+}
+
+// DescribeNamespace implements store.Namespaces.
+func (db *DB) DescribeNamespace(ctx context.Context, id []string) (*store.Namespace, error) {
+	var out *store.Namespace
+	err := db.read(ctx, func(tx *Tx) error {
+		rowID, err := findNamespace(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		out, err = describeNamespace(ctx, tx, id, rowID)
+		return err
+	})
+	return out, err
+}
+
+// NamespaceExists implements store.Namespaces.
+func (db *DB) NamespaceExists(ctx context.Context, id []string) error {
+	return db.read(ctx, func(tx *Tx) error {
+		_, err := findNamespace(ctx, tx, id)
+		return err
+	})
+}
+
+// DropNamespace implements store.Namespaces.
+func (db *DB) DropNamespace(ctx context.Context, id []string, mode store.DropMode, behavior store.DropBehavior) (*store.Namespace, error) {
+	if len(id) == 0 {
+		return nil, store.Errorf(store.CodeInvalidInput, "the root namespace cannot be dropped")
+	}
+	var out *store.Namespace
+	err := db.write(ctx, func(tx *Tx) error {
+		rowID, err := findNamespace(ctx, tx, id)
+		if errors.Is(err, store.ErrNamespaceNotFound) && mode == store.DropSkip {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		out, err = describeNamespace(ctx, tx, id, rowID)
+		if err != nil {
+			return err
+		}
+		if behavior == store.DropRestrict {
+			var children int
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM namespaces WHERE parent_id = ?`, rowID).Scan(&children); err != nil {
+				return internal("count children", err)
+			}
+			if children > 0 {
+				return store.Errorf(store.CodeNamespaceNotEmpty, "namespace %s is not empty", displayID(id))
+			}
+		}
+		return dropNamespaceTree(ctx, tx, rowID)
+	})
+	return out, err
+}
+
+// dropNamespaceTree deletes a namespace and, through ON DELETE CASCADE,
+// everything under it.
+func dropNamespaceTree(ctx context.Context, tx *Tx, rowID int64) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM namespaces WHERE id = ?`, rowID); err != nil {
+		return internal("delete namespace", err)
+	}
+	return nil
+}
