@@ -1,0 +1,37 @@
+# lancens — common tasks. `make run` starts a server on ./data; `make test`
+# runs every test.
+
+GO      ?= go
+BIN     := bin/lancens
+ARGS    ?=
+
+.PHONY: all generate check-generated build run test lint
+
+all: build
+
+## generate: regenerate gen/ from openapi.yaml
+generate:
+	$(GO) generate ./gen/
+
+## check-generated: fail if gen/ is not what `make generate` produces
+check-generated: generate
+	@git diff --exit-code --stat -- gen/ || { echo "gen/ is out of date: run make generate and commit" >&2; exit 1; }
+	@test -z "$$(git status --porcelain -- gen/)" || { git status --porcelain -- gen/; echo "gen/ has untracked changes" >&2; exit 1; }
+
+## build: build the lancens binary into bin/
+build:
+	$(GO) build -o $(BIN) ./cmd/lancens
+
+## run: start lancens on :2333 with ./data/lancens.db and ./data/warehouse
+run: build
+	./$(BIN) serve $(ARGS)
+
+## test: run every test
+test:
+	$(GO) test ./...
+
+## lint: gofmt (outside gen/) and go vet
+lint:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^gen/')); \
+	  test -z "$$unformatted" || { echo "not gofmt-formatted:" $$unformatted >&2; exit 1; }
+	$(GO) vet ./...
