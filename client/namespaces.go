@@ -81,9 +81,18 @@ type DropNamespaceOptions struct {
 	Behavior string
 }
 
-// DropNamespace drops namespace id and returns the properties it had (nil if
-// it was missing and Mode is "Skip"). opts may be nil.
-func (c *Client) DropNamespace(ctx context.Context, id []string, opts *DropNamespaceOptions) (map[string]string, error) {
+// DroppedNamespace is what DropNamespace reports.
+type DroppedNamespace struct {
+	// Properties the namespace had.
+	Properties map[string]string
+	// TransactionIDs track the deletion of the data of the tables a cascade
+	// dropped, when the server deletes it in the background.
+	TransactionIDs []string
+}
+
+// DropNamespace drops namespace id and reports what it was (nil if it was
+// missing and Mode is "Skip"). opts may be nil.
+func (c *Client) DropNamespace(ctx context.Context, id []string, opts *DropNamespaceOptions) (*DroppedNamespace, error) {
 	path, err := c.pathID(id)
 	if err != nil {
 		return nil, err
@@ -103,7 +112,7 @@ func (c *Client) DropNamespace(ctx context.Context, id []string, opts *DropNames
 	if resp.JSON200.Properties == nil {
 		return nil, nil
 	}
-	return *resp.JSON200.Properties, nil
+	return &DroppedNamespace{Properties: *resp.JSON200.Properties, TransactionIDs: deref(resp.JSON200.TransactionId)}, nil
 }
 
 // ListNamespacesPage returns one page of the names of parent's direct

@@ -60,3 +60,8 @@ func propertiesOf(p *map[string]string) map[string]string {
 	}
 	return *p
 }
+
+// errMissing reports a 2xx response that lacks a field the API requires.
+func errMissing(field string) error {
+	return store.Errorf(store.CodeInternal, "the server's response has no %s", field)
+}

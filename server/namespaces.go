@@ -78,13 +78,17 @@ func (s *Server) DropNamespace(c echo.Context, _ gen.Id, p gen.DropNamespacePara
 	if err != nil {
 		return err
 	}
-	ns, err := s.store.DropNamespace(c.Request().Context(), id, mode, behavior)
+	ns, txIDs, err := s.store.DropNamespace(c.Request().Context(), id, mode, behavior)
 	if err != nil {
 		return err
 	}
 	var resp gen.DropNamespaceResponse
 	if ns != nil {
 		resp.Properties = &ns.Properties
+	}
+	if len(txIDs) > 0 {
+		resp.TransactionId = &txIDs
+		s.jobs.wake()
 	}
 	return ok(c, resp)
 }

@@ -14,17 +14,27 @@ import (
 
 	"github.com/lancens/lancens/gen"
 	"github.com/lancens/lancens/store"
+	"github.com/lancens/lancens/warehouse"
 )
 
 // Store is everything the server needs from storage.
 type Store interface {
 	store.Namespaces
+	store.Tables
+	store.Versions
+	store.Batches
+	store.Tags
+	store.Branches
+	store.Transactions
+	store.Jobs
 }
 
 // Config configures a Server.
 type Config struct {
 	// Store holds the catalog. Required.
 	Store Store
+	// Warehouse is where declared tables get their locations. Required.
+	Warehouse *warehouse.Warehouse
 	// APIKeys, when not empty, are the credentials a request must present.
 	APIKeys []string
 	// Logger receives request and error logs. Default: discard.
@@ -38,20 +48,24 @@ type Config struct {
 // gen.ServerInterface; operations lancens does not offer answer
 // Unsupported (0).
 type Server struct {
-	cfg   Config
-	store Store
-	log   *slog.Logger
-	echo  *echo.Echo
-	ops   operationTable
+	cfg       Config
+	store     Store
+	warehouse *warehouse.Warehouse
+	log       *slog.Logger
+	echo      *echo.Echo
+	ops       operationTable
+	commits   *committer
+	jobs      *jobRunner
 }
 
 var _ gen.ServerInterface = (*Server)(nil)
 
-// New builds a Server. It returns an error if the configuration is incomplete
-// or the embedded spec cannot be loaded.
+// New builds a Server and starts its background job runner; Close stops it.
+// It returns an error if the configuration is incomplete or the embedded spec
+// cannot be loaded.
 func New(cfg Config) (*Server, error) {
-	if cfg.Store == nil {
-		return nil, fmt.Errorf("server: a store is required")
+	if cfg.Store == nil || cfg.Warehouse == nil {
+		return nil, fmt.Errorf("server: a store and a warehouse are required")
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -63,7 +77,11 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: load embedded spec: %w", err)
 	}
-	s := &Server{cfg: cfg, store: cfg.Store, log: cfg.Logger, ops: newOperationTable(doc)}
+	s := &Server{
+		cfg: cfg, store: cfg.Store, warehouse: cfg.Warehouse, log: cfg.Logger, ops: newOperationTable(doc),
+		commits: newCommitter(cfg.Store, cfg.Logger),
+		jobs:    newJobRunner(cfg.Store, cfg.Warehouse, cfg.Logger),
+	}
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
@@ -72,7 +90,14 @@ func New(cfg Config) (*Server, error) {
 	e.Use(assignRequestID, s.logRequests, s.recoverPanics, s.authenticate, s.validateRequests)
 	gen.RegisterHandlers(e, s)
 	s.echo = e
+	s.jobs.start()
 	return s, nil
+}
+
+// Close stops the background job runner, waiting for the job in progress.
+// Call it after the HTTP server has stopped.
+func (s *Server) Close() {
+	s.jobs.stop()
 }
 
 // ServeHTTP makes the Server an http.Handler.

@@ -112,11 +112,13 @@ type Namespaces interface {
 	// if it is missing.
 	DescribeNamespace(ctx context.Context, id []string) (*Namespace, error)
 
-	// DropNamespace removes the namespace id and returns it as it was, or nil
-	// when it was missing and mode is DropSkip. Returns NamespaceNotFound (1)
-	// if it is missing and mode is DropFail, NamespaceNotEmpty (3) if it has
-	// children and behavior is DropRestrict, InvalidInput (13) for the root.
-	DropNamespace(ctx context.Context, id []string, mode DropMode, behavior DropBehavior) (*Namespace, error)
+	// DropNamespace removes the namespace id and returns it as it was (nil
+	// when it was missing and mode is DropSkip) with the ids of the
+	// transactions deleting the data of the tables a cascade dropped.
+	// Returns NamespaceNotFound (1) if it is missing and mode is DropFail,
+	// NamespaceNotEmpty (3) if it has child namespaces or tables and behavior
+	// is DropRestrict, InvalidInput (13) for the root.
+	DropNamespace(ctx context.Context, id []string, mode DropMode, behavior DropBehavior) (*Namespace, []string, error)
 
 	// NamespaceExists returns nil if the namespace id exists and
 	// NamespaceNotFound (1) otherwise.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/lancens/lancens/server"
 	"github.com/lancens/lancens/store/sqlite"
+	"github.com/lancens/lancens/warehouse"
 )
 
 // serveConfig is the configuration of `lancens serve`, from flags with
@@ -97,25 +98,27 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err := os.MkdirAll(filepath.Dir(cfg.dbPath), 0o755); err != nil {
 		return fmt.Errorf("create database directory: %w", err)
 	}
-	if err := os.MkdirAll(cfg.warehouse, 0o755); err != nil {
-		return fmt.Errorf("create warehouse: %w", err)
-	}
 	db, err := sqlite.Open(ctx, cfg.dbPath, sqlite.Options{Synchronous: cfg.synchronous})
 	if err != nil {
 		return err
 	}
 	defer db.Close()
 
-	srv, err := server.New(server.Config{Store: db, APIKeys: cfg.apiKeys, Logger: logger})
+	wh, err := warehouse.Open(cfg.warehouse)
 	if err != nil {
 		return err
 	}
+	srv, err := server.New(server.Config{Store: db, Warehouse: wh, APIKeys: cfg.apiKeys, Logger: logger})
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		return err
 	}
 	httpServer := &http.Server{Handler: srv, ReadHeaderTimeout: 30 * time.Second}
-	fmt.Fprintf(stdout, "lancens listening on http://%s (database %s, warehouse %s)\n", ln.Addr(), cfg.dbPath, cfg.warehouse)
+	fmt.Fprintf(stdout, "lancens listening on http://%s (database %s, warehouse %s)\n", ln.Addr(), cfg.dbPath, wh.Root())
 	logger.Info("listening", slog.String("addr", ln.Addr().String()), slog.Bool("auth", len(cfg.apiKeys) > 0))
 
 	errc := make(chan error, 1)

@@ -25,6 +25,7 @@ import (
 	"github.com/lancens/lancens/server"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/store/sqlite"
+	"github.com/lancens/lancens/warehouse"
 )
 
 // Options configure a test server.
@@ -34,13 +35,17 @@ type Options struct {
 	// DBPath reuses a database file (to test restarts); default: a new file
 	// in t.TempDir().
 	DBPath string
+	// Warehouse reuses a warehouse directory; default: a new one in
+	// t.TempDir().
+	Warehouse string
 }
 
 // Server is a running test server.
 type Server struct {
-	URL    string
-	DB     *sqlite.DB
-	Client *client.Client
+	URL       string
+	DB        *sqlite.DB
+	Warehouse *warehouse.Warehouse
+	Client    *client.Client
 	// HTTP sends raw requests; responses are validated like the client's.
 	HTTP *http.Client
 	stop func()
@@ -57,12 +62,20 @@ func Start(t testing.TB, opts Options) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := server.New(server.Config{Store: db, APIKeys: opts.APIKeys})
+	whPath := opts.Warehouse
+	if whPath == "" {
+		whPath = t.TempDir()
+	}
+	wh, err := warehouse.Open(whPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.New(server.Config{Store: db, Warehouse: wh, APIKeys: opts.APIKeys})
 	if err != nil {
 		t.Fatal(err)
 	}
 	hs := httptest.NewServer(NewValidator(t).Wrap(srv))
-	s := &Server{URL: hs.URL, DB: db, HTTP: hs.Client()}
+	s := &Server{URL: hs.URL, DB: db, Warehouse: wh, HTTP: hs.Client()}
 	var copts []client.Option
 	if len(opts.APIKeys) > 0 {
 		copts = append(copts, client.WithAPIKey(opts.APIKeys[0]))
@@ -75,6 +88,7 @@ func Start(t testing.TB, opts Options) *Server {
 	s.stop = func() {
 		once.Do(func() {
 			hs.Close()
+			srv.Close()
 			db.Close()
 		})
 	}

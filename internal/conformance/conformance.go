@@ -15,6 +15,12 @@ import (
 // Target is what the suite exercises.
 type Target interface {
 	store.Namespaces
+	store.Tables
+	store.Versions
+	store.Batches
+	store.Tags
+	store.Branches
+	store.Transactions
 }
 
 // NewTarget returns a fresh, empty target for one test.
@@ -23,6 +29,12 @@ type NewTarget func(t *testing.T) Target
 // Run runs every conformance test against targets made by newTarget.
 func Run(t *testing.T, newTarget NewTarget) {
 	t.Run("Namespaces", func(t *testing.T) { runNamespaces(t, newTarget) })
+	t.Run("Tables", func(t *testing.T) { runTables(t, newTarget) })
+	t.Run("Versions", func(t *testing.T) { runVersions(t, newTarget) })
+	t.Run("Batches", func(t *testing.T) { runBatches(t, newTarget) })
+	t.Run("Tags", func(t *testing.T) { runTags(t, newTarget) })
+	t.Run("Branches", func(t *testing.T) { runBranches(t, newTarget) })
+	t.Run("Transactions", func(t *testing.T) { runTransactions(t, newTarget) })
 }
 
 // wantCode fails the test unless err carries the Lance code want.

@@ -213,7 +213,7 @@ func runNamespaces(t *testing.T, newTarget NewTarget) {
 				for _, id := range [][]string{{"a"}, {"a", "x"}, {"a", "x", "leaf"}, {"b"}} {
 					must(tg.CreateNamespace(ctx(t), id, store.ModeCreate, map[string]string{"name": id[len(id)-1]}))(t)
 				}
-				dropped, err := tg.DropNamespace(ctx(t), tc.id, tc.mode, tc.behavior)
+				dropped, _, err := tg.DropNamespace(ctx(t), tc.id, tc.mode, tc.behavior)
 				if tc.wantCode >= 0 {
 					wantCode(t, err, tc.wantCode)
 				} else if err != nil {

@@ -184,3 +184,6 @@ func isConstraint(err error) bool {
 	}
 	return false
 }
+
+// msTime converts milliseconds since the Unix epoch to a UTC time.
+func msTime(ms int64) time.Time { return time.UnixMilli(ms).UTC() }

@@ -100,7 +100,7 @@ func (db *DB) CreateNamespace(ctx context.Context, id []string, mode store.Creat
 		case err == nil && mode == store.ModeCreate:
 			return store.Errorf(store.CodeNamespaceAlreadyExists, "namespace %s already exists", displayID(id))
 		case err == nil && mode == store.ModeOverwrite:
-			if err := dropNamespaceTree(ctx, tx, existing); err != nil {
+			if _, err := dropNamespaceTree(ctx, tx, existing); err != nil {
 				return err
 			}
 		case !errors.Is(err, store.ErrNamespaceNotFound):
@@ -218,11 +218,12 @@ func (db *DB) NamespaceExists(ctx context.Context, id []string) error {
 }
 
 // DropNamespace implements store.Namespaces.
-func (db *DB) DropNamespace(ctx context.Context, id []string, mode store.DropMode, behavior store.DropBehavior) (*store.Namespace, error) {
+func (db *DB) DropNamespace(ctx context.Context, id []string, mode store.DropMode, behavior store.DropBehavior) (*store.Namespace, []string, error) {
 	if len(id) == 0 {
-		return nil, store.Errorf(store.CodeInvalidInput, "the root namespace cannot be dropped")
+		return nil, nil, store.Errorf(store.CodeInvalidInput, "the root namespace cannot be dropped")
 	}
 	var out *store.Namespace
+	var txIDs []string
 	err := db.write(ctx, func(tx *Tx) error {
 		rowID, err := findNamespace(ctx, tx, id)
 		if errors.Is(err, store.ErrNamespaceNotFound) && mode == store.DropSkip {
@@ -237,23 +238,70 @@ func (db *DB) DropNamespace(ctx context.Context, id []string, mode store.DropMod
 		}
 		if behavior == store.DropRestrict {
 			var children int
-			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM namespaces WHERE parent_id = ?`, rowID).Scan(&children); err != nil {
+			if err := tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM namespaces WHERE parent_id = ?)
+				+ (SELECT count(*) FROM tables WHERE namespace_id = ?)`, rowID, rowID).Scan(&children); err != nil {
 				return internal("count children", err)
 			}
 			if children > 0 {
 				return store.Errorf(store.CodeNamespaceNotEmpty, "namespace %s is not empty", displayID(id))
 			}
 		}
-		return dropNamespaceTree(ctx, tx, rowID)
+		txIDs, err = dropNamespaceTree(ctx, tx, rowID)
+		return err
 	})
-	return out, err
+	return out, txIDs, err
 }
 
-// dropNamespaceTree deletes a namespace and, through ON DELETE CASCADE,
-// everything under it.
-func dropNamespaceTree(ctx context.Context, tx *Tx, rowID int64) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM namespaces WHERE id = ?`, rowID); err != nil {
-		return internal("delete namespace", err)
+// dropNamespaceTree drops every table under a namespace, at any depth, then
+// the namespace itself and, through ON DELETE CASCADE, its descendants. It
+// returns the transaction ids of the table drops.
+func dropNamespaceTree(ctx context.Context, tx *Tx, rowID int64) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, `
+		WITH RECURSIVE tree (id, path) AS (
+			SELECT id, '' FROM namespaces WHERE id = ?
+			UNION ALL
+			SELECT n.id, t.path || n.name || char(0) FROM namespaces n JOIN tree t ON n.parent_id = t.id
+		)
+		SELECT tr.path || t.name, `+tableColumns+` FROM tables t JOIN tree tr ON tr.id = t.namespace_id`, rowID)
+	if err != nil {
+		return nil, internal("list tables to drop", err)
 	}
-	return nil
+	var tables []*tableRow
+	for rows.Next() {
+		var key string
+		t, err := scanTable(prefixScanner{rows, &key}, nil)
+		if err != nil {
+			rows.Close()
+			return nil, internal("list tables to drop", err)
+		}
+		t.ID = strings.Split(key, idKeySeparator)
+		tables = append(tables, t)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, internal("list tables to drop", err)
+	}
+	var txIDs []string
+	for _, t := range tables {
+		txID, err := dropTable(ctx, tx, t)
+		if err != nil {
+			return nil, err
+		}
+		txIDs = append(txIDs, txID)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM namespaces WHERE id = ?`, rowID); err != nil {
+		return nil, internal("delete namespace", err)
+	}
+	return txIDs, nil
+}
+
+// prefixScanner scans a row's first column into key and the rest with the
+// wrapped scanner's caller.
+type prefixScanner struct {
+	rows interface{ Scan(...any) error }
+	key  *string
+}
+
+func (p prefixScanner) Scan(dest ...any) error {
+	return p.rows.Scan(append([]any{p.key}, dest...)...)
 }

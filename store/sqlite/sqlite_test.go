@@ -2,8 +2,10 @@ package sqlite_test
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/lancens/lancens/internal/conformance"
@@ -60,4 +62,53 @@ func TestOpen(t *testing.T) {
 			t.Fatalf("properties after reopen %v, want %v", ns.Properties, props)
 		}
 	})
+}
+
+func TestJobs(t *testing.T) {
+	db := mustOpen(t, filepath.Join(t.TempDir(), "lancens.db"))
+	defer db.Close()
+	ctx := t.Context()
+	if _, _, err := db.DeclareTable(ctx, []string{"a"}, store.TableDeclaration{Location: "/wh/a", Owned: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := db.DeclareTable(ctx, []string{"b"}, store.TableDeclaration{Location: "/elsewhere/b"}); err != nil {
+		t.Fatal(err)
+	}
+	_, txA, err := db.DropTable(ctx, []string{"a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, txB, err := db.DropTable(ctx, []string{"b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Only owned data is queued for deletion; the other drop is done.
+	if tx, _ := db.DescribeTransaction(ctx, []string{txB}); tx.Status != store.TxSucceeded {
+		t.Fatalf("drop of unowned table: %+v", tx)
+	}
+	job, err := db.ClaimJob(ctx, store.JobDeleteTableData)
+	if err != nil || job == nil || job.TransactionID != txA || !strings.Contains(string(job.Payload), "/wh/a") {
+		t.Fatalf("claim: %+v %v", job, err)
+	}
+	if again, _ := db.ClaimJob(ctx, store.JobDeleteTableData); again != nil {
+		t.Fatalf("claimed a running job twice: %+v", again)
+	}
+	// A crash leaves it Running; a restart queues it again.
+	if n, err := db.RequeueRunningJobs(ctx); err != nil || n != 1 {
+		t.Fatalf("requeue: %d %v", n, err)
+	}
+	job, _ = db.ClaimJob(ctx, store.JobDeleteTableData)
+	if job == nil {
+		t.Fatal("requeued job not claimable")
+	}
+	if err := db.FinishJob(ctx, job.TransactionID, errors.New("disk full")); err != nil {
+		t.Fatal(err)
+	}
+	tx, _ := db.DescribeTransaction(ctx, []string{txA})
+	if tx.Status != store.TxFailed || tx.Properties["error"] != "disk full" {
+		t.Fatalf("failed job: %+v", tx)
+	}
+	if err := db.FinishJob(ctx, job.TransactionID, nil); store.ErrorCode(err) != store.CodeTransactionNotFound {
+		t.Fatalf("finishing a job twice: %v", err)
+	}
 }

@@ -1,0 +1,194 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/lancens/lancens/store"
+	"github.com/lancens/lancens/warehouse"
+)
+
+// committer coordinates version commits of external tables: it turns the
+// manifest a Lance client staged into the version's final manifest file and
+// records the version, so that the two never disagree.
+//
+// The store decides whether a commit happens (put-if-not-exists, strict
+// chain); the file is written before the record, under a lock per table
+// location, and removed again when the record is refused. A file written for
+// a version that has no record is never trusted: the next commit of that
+// version replaces it.
+type committer struct {
+	store Store
+	log   *slog.Logger
+	mu    sync.Mutex
+	locks map[string]*lockEntry
+}
+
+type lockEntry struct {
+	sync.Mutex
+	users int
+}
+
+func newCommitter(st Store, log *slog.Logger) *committer {
+	return &committer{store: st, log: log, locks: map[string]*lockEntry{}}
+}
+
+// lock takes the commit locks of the given locations, in a fixed order, and
+// returns the function that releases them.
+func (m *committer) lock(locations []string) func() {
+	keys := slices.Compact(slices.Sorted(slices.Values(locations)))
+	entries := make([]*lockEntry, len(keys))
+	m.mu.Lock()
+	for i, k := range keys {
+		e := m.locks[k]
+		if e == nil {
+			e = &lockEntry{}
+			m.locks[k] = e
+		}
+		e.users++
+		entries[i] = e
+	}
+	m.mu.Unlock()
+	for _, e := range entries {
+		e.Lock()
+	}
+	return func() {
+		for _, e := range entries {
+			e.Unlock()
+		}
+		m.mu.Lock()
+		for i, e := range entries {
+			if e.users--; e.users == 0 {
+				delete(m.locks, keys[i])
+			}
+		}
+		m.mu.Unlock()
+	}
+}
+
+// pendingCommit is one version to commit, with where its table lives.
+type pendingCommit struct {
+	id       []string
+	location string // "" when the table does not exist (the store reports it)
+	commit   *store.VersionCommit
+	scheme   store.NamingScheme
+	// newTable is set when the batch itself declares the table, which so
+	// has no versions yet.
+	newTable bool
+	// finalized is the manifest written for this commit, if any.
+	finalized *warehouse.Manifest
+}
+
+// prepare writes the final manifest of a commit whose table is on local disk
+// and whose version is not recorded yet, and fills in the paths to record.
+// Commits on remote storage record the staged path as given.
+func (m *committer) prepare(ctx context.Context, p *pendingCommit) error {
+	c := p.commit
+	c.ManifestPath = c.StagedPath
+	dir, local := warehouse.LocalPath(p.location)
+	if !local {
+		return nil
+	}
+	staged, err := warehouse.StagedManifest(dir, c.StagedPath)
+	if err != nil {
+		return err
+	}
+	final := warehouse.ManifestPath(dir, c.Branch, c.Version, p.scheme)
+	c.ManifestPath = warehouse.ObjectPath(final)
+	if staged == final {
+		return nil
+	}
+	if !p.newTable {
+		_, err := m.store.DescribeVersion(ctx, p.id, c.Branch, &c.Version)
+		if !errors.Is(err, store.ErrTableVersionNotFound) {
+			// Either the version is committed (the store answers the retry
+			// or the conflict) or the table or branch is missing (the
+			// commit reports it).
+			return nil
+		}
+	}
+	man, err := warehouse.Finalize(staged, final, !p.newTable)
+	if err != nil {
+		return err
+	}
+	p.finalized = man
+	c.ManifestSize = &man.Size
+	return nil
+}
+
+// finish removes the staged files of successful commits, or the final files
+// written for commits that failed.
+func (m *committer) finish(pending []*pendingCommit, committed bool) {
+	for _, p := range pending {
+		if p.finalized == nil {
+			continue
+		}
+		path := p.finalized.LocalPath
+		if committed {
+			dir, _ := warehouse.LocalPath(p.location)
+			path, _ = warehouse.StagedManifest(dir, p.commit.StagedPath)
+		}
+		if err := warehouse.Discard(path); err != nil {
+			m.log.Warn("remove manifest file", slog.String("path", path), slog.Any("error", err))
+		}
+	}
+}
+
+// commit records one version of table id.
+func (m *committer) commit(ctx context.Context, id []string, c store.VersionCommit, scheme store.NamingScheme) (*store.TableVersion, string, error) {
+	t, err := m.store.DescribeTable(ctx, id)
+	if err != nil {
+		return nil, "", err
+	}
+	p := &pendingCommit{id: id, location: t.Location, commit: &c, scheme: scheme}
+	unlock := m.lock([]string{t.Location})
+	defer unlock()
+	if err := m.prepare(ctx, p); err != nil {
+		return nil, "", err
+	}
+	v, txID, err := m.store.CommitVersion(ctx, id, c)
+	m.finish([]*pendingCommit{p}, err == nil)
+	return v, txID, err
+}
+
+// commitBatch applies a batch; schemes holds the naming scheme of each
+// version commit, at the index of its operation.
+func (m *committer) commitBatch(ctx context.Context, ops []store.BatchOperation, schemes []store.NamingScheme) ([]store.BatchResult, string, error) {
+	declared := map[string]string{}
+	var pending []*pendingCommit
+	var locations []string
+	for i, op := range ops {
+		key := strings.Join(op.ID, "\x00")
+		switch {
+		case op.Declare != nil:
+			declared[key] = op.Declare.Location
+			locations = append(locations, op.Declare.Location)
+		case op.CommitVersion != nil:
+			loc, isNew := declared[key]
+			if !isNew {
+				t, err := m.store.DescribeTable(ctx, op.ID)
+				if err != nil {
+					continue // the batch fails on this operation
+				}
+				loc = t.Location
+			}
+			locations = append(locations, loc)
+			pending = append(pending, &pendingCommit{id: op.ID, location: loc, commit: op.CommitVersion, scheme: schemes[i], newTable: isNew})
+		}
+	}
+	unlock := m.lock(locations)
+	defer unlock()
+	for _, p := range pending {
+		if err := m.prepare(ctx, p); err != nil {
+			m.finish(pending, false)
+			return nil, "", err
+		}
+	}
+	results, txID, err := m.store.CommitBatch(ctx, ops)
+	m.finish(pending, err == nil)
+	return results, txID, err
+}

@@ -1,0 +1,288 @@
+package server
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/lancens/lancens/gen"
+	"github.com/lancens/lancens/store"
+	"github.com/lancens/lancens/warehouse"
+)
+
+func page(token *string, limit *int) store.Page {
+	return store.Page{Token: deref(token), Limit: deref(limit)}
+}
+
+// ListTables handles GET /v1/namespace/{id}/table/list.
+func (s *Server) ListTables(c echo.Context, _ gen.Id, p gen.ListTablesParams) error {
+	ns, err := resolveID(c, p.Delimiter, nil)
+	if err != nil {
+		return err
+	}
+	names, next, err := s.store.ListTables(c.Request().Context(), ns, boolOr(p.IncludeDeclared, true), page(p.PageToken, p.Limit))
+	if err != nil {
+		return err
+	}
+	return ok(c, gen.ListTablesResponse{Tables: names, PageToken: optional(next)})
+}
+
+// ListAllTables handles GET /v1/table: every table, as full identifiers
+// joined by the delimiter.
+func (s *Server) ListAllTables(c echo.Context, p gen.ListAllTablesParams) error {
+	ids, next, err := s.store.ListAllTables(c.Request().Context(), boolOr(p.IncludeDeclared, true), page(p.PageToken, p.Limit))
+	if err != nil {
+		return err
+	}
+	d := delimiterOf(p.Delimiter)
+	names := make([]string, len(ids))
+	for i, id := range ids {
+		names[i] = strings.Join(id, d)
+	}
+	return ok(c, gen.ListTablesResponse{Tables: names, PageToken: optional(next)})
+}
+
+// declaration decides where a declared table's data goes: the location the
+// client asked for, checked, or a new directory in the warehouse.
+func (s *Server) declaration(id []string, req gen.DeclareTableRequest) (store.TableDeclaration, error) {
+	decl := store.TableDeclaration{Properties: deref(req.Properties)}
+	if len(id) == 0 {
+		return decl, invalidInput("a table identifier needs at least one name")
+	}
+	if req.Location != nil {
+		loc, owned, err := s.warehouse.Resolve(*req.Location)
+		if err != nil {
+			return decl, err
+		}
+		decl.Location, decl.Owned = loc, owned
+		return decl, nil
+	}
+	decl.Location, decl.Owned = s.warehouse.Allocate(id[:len(id)-1], id[len(id)-1]), true
+	return decl, nil
+}
+
+func declareResponse(t *store.Table, txID string) gen.DeclareTableResponse {
+	return gen.DeclareTableResponse{
+		Location:          &t.Location,
+		StorageOptions:    &t.StorageOptions,
+		Properties:        &t.Properties,
+		ManagedVersioning: &t.ManagedVersioning,
+		TransactionId:     optional(txID),
+	}
+}
+
+// DeclareTable handles POST /v1/table/{id}/declare.
+func (s *Server) DeclareTable(c echo.Context, _ gen.Id, p gen.DeclareTableParams) error {
+	var req gen.DeclareTableRequest
+	if err := bindJSON(c, &req); err != nil {
+		return err
+	}
+	id, err := resolveID(c, p.Delimiter, req.Id)
+	if err != nil {
+		return err
+	}
+	decl, err := s.declaration(id, req)
+	if err != nil {
+		return err
+	}
+	t, txID, err := s.store.DeclareTable(c.Request().Context(), id, decl)
+	if err != nil {
+		return err
+	}
+	return ok(c, declareResponse(t, txID))
+}
+
+// RegisterTable handles POST /v1/table/{id}/register.
+func (s *Server) RegisterTable(c echo.Context, _ gen.Id, p gen.RegisterTableParams) error {
+	var req gen.RegisterTableRequest
+	if err := bindJSON(c, &req); err != nil {
+		return err
+	}
+	id, err := resolveID(c, p.Delimiter, req.Id)
+	if err != nil {
+		return err
+	}
+	mode, err := store.ParseCreateMode(deref(req.Mode))
+	if err != nil {
+		return err
+	}
+	if mode == store.ModeExistOk {
+		return invalidInput("register mode must be Create or Overwrite")
+	}
+	loc, _, err := s.warehouse.Resolve(req.Location)
+	if err != nil {
+		return err
+	}
+	t, txID, err := s.store.RegisterTable(c.Request().Context(), id, store.TableRegistration{
+		Location: loc, Mode: mode, Properties: deref(req.Properties),
+	})
+	if err != nil {
+		return err
+	}
+	return ok(c, gen.RegisterTableResponse{Location: &t.Location, Properties: &t.Properties, TransactionId: optional(txID)})
+}
+
+// resolveVersionRef checks the version a request refers to, by number, by
+// tag (which cannot be combined with a version or a branch) or as the
+// latest of a branch, and returns the branch and the version (nil: the
+// latest, which may not exist). Returns InvalidInput (13), TableTagNotFound
+// (8), TableBranchNotFound (22), TableVersionNotFound (11).
+func (s *Server) resolveVersionRef(c echo.Context, id []string, branchName, tag *string, version *int64) (string, *int64, error) {
+	ctx := c.Request().Context()
+	if tag != nil {
+		if branchName != nil || version != nil {
+			return "", nil, invalidInput("tag cannot be combined with version or branch")
+		}
+		g, err := s.store.GetTag(ctx, id, *tag)
+		if err != nil {
+			return "", nil, err
+		}
+		return g.Branch, &g.Version, nil
+	}
+	branch, err := store.NormalizeBranch(deref(branchName))
+	if err != nil {
+		return "", nil, err
+	}
+	if version != nil || branch != "" {
+		if _, err := s.store.DescribeVersion(ctx, id, branch, version); err != nil && (version != nil || !errors.Is(err, store.ErrTableVersionNotFound)) {
+			return "", nil, err
+		}
+	}
+	return branch, version, nil
+}
+
+// DescribeTable handles POST /v1/table/{id}/describe. Query parameters
+// override the body's flags of the same name.
+func (s *Server) DescribeTable(c echo.Context, _ gen.Id, p gen.DescribeTableParams) error {
+	var req gen.DescribeTableRequest
+	if err := bindJSON(c, &req); err != nil {
+		return err
+	}
+	id, err := resolveID(c, p.Delimiter, req.Id)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	t, err := s.store.DescribeTable(ctx, id)
+	if err != nil {
+		return err
+	}
+	branch, version, err := s.resolveVersionRef(c, id, req.Branch, req.Tag, req.Version)
+	if err != nil {
+		return err
+	}
+	resp := gen.DescribeTableResponse{
+		Location:          &t.Location,
+		Properties:        &t.Properties,
+		StorageOptions:    &t.StorageOptions,
+		ManagedVersioning: &t.ManagedVersioning,
+	}
+	detailed := boolOr(p.LoadDetailedMetadata, boolOr(req.LoadDetailedMetadata, false))
+	if boolOr(p.WithTableUri, boolOr(req.WithTableUri, false)) {
+		resp.TableUri = ptr(warehouse.TableURI(t.Location))
+	}
+	if detailed || boolOr(p.CheckDeclared, boolOr(req.CheckDeclared, false)) {
+		resp.IsOnlyDeclared = ptr(t.Declared)
+	}
+	if detailed {
+		resp.Table = ptr(t.Name())
+		resp.Namespace = ptr(t.Namespace())
+		resp.Version = version
+		if version == nil {
+			if v, err := s.store.DescribeVersion(ctx, id, branch, nil); err == nil {
+				resp.Version = &v.Version
+			}
+		}
+	}
+	return ok(c, resp)
+}
+
+// TableExists handles POST /v1/table/{id}/exists: 200 with no body when the
+// table (and the version, if one is given) exists.
+func (s *Server) TableExists(c echo.Context, _ gen.Id, p gen.TableExistsParams) error {
+	var req gen.TableExistsRequest
+	if err := bindJSON(c, &req); err != nil {
+		return err
+	}
+	id, err := resolveID(c, p.Delimiter, req.Id)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	if _, err := s.store.DescribeTable(ctx, id); err != nil {
+		return err
+	}
+	if req.Version != nil {
+		if _, err := s.store.DescribeVersion(ctx, id, "", req.Version); err != nil {
+			return err
+		}
+	}
+	return c.NoContent(http.StatusOK)
+}
+
+// DropTable handles POST /v1/table/{id}/drop. Data lancens owns is deleted
+// in the background; the returned transaction reports when it is gone.
+func (s *Server) DropTable(c echo.Context, _ gen.Id, p gen.DropTableParams) error {
+	id, err := resolveID(c, p.Delimiter, nil)
+	if err != nil {
+		return err
+	}
+	t, txID, err := s.store.DropTable(c.Request().Context(), id)
+	if err != nil {
+		return err
+	}
+	s.jobs.wake()
+	return ok(c, gen.DropTableResponse{Id: &t.ID, Location: &t.Location, Properties: &t.Properties, TransactionId: optional(txID)})
+}
+
+// DeregisterTable handles POST /v1/table/{id}/deregister: the catalog entry
+// goes, the data stays.
+func (s *Server) DeregisterTable(c echo.Context, _ gen.Id, p gen.DeregisterTableParams) error {
+	var req gen.DeregisterTableRequest
+	if err := bindJSON(c, &req); err != nil {
+		return err
+	}
+	id, err := resolveID(c, p.Delimiter, req.Id)
+	if err != nil {
+		return err
+	}
+	t, txID, err := s.store.DeregisterTable(c.Request().Context(), id)
+	if err != nil {
+		return err
+	}
+	return ok(c, deregisterResponse(t, txID))
+}
+
+func deregisterResponse(t *store.Table, txID string) gen.DeregisterTableResponse {
+	return gen.DeregisterTableResponse{Id: &t.ID, Location: &t.Location, Properties: &t.Properties, TransactionId: optional(txID)}
+}
+
+// RenameTable handles POST /v1/table/{id}/rename.
+func (s *Server) RenameTable(c echo.Context, _ gen.Id, p gen.RenameTableParams) error {
+	var req gen.RenameTableRequest
+	if err := bindJSON(c, &req); err != nil {
+		return err
+	}
+	id, err := resolveID(c, p.Delimiter, req.Id)
+	if err != nil {
+		return err
+	}
+	var target []string
+	if req.NewNamespaceId != nil {
+		target = *req.NewNamespaceId
+	}
+	txID, err := s.store.RenameTable(c.Request().Context(), id, target, req.NewTableName)
+	if err != nil {
+		return err
+	}
+	return ok(c, gen.RenameTableResponse{TransactionId: optional(txID)})
+}
+
+func boolOr(p *bool, def bool) bool {
+	if p == nil {
+		return def
+	}
+	return *p
+}

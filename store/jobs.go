@@ -1,0 +1,41 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Job kinds: work queued in a transaction record and done after the request
+// that queued it has been answered.
+const (
+	// JobDeleteTableData deletes the data directory of a dropped table that
+	// lancens owned. Payload: DeleteTableData.
+	JobDeleteTableData = "DeleteTableData"
+)
+
+// DeleteTableData is the payload of a JobDeleteTableData job.
+type DeleteTableData struct {
+	Location string `json:"location"`
+}
+
+// Job is one claimed unit of queued work.
+type Job struct {
+	TransactionID string
+	Kind          string
+	Payload       json.RawMessage
+}
+
+// Jobs is the queue of deferred work kept in transaction records.
+type Jobs interface {
+	// ClaimJob marks the oldest queued job of one of kinds Running and
+	// returns it, or returns nil when there is none.
+	ClaimJob(ctx context.Context, kinds ...string) (*Job, error)
+
+	// FinishJob records the outcome of a claimed job: Succeeded when jobErr
+	// is nil, otherwise Failed with the error's message.
+	FinishJob(ctx context.Context, transactionID string, jobErr error) error
+
+	// RequeueRunningJobs puts jobs left Running (by a process that stopped
+	// mid-way) back in the queue. It returns how many there were.
+	RequeueRunningJobs(ctx context.Context) (int, error)
+}

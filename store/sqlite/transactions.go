@@ -1,0 +1,250 @@
+package sqlite
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/lancens/lancens/store"
+)
+
+var (
+	_ store.Transactions = (*DB)(nil)
+	_ store.Jobs         = (*DB)(nil)
+)
+
+// newUUID returns a random (version 4) UUID.
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}
+
+// recordTx records a transaction of the given kind about table t (may be
+// nil) and returns its id. props are added to the standard properties
+// (operation, table, table_uuid); payload, when not nil, is the input of a
+// queued job.
+func recordTx(ctx context.Context, tx *Tx, kind string, t *store.Table, status store.TransactionStatus, props map[string]string, payload any) (string, error) {
+	all := map[string]string{"operation": kind}
+	var tableUUID any
+	if t != nil {
+		all["table"] = displayID(t.ID)
+		all["table_uuid"] = t.UUID
+		tableUUID = t.UUID
+	}
+	for k, v := range props {
+		all[k] = v
+	}
+	propsJSON, err := encodeMap(all)
+	if err != nil {
+		return "", err
+	}
+	payloadJSON := []byte("{}")
+	if payload != nil {
+		if payloadJSON, err = json.Marshal(payload); err != nil {
+			return "", internal("encode job payload", err)
+		}
+	}
+	id := newUUID()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO transactions (id, kind, status, table_uuid, properties, payload, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, id, kind, string(status), tableUUID, propsJSON, string(payloadJSON),
+		tx.now.UnixMilli(), tx.now.UnixMilli()); err != nil {
+		return "", internal("record transaction", err)
+	}
+	return id, nil
+}
+
+// findTransaction resolves a transaction identifier: a transaction id
+// (the last name), or a table identifier followed by a version number, which
+// names the transaction that committed that version on main.
+func findTransaction(ctx context.Context, tx *Tx, id []string) (string, error) {
+	notFound := store.Errorf(store.CodeTransactionNotFound, "transaction %s not found", displayID(id))
+	if len(id) == 0 {
+		return "", notFound
+	}
+	var txID string
+	err := tx.QueryRowContext(ctx, `SELECT id FROM transactions WHERE id = ?`, id[len(id)-1]).Scan(&txID)
+	if err == nil {
+		return txID, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return "", internal("find transaction", err)
+	}
+	v, convErr := strconv.ParseInt(id[len(id)-1], 10, 64)
+	if convErr != nil || len(id) < 2 {
+		return "", notFound
+	}
+	t, err := findTable(ctx, tx, id[:len(id)-1])
+	if err != nil {
+		return "", notFound
+	}
+	err = tx.QueryRowContext(ctx, `SELECT transaction_id FROM table_versions WHERE table_id = ? AND branch = '' AND version = ?`, t.rowID, v).Scan(&txID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", notFound
+	}
+	if err != nil {
+		return "", internal("find version transaction", err)
+	}
+	return txID, nil
+}
+
+func loadTransaction(ctx context.Context, tx *Tx, txID string) (*store.Transaction, error) {
+	var status, props string
+	if err := tx.QueryRowContext(ctx, `SELECT status, properties FROM transactions WHERE id = ?`, txID).Scan(&status, &props); err != nil {
+		return nil, internal("load transaction", err)
+	}
+	m, err := decodeMap(props)
+	if err != nil {
+		return nil, err
+	}
+	return &store.Transaction{ID: txID, Status: store.TransactionStatus(status), Properties: m}, nil
+}
+
+// DescribeTransaction implements store.Transactions.
+func (db *DB) DescribeTransaction(ctx context.Context, id []string) (*store.Transaction, error) {
+	var out *store.Transaction
+	err := db.read(ctx, func(tx *Tx) error {
+		txID, err := findTransaction(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		out, err = loadTransaction(ctx, tx, txID)
+		return err
+	})
+	return out, err
+}
+
+// AlterTransaction implements store.Transactions.
+func (db *DB) AlterTransaction(ctx context.Context, id []string, actions []store.TransactionAction) (*store.Transaction, error) {
+	if len(actions) == 0 {
+		return nil, store.Errorf(store.CodeInvalidInput, "at least one action is required")
+	}
+	var out *store.Transaction
+	err := db.write(ctx, func(tx *Tx) error {
+		txID, err := findTransaction(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		t, err := loadTransaction(ctx, tx, txID)
+		if err != nil {
+			return err
+		}
+		for i, a := range actions {
+			if err := applyAction(t, a); err != nil {
+				return fmt.Errorf("action %d: %w", i, err)
+			}
+		}
+		props, err := encodeMap(t.Properties)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE transactions SET status = ?, properties = ?, updated_at = ? WHERE id = ?`,
+			string(t.Status), props, tx.now.UnixMilli(), txID); err != nil {
+			return internal("alter transaction", err)
+		}
+		out = t
+		return nil
+	})
+	return out, err
+}
+
+func applyAction(t *store.Transaction, a store.TransactionAction) error {
+	switch {
+	case a.SetStatus != nil:
+		t.Status = *a.SetStatus
+	case a.SetProperty != nil:
+		p := a.SetProperty
+		if p.Key == "" {
+			return store.Errorf(store.CodeInvalidInput, "property key must not be empty")
+		}
+		if _, exists := t.Properties[p.Key]; exists {
+			switch p.Mode {
+			case store.PropertyFail:
+				return store.Errorf(store.CodeConcurrentModification, "property %q is already set", p.Key)
+			case store.PropertySkip:
+				return nil
+			}
+		}
+		t.Properties[p.Key] = p.Value
+	case a.Unset != nil:
+		if _, exists := t.Properties[a.Unset.Key]; !exists && a.Unset.Mode == store.PropertyFail {
+			return store.Errorf(store.CodeInvalidInput, "property %q is not set", a.Unset.Key)
+		}
+		delete(t.Properties, a.Unset.Key)
+	default:
+		return store.Errorf(store.CodeInvalidInput, "an action must set exactly one of setStatusAction, setPropertyAction, unsetPropertyAction")
+	}
+	return nil
+}
+
+// ClaimJob implements store.Jobs.
+func (db *DB) ClaimJob(ctx context.Context, kinds ...string) (*store.Job, error) {
+	var out *store.Job
+	err := db.write(ctx, func(tx *Tx) error {
+		for _, kind := range kinds {
+			var j store.Job
+			var payload string
+			err := tx.QueryRowContext(ctx, `SELECT id, kind, payload FROM transactions WHERE status = 'Queued' AND kind = ?
+				ORDER BY created_at, id LIMIT 1`, kind).Scan(&j.TransactionID, &j.Kind, &payload)
+			if errors.Is(err, sql.ErrNoRows) {
+				continue
+			}
+			if err != nil {
+				return internal("claim job", err)
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE transactions SET status = 'Running', updated_at = ? WHERE id = ?`,
+				tx.now.UnixMilli(), j.TransactionID); err != nil {
+				return internal("claim job", err)
+			}
+			j.Payload = json.RawMessage(payload)
+			out = &j
+			return nil
+		}
+		return nil
+	})
+	return out, err
+}
+
+// FinishJob implements store.Jobs.
+func (db *DB) FinishJob(ctx context.Context, transactionID string, jobErr error) error {
+	return db.write(ctx, func(tx *Tx) error {
+		status := store.TxSucceeded
+		var patch string
+		if jobErr != nil {
+			status = store.TxFailed
+			b, _ := json.Marshal(map[string]string{"error": jobErr.Error()})
+			patch = string(b)
+		} else {
+			patch = "{}"
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE transactions SET status = ?, properties = json_patch(properties, ?), updated_at = ?
+			WHERE id = ? AND status = 'Running'`, string(status), patch, tx.now.UnixMilli(), transactionID)
+		if err != nil {
+			return internal("finish job", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return store.Errorf(store.CodeTransactionNotFound, "no running job %s", transactionID)
+		}
+		return nil
+	})
+}
+
+// RequeueRunningJobs implements store.Jobs.
+func (db *DB) RequeueRunningJobs(ctx context.Context) (int, error) {
+	var n int64
+	err := db.write(ctx, func(tx *Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE transactions SET status = 'Queued', updated_at = ? WHERE status = 'Running'`, tx.now.UnixMilli())
+		if err != nil {
+			return internal("requeue jobs", err)
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return int(n), err
+}
