@@ -5,7 +5,7 @@ GO      ?= go
 BIN     := bin/lancens
 ARGS    ?=
 
-.PHONY: all generate check-generated build run test lint
+.PHONY: all generate check-generated build run test lint bench
 
 all: build
 
@@ -35,3 +35,8 @@ lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^gen/')); \
 	  test -z "$$unformatted" || { echo "not gofmt-formatted:" $$unformatted >&2; exit 1; }
 	$(GO) vet ./...
+
+## bench: benchmarks against peers measured in the same run (SUITES=catalog)
+SUITES ?= catalog
+bench:
+	$(GO) run ./cmd/lancens-bench -suite $(SUITES)

@@ -17,10 +17,10 @@ import (
 // records the version, so that the two never disagree.
 //
 // The store decides whether a commit happens (put-if-not-exists, strict
-// chain); the file is written before the record, under a lock per table
-// location, and removed again when the record is refused. A file written for
-// a version that has no record is never trusted: the next commit of that
-// version replaces it.
+// chain); the final manifest is put in place before the record, under a lock
+// per table location, and removed again when the record is refused. A final
+// manifest of a version that has no record is never trusted: the next
+// commit of that version replaces it.
 type committer struct {
 	store Store
 	log   *slog.Logger
@@ -83,9 +83,10 @@ type pendingCommit struct {
 	finalized *warehouse.Manifest
 }
 
-// prepare writes the final manifest of a commit whose table is on local disk
-// and whose version is not recorded yet, and fills in the paths to record.
-// Commits on remote storage record the staged path as given.
+// prepare moves the staged manifest of a commit whose table is on local disk
+// and whose version is not recorded yet to its final name, and fills in the
+// paths to record. Commits on remote storage record the staged path as
+// given.
 func (m *committer) prepare(ctx context.Context, p *pendingCommit) error {
 	c := p.commit
 	c.ManifestPath = c.StagedPath
@@ -120,20 +121,15 @@ func (m *committer) prepare(ctx context.Context, p *pendingCommit) error {
 	return nil
 }
 
-// finish removes the staged files of successful commits, or the final files
-// written for commits that failed.
-func (m *committer) finish(pending []*pendingCommit, committed bool) {
+// discard removes the final manifests written for commits that were then
+// refused.
+func (m *committer) discard(pending []*pendingCommit) {
 	for _, p := range pending {
 		if p.finalized == nil {
 			continue
 		}
-		path := p.finalized.LocalPath
-		if committed {
-			dir, _ := warehouse.LocalPath(p.location)
-			path, _ = warehouse.StagedManifest(dir, p.commit.StagedPath)
-		}
-		if err := warehouse.Discard(path); err != nil {
-			m.log.Warn("remove manifest file", slog.String("path", path), slog.Any("error", err))
+		if err := warehouse.Discard(p.finalized.LocalPath); err != nil {
+			m.log.Warn("remove manifest file", slog.String("path", p.finalized.LocalPath), slog.Any("error", err))
 		}
 	}
 }
@@ -151,7 +147,9 @@ func (m *committer) commit(ctx context.Context, id []string, c store.VersionComm
 		return nil, "", err
 	}
 	v, txID, err := m.store.CommitVersion(ctx, id, c)
-	m.finish([]*pendingCommit{p}, err == nil)
+	if err != nil {
+		m.discard([]*pendingCommit{p})
+	}
 	return v, txID, err
 }
 
@@ -184,11 +182,13 @@ func (m *committer) commitBatch(ctx context.Context, ops []store.BatchOperation,
 	defer unlock()
 	for _, p := range pending {
 		if err := m.prepare(ctx, p); err != nil {
-			m.finish(pending, false)
+			m.discard(pending)
 			return nil, "", err
 		}
 	}
 	results, txID, err := m.store.CommitBatch(ctx, ops)
-	m.finish(pending, err == nil)
+	if err != nil {
+		m.discard(pending)
+	}
 	return results, txID, err
 }

@@ -63,14 +63,14 @@ func StagedManifest(tableDir, manifestPath string) (string, error) {
 	return p, nil
 }
 
-// Finalize copies the staged manifest to its final name. With replace, it
-// replaces any file a failed earlier attempt left there: callers pass it
-// only while holding the table's commit lock, having checked that the
-// version has no record. Without replace, an existing final file is a
+// Finalize moves the staged manifest to its final name, durably. With
+// replace, it replaces any file a failed earlier attempt left there: callers
+// pass it only while holding the table's commit lock, having checked that
+// the version has no record. Without replace, an existing final file is a
 // ConcurrentModification (14). Returns InvalidInput (13) when the staged
 // file does not exist.
 func Finalize(staged, final string, replace bool) (*Manifest, error) {
-	n, err := copyFile(staged, final, replace)
+	n, err := publish(staged, final, replace)
 	if errors.Is(err, fs.ErrExist) {
 		return nil, store.Errorf(store.CodeConcurrentModification, "manifest %q already exists", ObjectPath(final))
 	}
@@ -83,8 +83,8 @@ func Finalize(staged, final string, replace bool) (*Manifest, error) {
 	return &Manifest{LocalPath: final, ObjectPath: ObjectPath(final), Size: n}, nil
 }
 
-// Discard removes a manifest finalised for a commit that did not happen and
-// the staged file of one that did; a missing file is not an error.
+// Discard removes a manifest finalised for a commit that did not happen; a
+// missing file is not an error.
 func Discard(path string) error {
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err

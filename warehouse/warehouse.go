@@ -9,7 +9,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"net/url"
 	"os"
@@ -172,44 +171,38 @@ func realPath(p string) string {
 	return p
 }
 
-// copyFile writes src to dst atomically: it copies into a temporary file
-// beside dst, syncs it, moves it to dst and syncs the directory. With
-// replace, an existing dst is replaced; without, an existing dst makes it
-// fail with an fs.ErrExist error. It returns the number of bytes copied.
-func copyFile(src, dst string, replace bool) (int64, error) {
-	in, err := os.Open(src)
+// publish moves src to dst durably: it syncs src's data, moves it (rename,
+// replacing an existing dst, with replace; otherwise a hard link, which fails
+// with an fs.ErrExist error when dst exists, then removal of src), and syncs
+// the directory. It returns the file's size.
+func publish(src, dst string, replace bool) (int64, error) {
+	f, err := os.Open(src)
 	if err != nil {
 		return 0, err
 	}
-	defer in.Close()
-	dir := filepath.Dir(dst)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return 0, err
-	}
-	tmp, err := os.CreateTemp(dir, ".lancens-*.tmp")
-	if err != nil {
-		return 0, err
-	}
-	defer os.Remove(tmp.Name())
-	n, err := io.Copy(tmp, in)
+	info, err := f.Stat()
 	if err == nil {
-		err = tmp.Sync()
+		err = f.Sync()
 	}
-	if cerr := tmp.Close(); err == nil {
+	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return 0, err
 	}
+	dir := filepath.Dir(dst)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, err
+	}
 	if replace {
-		err = os.Rename(tmp.Name(), dst)
-	} else {
-		err = os.Link(tmp.Name(), dst)
+		err = os.Rename(src, dst)
+	} else if err = os.Link(src, dst); err == nil {
+		err = os.Remove(src)
 	}
 	if err != nil {
 		return 0, err
 	}
-	return n, syncDir(dir)
+	return info.Size(), syncDir(dir)
 }
 
 func syncDir(dir string) error {

@@ -106,24 +106,34 @@ func TestFinalize(t *testing.T) {
 	dir := t.TempDir()
 	staged := filepath.Join(dir, "staged")
 	final := filepath.Join(dir, "_versions", "1.manifest")
-	if err := os.WriteFile(staged, []byte("abc"), 0o644); err != nil {
-		t.Fatal(err)
+	write := func(content string) {
+		t.Helper()
+		if err := os.WriteFile(staged, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
+	write("abc")
 	m, err := Finalize(staged, final, false)
 	if err != nil || m.Size != 3 || m.ObjectPath != strings.TrimPrefix(final, "/") {
 		t.Fatalf("Finalize = %+v, %v", m, err)
 	}
+	if _, err := os.Stat(staged); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("staged file still there")
+	}
+	write("other")
 	if _, err := Finalize(staged, final, false); store.ErrorCode(err) != store.CodeConcurrentModification {
 		t.Fatalf("create-only over an existing file: %v", err)
+	}
+	if b, _ := os.ReadFile(final); string(b) != "abc" {
+		t.Fatalf("create-only changed the final file to %q", b)
 	}
 	if _, err := Finalize(staged, final, true); err != nil {
 		t.Fatalf("replace: %v", err)
 	}
+	if b, _ := os.ReadFile(final); string(b) != "other" {
+		t.Fatalf("replace left %q", b)
+	}
 	if _, err := Finalize(filepath.Join(dir, "missing"), final, true); store.ErrorCode(err) != store.CodeInvalidInput {
 		t.Fatalf("missing staged file: %v", err)
-	}
-	entries, _ := os.ReadDir(filepath.Dir(final))
-	if len(entries) != 1 {
-		t.Fatalf("temporary files left behind: %v", entries)
 	}
 }

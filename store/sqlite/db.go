@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/url"
 	"runtime"
+	"sync"
 	"time"
 
 	sqlite "modernc.org/sqlite"
@@ -36,6 +37,60 @@ type DB struct {
 	writer *sql.DB
 	reader *sql.DB
 	now    func() time.Time
+	// Prepared statements of the catalog's fixed queries, per pool: SQLite
+	// parses a statement again each time it is not reused.
+	writeStmts, readStmts stmtCache
+	writes                writeQueue
+}
+
+// stmtCache holds statements prepared on one connection pool, by query text.
+// A statement is prepared on the pool after the first transaction that runs
+// its query has ended (preparing needs a free connection, and the writer has
+// only one); database/sql then prepares it on each connection the first time
+// a transaction there uses it, and keeps it.
+type stmtCache struct {
+	pool  *sql.DB
+	mu    sync.Mutex
+	stmts map[string]*sql.Stmt
+}
+
+func (c *stmtCache) lookup(query string) *sql.Stmt {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stmts[query]
+}
+
+// prepare adds the queries to the cache. A query that fails to prepare is
+// left out; running it unprepared reports the error.
+func (c *stmtCache) prepare(ctx context.Context, queries []string) {
+	for _, q := range queries {
+		if c.lookup(q) != nil {
+			continue
+		}
+		st, err := c.pool.PrepareContext(ctx, q)
+		if err != nil {
+			continue
+		}
+		c.mu.Lock()
+		if c.stmts == nil {
+			c.stmts = map[string]*sql.Stmt{}
+		}
+		if c.stmts[q] == nil {
+			c.stmts[q] = st
+		} else {
+			st.Close()
+		}
+		c.mu.Unlock()
+	}
+}
+
+func (c *stmtCache) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, st := range c.stmts {
+		st.Close()
+	}
+	c.stmts = nil
 }
 
 // Open opens (creating if needed) the database at path and applies pending
@@ -68,6 +123,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	writer.SetConnMaxIdleTime(0)
 	writer.SetConnMaxLifetime(0)
 	db := &DB{path: path, writer: writer, now: opts.Now}
+	db.writeStmts.pool = writer
 	if err := db.checkPragmas(ctx, writer); err != nil {
 		writer.Close()
 		return nil, err
@@ -84,6 +140,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	reader.SetMaxOpenConns(opts.Readers)
 	reader.SetMaxIdleConns(opts.Readers)
 	db.reader = reader
+	db.readStmts.pool = reader
 	if err := db.checkPragmas(ctx, reader); err != nil {
 		db.Close()
 		return nil, err
@@ -129,6 +186,8 @@ func (db *DB) checkPragmas(ctx context.Context, pool *sql.DB) error {
 
 // Close closes both connection pools. It returns the first error met.
 func (db *DB) Close() error {
+	db.writeStmts.close()
+	db.readStmts.close()
 	var errs []error
 	if db.reader != nil {
 		errs = append(errs, db.reader.Close())
@@ -138,29 +197,87 @@ func (db *DB) Close() error {
 }
 
 // Tx is one database transaction with the time it started, so every
-// timestamp written by one operation agrees.
+// timestamp written by one operation agrees. Its ExecContext, QueryContext
+// and QueryRowContext reuse prepared statements, so they are for the fixed
+// query texts of the catalog; SQL built at run time goes through the
+// embedded *sql.Tx.
 type Tx struct {
 	*sql.Tx
-	now time.Time
+	now    time.Time
+	stmts  *stmtCache
+	missed []string // queries to prepare once the transaction is over
+	// uninterruptible makes statements ignore the cancellation of the
+	// context they are given.
+	uninterruptible bool
 }
 
-// write runs fn in a write transaction and commits it if fn returns nil. Any
-// error rolls the whole transaction back.
+// context returns the context a statement runs under.
+func (tx *Tx) context(ctx context.Context) context.Context {
+	if tx.uninterruptible {
+		return context.WithoutCancel(ctx)
+	}
+	return ctx
+}
+
+func (tx *Tx) stmt(ctx context.Context, query string) *sql.Stmt {
+	if st := tx.stmts.lookup(query); st != nil {
+		return tx.StmtContext(ctx, st)
+	}
+	tx.missed = append(tx.missed, query)
+	return nil
+}
+
+// ExecContext runs a fixed statement, prepared when it was seen before.
+func (tx *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	ctx = tx.context(ctx)
+	if st := tx.stmt(ctx, query); st != nil {
+		return st.ExecContext(ctx, args...)
+	}
+	return tx.Tx.ExecContext(ctx, query, args...)
+}
+
+// QueryContext runs a fixed query, prepared when it was seen before.
+func (tx *Tx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	ctx = tx.context(ctx)
+	if st := tx.stmt(ctx, query); st != nil {
+		return st.QueryContext(ctx, args...)
+	}
+	return tx.Tx.QueryContext(ctx, query, args...)
+}
+
+// QueryRowContext runs a fixed one-row query, prepared when it was seen
+// before.
+func (tx *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	ctx = tx.context(ctx)
+	if st := tx.stmt(ctx, query); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
+	return tx.Tx.QueryRowContext(ctx, query, args...)
+}
+
+// write runs fn in a write transaction and commits it if fn returns nil; an
+// error undoes everything fn did. Writes that arrive while another is
+// committing are grouped (see writeQueue).
 func (db *DB) write(ctx context.Context, fn func(tx *Tx) error) error {
-	return db.run(ctx, db.writer, fn)
+	return db.writes.do(ctx, db, fn)
 }
 
 // read runs fn in a read-only transaction: one consistent snapshot.
 func (db *DB) read(ctx context.Context, fn func(tx *Tx) error) error {
-	return db.run(ctx, db.reader, fn)
+	return db.run(ctx, &db.readStmts, fn)
 }
 
-func (db *DB) run(ctx context.Context, pool *sql.DB, fn func(tx *Tx) error) error {
-	sqlTx, err := pool.BeginTx(ctx, nil)
+func (db *DB) run(ctx context.Context, stmts *stmtCache, fn func(tx *Tx) error) error {
+	sqlTx, err := stmts.pool.BeginTx(ctx, nil)
 	if err != nil {
 		return internal("begin transaction", err)
 	}
-	tx := &Tx{Tx: sqlTx, now: db.now().UTC()}
+	tx := &Tx{Tx: sqlTx, now: db.now().UTC(), stmts: stmts}
+	defer func() {
+		if len(tx.missed) > 0 {
+			stmts.prepare(context.WithoutCancel(ctx), tx.missed)
+		}
+	}()
 	if err := fn(tx); err != nil {
 		_ = sqlTx.Rollback()
 		return err

@@ -47,7 +47,8 @@ func (db *DB) applyMigration(ctx context.Context, name string) error {
 		if err != nil {
 			return fmt.Errorf("sqlite: migration %s: %w", name, err)
 		}
-		if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+		// A migration is a script of several statements: run it unprepared.
+		if _, err := tx.Tx.ExecContext(ctx, string(body)); err != nil {
 			return fmt.Errorf("sqlite: migration %s: %w", name, err)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)`, name, tx.now.UnixMilli()); err != nil {

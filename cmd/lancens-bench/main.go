@@ -1,0 +1,147 @@
+// Command lancens-bench measures lancens against peers run on the same
+// machine in the same run, and prints each result as a ratio to its peer.
+//
+//	go run ./cmd/lancens-bench -suite catalog
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/lancens/lancens/client"
+	"github.com/lancens/lancens/server"
+	"github.com/lancens/lancens/store/sqlite"
+	"github.com/lancens/lancens/warehouse"
+)
+
+func main() {
+	suites := flag.String("suite", "catalog", "comma-separated suites to run: catalog")
+	scale := flag.Float64("scale", 1, "multiply workload sizes by this factor (e.g. 0.1 for a quick run)")
+	flag.Parse()
+	if err := run(*suites, *scale); err != nil {
+		fmt.Fprintln(os.Stderr, "lancens-bench:", err)
+		os.Exit(1)
+	}
+}
+
+// result is one measured line: ours against a peer's.
+type result struct {
+	suite, metric, unit string
+	ours, peer          float64
+	peerName            string
+	higherIsBetter      bool
+}
+
+func run(suites string, scale float64) error {
+	var results []result
+	for _, s := range strings.Split(suites, ",") {
+		var rs []result
+		var err error
+		switch strings.TrimSpace(s) {
+		case "catalog":
+			rs, err = catalogSuite(scale)
+		default:
+			return fmt.Errorf("unknown suite %q", s)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", s, err)
+		}
+		results = append(results, rs...)
+	}
+	print(os.Stdout, results)
+	return nil
+}
+
+// print writes the results as a table. The ratio is always "how many times
+// better lancens is": above 1 means lancens wins.
+func print(w io.Writer, results []result) {
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "suite\tmetric\tlancens\tpeer\tpeer is\tlancens advantage\t")
+	for _, r := range results {
+		ratio := r.peer / r.ours
+		if r.higherIsBetter {
+			ratio = r.ours / r.peer
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.2fx\t\n", r.suite, r.metric, format(r.ours, r.unit), format(r.peer, r.unit), r.peerName, ratio)
+	}
+	tw.Flush()
+}
+
+func format(v float64, unit string) string {
+	switch unit {
+	case "ms":
+		return fmt.Sprintf("%.3f ms", v)
+	case "/s":
+		return fmt.Sprintf("%.0f/s", v)
+	}
+	return fmt.Sprintf("%.3g %s", v, unit)
+}
+
+// instance is a lancens server running on a loopback port for a benchmark.
+type instance struct {
+	url    string
+	db     *sqlite.DB
+	wh     *warehouse.Warehouse
+	client *client.Client
+	close  func()
+}
+
+// startLancens starts lancens as `lancens serve` would, with the default
+// (durable) SQLite settings, in dir.
+func startLancens(dir string) (*instance, error) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(dir, "lancens.db"), sqlite.Options{})
+	if err != nil {
+		return nil, err
+	}
+	wh, err := warehouse.Open(filepath.Join(dir, "warehouse"))
+	if err != nil {
+		return nil, err
+	}
+	srv, err := server.New(server.Config{Store: db, Warehouse: wh, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	hs := &http.Server{Handler: srv}
+	go hs.Serve(ln)
+	url := "http://" + ln.Addr().String()
+	transport := &http.Transport{MaxIdleConnsPerHost: 64}
+	c, err := client.New(url, client.WithHTTPClient(&http.Client{Transport: transport}))
+	if err != nil {
+		return nil, err
+	}
+	return &instance{url: url, db: db, wh: wh, client: c, close: func() {
+		hs.Close()
+		srv.Close()
+		db.Close()
+	}}, nil
+}
+
+// latencies summarises a set of durations.
+type latencies []time.Duration
+
+func (l latencies) percentile(p float64) time.Duration {
+	s := slices.Clone(l)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return 0
+	}
+	return s[int(float64(len(s)-1)*p)]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
