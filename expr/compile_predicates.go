@@ -1,0 +1,159 @@
+package expr
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// isNull compiles x IS [NOT] NULL, which works on values of any type. It
+// returns the error of compiling x.
+func (c *compiler) isNull(e *isNull) (frag, error) {
+	x, err := c.compile(e.x)
+	if err != nil {
+		return frag{}, err
+	}
+	if e.not {
+		return build(boolType, "(", x, " IS NOT NULL)"), nil
+	}
+	return build(boolType, "(", x, " IS NULL)"), nil
+}
+
+// isBool compiles x IS [NOT] TRUE/FALSE, which is never NULL. It returns a
+// code-13 error for a non-boolean x.
+func (c *compiler) isBool(e *isBool) (frag, error) {
+	x, err := c.boolean(e.x, "operand of IS TRUE/FALSE")
+	if err != nil {
+		return frag{}, err
+	}
+	test := map[[2]bool]string{
+		{true, false}: " IS TRUE)", {true, true}: " IS NOT TRUE)",
+		{false, false}: " IS FALSE)", {false, true}: " IS NOT FALSE)",
+	}[[2]bool{e.value, e.not}]
+	return build(boolType, "(", x, test), nil
+}
+
+// in compiles x [NOT] IN (list). It returns a code-13 error when the types
+// do not mix.
+func (c *compiler) in(e *inList) (frag, error) {
+	fs, err := c.all(append([]Expr{e.x}, e.list...))
+	if err != nil {
+		return frag{}, err
+	}
+	if fs, err = forCompare(fs); err != nil {
+		return frag{}, err
+	}
+	op := " IN ("
+	if e.not {
+		op = " NOT IN ("
+	}
+	if len(fs)-1 > maxInlineIn {
+		if list, ok := jsonList(fs[1:]); ok {
+			return build(boolType, "(", fs[0], op, "SELECT value FROM json_each(", param{list}, ")))"), nil
+		}
+	}
+	parts := []any{"(", fs[0], op}
+	for i, f := range fs[1:] {
+		if i > 0 {
+			parts = append(parts, ", ")
+		}
+		parts = append(parts, f)
+	}
+	return build(boolType, append(parts, "))")...), nil
+}
+
+// maxInlineIn is the longest IN list bound as one placeholder per value;
+// longer lists of constants are bound as one JSON array, which keeps
+// below SQLite's limit on the number of placeholders.
+const maxInlineIn = 256
+
+// jsonList returns constants as a JSON array that json_each reads back as
+// the same SQLite values; ok is false when one is not a constant or is a
+// blob or a non-finite float.
+func jsonList(fs []frag) (string, bool) {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, f := range fs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if f.k == nil {
+			return "", false
+		}
+		switch v := f.k.v.(type) {
+		case nil:
+			b.WriteString("null")
+		case int64:
+			b.WriteString(strconv.FormatInt(v, 10))
+		case float64:
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return "", false
+			}
+			b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
+		case string:
+			s, _ := json.Marshal(v)
+			b.Write(s)
+		default:
+			return "", false
+		}
+	}
+	b.WriteByte(']')
+	return b.String(), true
+}
+
+// between compiles x [NOT] BETWEEN lo AND hi. It returns a code-13 error
+// when the types do not mix.
+func (c *compiler) between(e *between) (frag, error) {
+	fs, err := c.all([]Expr{e.x, e.lo, e.hi})
+	if err != nil {
+		return frag{}, err
+	}
+	if fs, err = forCompare(fs); err != nil {
+		return frag{}, err
+	}
+	op := " BETWEEN "
+	if e.not {
+		op = " NOT BETWEEN "
+	}
+	return build(boolType, "(", fs[0], op, fs[1], " AND ", fs[2], ")"), nil
+}
+
+// like compiles [NOT] LIKE/ILIKE with the registered matchers; the escape
+// character defaults to backslash. It returns a code-13 error for non-string
+// operands or a bad ESCAPE.
+func (c *compiler) like(e *like) (frag, error) {
+	fs, err := c.all([]Expr{e.x, e.pattern})
+	if err != nil {
+		return frag{}, err
+	}
+	for _, f := range fs {
+		if f.typ.Kind != KindString && f.typ.Kind != KindNull {
+			return frag{}, invalid("LIKE needs string operands, not %s", f.typ)
+		}
+	}
+	esc := `\`
+	if e.esc != nil {
+		f, err := c.compile(e.esc)
+		if err != nil {
+			return frag{}, err
+		}
+		s, ok := "", f.k != nil && f.typ.Kind == KindString
+		if ok {
+			s = f.k.v.(string)
+		}
+		if !ok || len([]rune(s)) != 1 {
+			return frag{}, invalid("ESCAPE must be a single-character string literal")
+		}
+		esc = s
+	}
+	name := "lance_like"
+	if e.fold {
+		name = "lance_ilike"
+	}
+	m := callSQL(boolType, name, fs[0], fs[1], arg(esc))
+	if e.not {
+		return build(boolType, "(NOT ", m, ")"), nil
+	}
+	return m, nil
+}
