@@ -5,7 +5,7 @@ GO      ?= go
 BIN     := bin/lancens
 ARGS    ?=
 
-.PHONY: all generate check-generated build run test lint bench
+.PHONY: all generate check-generated build run test lint bench node-deps
 
 all: build
 
@@ -36,7 +36,12 @@ lint:
 	  test -z "$$unformatted" || { echo "not gofmt-formatted:" $$unformatted >&2; exit 1; }
 	$(GO) vet ./...
 
-## bench: benchmarks against peers measured in the same run (SUITES=catalog)
-SUITES ?= catalog
-bench:
+## node-deps: install the Node packages (LanceDB SDK) of node/ from its lock file
+node-deps: node/node_modules/.package-lock.json
+node/node_modules/.package-lock.json: node/package.json node/package-lock.json
+	cd node && npm ci --no-audit --no-fund
+
+## bench: benchmarks against peers measured in the same run (SUITES=catalog,data)
+SUITES ?= catalog,data
+bench: node-deps
 	$(GO) run ./cmd/lancens-bench -suite $(SUITES)

@@ -73,7 +73,7 @@ func (r *jobRunner) stop() {
 // drain runs queued jobs until none is left or ctx ends.
 func (r *jobRunner) drain(ctx context.Context) {
 	for ctx.Err() == nil {
-		job, err := r.store.ClaimJob(ctx, store.JobDeleteTableData)
+		job, err := r.store.ClaimJob(ctx, store.JobDeleteTableData, store.JobBackfillColumn)
 		if err != nil {
 			if ctx.Err() == nil {
 				r.log.Error("claim job", slog.Any("error", err))
@@ -83,7 +83,7 @@ func (r *jobRunner) drain(ctx context.Context) {
 		if job == nil {
 			return
 		}
-		jobErr := r.run(job)
+		jobErr := r.run(ctx, job)
 		if jobErr != nil {
 			r.log.Error("job failed", slog.String("transaction_id", job.TransactionID), slog.String("kind", job.Kind), slog.Any("error", jobErr))
 		}
@@ -93,7 +93,7 @@ func (r *jobRunner) drain(ctx context.Context) {
 	}
 }
 
-func (r *jobRunner) run(job *store.Job) error {
+func (r *jobRunner) run(ctx context.Context, job *store.Job) error {
 	switch job.Kind {
 	case store.JobDeleteTableData:
 		var p store.DeleteTableData
@@ -101,6 +101,13 @@ func (r *jobRunner) run(job *store.Job) error {
 			return fmt.Errorf("bad payload: %w", err)
 		}
 		return r.warehouse.Remove(p.Location)
+	case store.JobBackfillColumn:
+		var p store.BackfillColumn
+		if err := json.Unmarshal(job.Payload, &p); err != nil {
+			return fmt.Errorf("bad payload: %w", err)
+		}
+		_, err := r.store.Backfill(ctx, p)
+		return err
 	}
 	return fmt.Errorf("unknown job kind %q", job.Kind)
 }

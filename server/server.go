@@ -27,6 +27,7 @@ type Store interface {
 	store.Branches
 	store.Transactions
 	store.Jobs
+	store.ManagedData
 }
 
 // Config configures a Server.
@@ -42,6 +43,9 @@ type Config struct {
 	// MaxJSONBody is the largest JSON request body accepted, in bytes.
 	// Default 32 MiB.
 	MaxJSONBody int64
+	// MaxArrowBody is the largest Arrow request body accepted, in bytes.
+	// Default 1 GiB.
+	MaxArrowBody int64
 }
 
 // Server serves the Lance Namespace REST API. It implements
@@ -72,6 +76,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.MaxJSONBody <= 0 {
 		cfg.MaxJSONBody = 32 << 20
+	}
+	if cfg.MaxArrowBody <= 0 {
+		cfg.MaxArrowBody = 1 << 30
 	}
 	doc, err := gen.GetSpec()
 	if err != nil {

@@ -153,8 +153,16 @@ func (s *Server) resolveVersionRef(c echo.Context, id []string, branchName, tag 
 	return branch, version, nil
 }
 
+// describeTableResponse is DescribeTableResponse with the schema in the
+// exact JSON form of schemaJSON.
+type describeTableResponse struct {
+	gen.DescribeTableResponse
+	Schema *jsonSchema `json:"schema,omitempty"`
+}
+
 // DescribeTable handles POST /v1/table/{id}/describe. Query parameters
-// override the body's flags of the same name.
+// override the body's flags of the same name. A managed table always
+// reports its version, schema and basic stats.
 func (s *Server) DescribeTable(c echo.Context, _ gen.Id, p gen.DescribeTableParams) error {
 	var req gen.DescribeTableRequest
 	if err := bindJSON(c, &req); err != nil {
@@ -173,27 +181,33 @@ func (s *Server) DescribeTable(c echo.Context, _ gen.Id, p gen.DescribeTablePara
 	if err != nil {
 		return err
 	}
-	resp := gen.DescribeTableResponse{
-		Location:          &t.Location,
-		Properties:        &t.Properties,
-		StorageOptions:    &t.StorageOptions,
-		ManagedVersioning: &t.ManagedVersioning,
-	}
+	var resp describeTableResponse
+	r := &resp.DescribeTableResponse
+	r.Location, r.Properties, r.StorageOptions, r.ManagedVersioning = &t.Location, &t.Properties, &t.StorageOptions, &t.ManagedVersioning
 	detailed := boolOr(p.LoadDetailedMetadata, boolOr(req.LoadDetailedMetadata, false))
 	if boolOr(p.WithTableUri, boolOr(req.WithTableUri, false)) {
-		resp.TableUri = ptr(warehouse.TableURI(t.Location))
+		r.TableUri = ptr(warehouse.TableURI(t.Location))
 	}
 	if detailed || boolOr(p.CheckDeclared, boolOr(req.CheckDeclared, false)) {
-		resp.IsOnlyDeclared = ptr(t.Declared)
+		r.IsOnlyDeclared = ptr(t.Declared)
 	}
-	if detailed {
-		resp.Table = ptr(t.Name())
-		resp.Namespace = ptr(t.Namespace())
-		resp.Version = version
-		if version == nil {
-			if v, err := s.store.DescribeVersion(ctx, id, branch, nil); err == nil {
-				resp.Version = &v.Version
-			}
+	if detailed || t.Kind == store.Managed {
+		r.Table = ptr(t.Name())
+		r.Namespace = ptr(t.Namespace())
+		r.Version = version
+	}
+	switch {
+	case t.Kind == store.Managed:
+		d, err := s.store.Describe(ctx, id, version)
+		if err != nil {
+			return err
+		}
+		r.Version = &d.Version
+		resp.Schema = schemaJSON(d.Schema)
+		r.Stats = &gen.TableBasicStats{NumDeletedRows: int(d.Deleted), NumFragments: int(d.Fragments)}
+	case detailed && version == nil:
+		if v, err := s.store.DescribeVersion(ctx, id, branch, nil); err == nil {
+			r.Version = &v.Version
 		}
 	}
 	return ok(c, resp)

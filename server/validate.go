@@ -107,6 +107,9 @@ func (s *Server) validateRequests(next echo.HandlerFunc) echo.HandlerFunc {
 		case bodyArrow, bodyNone:
 			opts.ExcludeRequestBody = true
 		}
+		if op.id == "MergeInsertIntoTable" {
+			keepRepeatedOn(c)
+		}
 		params := map[string]string{}
 		for _, name := range c.ParamNames() {
 			params[name] = c.Param(name)
@@ -192,4 +195,18 @@ func requestErrorPrefix(re *openapi3filter.RequestError) string {
 		return fmt.Sprintf("parameter %q in %s: ", re.Parameter.Name, re.Parameter.In)
 	}
 	return "request body: "
+}
+
+// contextMergeKeys holds every value of a repeated merge_insert "on"
+// parameter (a composite key). The spec declares one value; the parameter
+// binding then sees only the first.
+const contextMergeKeys = "lancens.merge_keys"
+
+func keepRepeatedOn(c echo.Context) {
+	q := c.Request().URL.Query()
+	if on := q["on"]; len(on) > 1 {
+		c.Set(contextMergeKeys, on)
+		q["on"] = on[:1]
+		c.Request().URL.RawQuery = q.Encode()
+	}
 }

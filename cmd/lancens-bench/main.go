@@ -26,7 +26,8 @@ import (
 )
 
 func main() {
-	suites := flag.String("suite", "catalog", "comma-separated suites to run: catalog")
+	suites := flag.String("suite", "catalog,data", "comma-separated suites to run: catalog, data")
+	flag.StringVar(&nodeDir, "node", nodeDir, "directory of the Node project with the LanceDB peer")
 	scale := flag.Float64("scale", 1, "multiply workload sizes by this factor (e.g. 0.1 for a quick run)")
 	flag.Parse()
 	if err := run(*suites, *scale); err != nil {
@@ -51,6 +52,8 @@ func run(suites string, scale float64) error {
 		switch strings.TrimSpace(s) {
 		case "catalog":
 			rs, err = catalogSuite(scale)
+		case "data":
+			rs, err = dataSuite(scale)
 		default:
 			return fmt.Errorf("unknown suite %q", s)
 		}
@@ -84,6 +87,8 @@ func format(v float64, unit string) string {
 		return fmt.Sprintf("%.3f ms", v)
 	case "/s":
 		return fmt.Sprintf("%.0f/s", v)
+	case "MB/s":
+		return fmt.Sprintf("%.1f MB/s", v)
 	}
 	return fmt.Sprintf("%.3g %s", v, unit)
 }

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lancens/lancens/expr"
 	sqlite "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -113,6 +114,11 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	// The expression compiler's SQL functions must be registered before the
+	// first connection opens.
+	if err := expr.Register(); err != nil {
+		return nil, fmt.Errorf("sqlite: register functions: %w", err)
 	}
 	writer, err := sql.Open("sqlite", dsn(path, opts.Synchronous, true))
 	if err != nil {

@@ -182,7 +182,10 @@ func insertTable(ctx context.Context, tx *Tx, id []string, t store.Table) (*stor
 	if err != nil {
 		return nil, err
 	}
-	t.ID, t.UUID, t.CreatedAt = id, newUUID(), tx.now
+	if t.UUID == "" {
+		t.UUID = newUUID()
+	}
+	t.ID, t.CreatedAt = id, tx.now
 	t.Properties, t.StorageOptions = orEmpty(t.Properties), orEmpty(t.StorageOptions)
 	_, err = tx.ExecContext(ctx, `INSERT INTO tables (uuid, namespace_id, name, kind, location, owned, managed_versioning,
 		declared, properties, storage_options, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -266,9 +269,15 @@ func dropTable(ctx context.Context, tx *Tx, t *tableRow) (string, error) {
 	return recordTx(ctx, tx, "DropTable", &t.Table, store.TxSucceeded, nil, nil)
 }
 
-// deleteTableRow removes a table's catalog entry; versions, branches and tags
-// go with it (ON DELETE CASCADE).
+// deleteTableRow removes a table's catalog entry; versions, branches, tags,
+// schemas go with it (ON DELETE CASCADE), and a managed table's rows with
+// their table.
 func deleteTableRow(ctx context.Context, tx *Tx, t *tableRow) error {
+	if t.Kind == store.Managed {
+		if _, err := tx.Tx.ExecContext(ctx, `DROP TABLE IF EXISTS `+dataTable(t)); err != nil {
+			return internal("drop rows", err)
+		}
+	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM tables WHERE id = ?`, t.rowID); err != nil {
 		return internal("delete table", err)
 	}
@@ -337,4 +346,28 @@ func (db *DB) RenameTable(ctx context.Context, id []string, newNamespace []strin
 		return err
 	})
 	return txID, err
+}
+
+// tableIDByUUID returns the identifier of the table with the given uuid.
+// Returns TableNotFound when there is none (it was dropped).
+func tableIDByUUID(ctx context.Context, tx *Tx, uuid string) ([]string, error) {
+	var name string
+	var nsID int64
+	err := tx.QueryRowContext(ctx, `SELECT name, namespace_id FROM tables WHERE uuid = ?`, uuid).Scan(&name, &nsID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, store.Errorf(store.CodeTableNotFound, "table %s no longer exists", uuid)
+	}
+	if err != nil {
+		return nil, internal("find table", err)
+	}
+	id := []string{name}
+	for nsID != rootNamespaceID {
+		var parent int64
+		if err := tx.QueryRowContext(ctx, `SELECT name, parent_id FROM namespaces WHERE id = ?`, nsID).Scan(&name, &parent); err != nil {
+			return nil, internal("find table", err)
+		}
+		id = append([]string{name}, id...)
+		nsID = parent
+	}
+	return id, nil
 }

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/lancens/lancens/gen"
+)
+
+// dataSuite measures the data plane against LanceDB embedded: ingesting
+// 100k rows of (id, text, 128-dim vector) in 10k-row batches, and filtered
+// count and filtered query latency on a 1M-row table.
+func dataSuite(scale float64) ([]result, error) {
+	dir, err := os.MkdirTemp("", "lancens-bench-data-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	inst, err := startLancens(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer inst.close()
+	ctx := context.Background()
+	var results []result
+
+	// Ingest.
+	n := int(100000 * scale)
+	const batchRows = 10000
+	batches := vectorBatches(n, 128, batchRows, 42, nil)
+	file := filepath.Join(dir, "ingest.arrow")
+	size, err := writeIPC(file, vectorSchema(128), batches)
+	if err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	if _, err := inst.client.CreateTable(ctx, []string{"ingest"}, vectorSchema(128), batches[:1], nil); err != nil {
+		return nil, err
+	}
+	for _, b := range batches[1:] {
+		if _, err := inst.client.Insert(ctx, []string{"ingest"}, vectorSchema(128), []arrow.RecordBatch{b}, ""); err != nil {
+			return nil, err
+		}
+	}
+	ours := time.Since(t0).Seconds()
+	var peer struct {
+		Ms   float64 `json:"ms"`
+		Rows int     `json:"rows"`
+	}
+	if err := lancedb("ingest", map[string]any{"dir": filepath.Join(dir, "lancedb"), "table": "ingest", "file": file, "batchRows": batchRows}, &peer); err != nil {
+		return nil, err
+	}
+	if peer.Rows != n {
+		return nil, fmt.Errorf("lancedb ingested %d rows, want %d", peer.Rows, n)
+	}
+	mb := float64(size) / (1 << 20)
+	results = append(results,
+		result{"data", fmt.Sprintf("ingest rows/s, %d rows", n), "/s", float64(n) / ours, float64(n) / (peer.Ms / 1000), "LanceDB", true},
+		result{"data", fmt.Sprintf("ingest MB/s, %.0f MB", mb), "MB/s", mb / ours, mb / (peer.Ms / 1000), "LanceDB", true},
+	)
+
+	// Filtered count and query on a large table.
+	n = int(1000000 * scale)
+	facts := factBatches(n, 50000, 7)
+	factFile := filepath.Join(dir, "facts.arrow")
+	if _, err := writeIPC(factFile, factSchema, facts); err != nil {
+		return nil, err
+	}
+	if _, err := inst.client.CreateTable(ctx, []string{"facts"}, factSchema, facts, nil); err != nil {
+		return nil, err
+	}
+	var loaded struct{ Rows int }
+	if err := lancedb("load", map[string]any{"dir": filepath.Join(dir, "lancedb"), "table": "facts", "file": factFile}, &loaded); err != nil {
+		return nil, err
+	}
+	const countFilter = "category = 7 AND price > 500"
+	const iterations = 20
+	var ourCount int64
+	countLat, err := timeN(iterations, func() error {
+		var err error
+		ourCount, err = inst.client.CountRows(ctx, []string{"facts"}, countFilter, nil)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var peerCount struct {
+		Lat    []float64 `json:"lat"`
+		Result int64     `json:"result"`
+	}
+	if err := lancedb("count", map[string]any{"dir": filepath.Join(dir, "lancedb"), "table": "facts", "filter": countFilter, "iterations": iterations}, &peerCount); err != nil {
+		return nil, err
+	}
+	if peerCount.Result != ourCount {
+		return nil, fmt.Errorf("count mismatch: lancens %d, lancedb %d", ourCount, peerCount.Result)
+	}
+	const queryFilter = "category = 42 AND price > 900"
+	cols := []string{"id", "price"}
+	var ourRows int64
+	queryLat, err := timeN(iterations, func() error {
+		res, err := inst.client.Query(ctx, []string{"facts"}, gen.QueryTableRequest{Filter: ptr(queryFilter), K: 100,
+			Columns: &struct {
+				ColumnAliases *map[string]string `json:"column_aliases,omitempty"`
+				ColumnNames   *[]string          `json:"column_names,omitempty"`
+			}{ColumnNames: &cols}})
+		if err == nil {
+			ourRows = res.NumRows()
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var peerQuery struct {
+		Lat  []float64 `json:"lat"`
+		Rows int64     `json:"rows"`
+	}
+	if err := lancedb("query", map[string]any{"dir": filepath.Join(dir, "lancedb"), "table": "facts", "filter": queryFilter,
+		"columns": cols, "limit": 100, "iterations": iterations}, &peerQuery); err != nil {
+		return nil, err
+	}
+	if peerQuery.Rows != ourRows {
+		return nil, fmt.Errorf("query rows: lancens %d, lancedb %d", ourRows, peerQuery.Rows)
+	}
+	pc, pq := msLatencies(peerCount.Lat), msLatencies(peerQuery.Lat)
+	results = append(results,
+		result{"data", fmt.Sprintf("filtered count p50, %d rows", n), "ms", ms(countLat.percentile(.5)), ms(pc.percentile(.5)), "LanceDB", false},
+		result{"data", fmt.Sprintf("filtered query p50, %d rows", n), "ms", ms(queryLat.percentile(.5)), ms(pq.percentile(.5)), "LanceDB", false},
+	)
+	return results, nil
+}
+
+// timeN runs fn n times and times each run.
+func timeN(n int, fn func() error) (latencies, error) {
+	out := make(latencies, 0, n)
+	for range n {
+		t0 := time.Now()
+		if err := fn(); err != nil {
+			return nil, err
+		}
+		out = append(out, time.Since(t0))
+	}
+	return out, nil
+}
+
+func ptr[T any](v T) *T { return &v }

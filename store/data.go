@@ -1,0 +1,267 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// ManagedLocationScheme is the URI scheme of managed tables' locations: their
+// rows live inside lancens, so a Lance client that tries to open the
+// location directly fails on the scheme instead of reading a wrong path.
+const ManagedLocationScheme = "lancens"
+
+// Data is a batch of rows arriving for a write: an Arrow schema and its
+// record batches (which may be none).
+type Data struct {
+	Schema  *arrow.Schema
+	Batches []arrow.RecordBatch
+}
+
+// NumRows returns the number of rows in d.
+func (d *Data) NumRows() int64 {
+	var n int64
+	for _, b := range d.Batches {
+		n += b.NumRows()
+	}
+	return n
+}
+
+// NewTable describes a managed table to create.
+type NewTable struct {
+	Mode           CreateMode
+	Data           Data
+	Properties     map[string]string
+	StorageOptions map[string]string
+}
+
+// InsertMode says what an insert does with the rows already there.
+type InsertMode int
+
+// Insert modes.
+const (
+	InsertAppend    InsertMode = iota // add the rows
+	InsertOverwrite                   // replace all rows
+)
+
+// ParseInsertMode reads "append" (default) or "overwrite", case-insensitively.
+// It returns InvalidInput (13) for anything else.
+func ParseInsertMode(s string) (InsertMode, error) {
+	switch normalizeEnum(s) {
+	case "", "append":
+		return InsertAppend, nil
+	case "overwrite":
+		return InsertOverwrite, nil
+	}
+	return 0, Errorf(CodeInvalidInput, "unknown insert mode %q: expected append or overwrite", s)
+}
+
+// WriteResult reports a write: the version it made and the rows it touched.
+type WriteResult struct {
+	Version       int64
+	TransactionID string
+	Inserted      int64
+	Updated       int64
+	Deleted       int64
+}
+
+// Merge describes a merge_insert: source rows matched with target rows on
+// the On columns.
+type Merge struct {
+	On                                 []string
+	WhenMatchedUpdateAll               bool
+	WhenMatchedUpdateFilter            string // SQL on target and source rows ("target.x", "source.y"); implies update
+	WhenNotMatchedInsertAll            bool
+	WhenNotMatchedBySourceDelete       bool
+	WhenNotMatchedBySourceDeleteFilter string // implies delete
+	Data                               Data
+}
+
+// ColumnUpdate sets one column to the value of an SQL expression.
+type ColumnUpdate struct {
+	Path string
+	Expr string
+}
+
+// Projection selects query output: all columns (nil), some columns by path,
+// or named expressions.
+type Projection struct {
+	Columns []string
+	Aliases []Alias
+}
+
+// Alias is one named output expression.
+type Alias struct {
+	Name, Expr string
+}
+
+// Query reads rows of a managed table.
+type Query struct {
+	Version    *int64
+	Filter     string
+	Projection Projection
+	Limit      int64 // <= 0: no limit
+	Offset     int64
+	WithRowID  bool
+}
+
+// Result is a query's output.
+type Result struct {
+	Schema  *arrow.Schema
+	Batches []arrow.RecordBatch
+	Version int64
+	// Plan describes how the query ran (for explain/analyze).
+	Plan string
+}
+
+// TableData is what a managed table's schema and size look like at a
+// version.
+type TableData struct {
+	Version  int64
+	Schema   *arrow.Schema
+	NumRows  int64
+	NumBytes int64
+	// Deleted counts row versions kept for time travel that the version
+	// no longer shows (deleted, updated or overwritten rows).
+	Deleted int64
+	// Fragments counts the writes whose rows the version shows: the rows
+	// of one write form a fragment.
+	Fragments int64
+	Timestamp time.Time
+}
+
+// TableStats describes the latest version of a managed table.
+type TableStats struct {
+	NumRows int64
+	// TotalBytes estimates the stored size of the visible rows.
+	TotalBytes int64
+	NumIndices int64
+	// FragmentRows holds the row count of each fragment (see TableData).
+	FragmentRows []int64
+}
+
+// NewColumn adds a column computed from an SQL expression over each row:
+// once, when it is added, or, for a Computed column, whenever a backfill
+// runs (the column starts all null and keeps the expression as a binding).
+type NewColumn struct {
+	Name     string
+	Expr     string
+	Computed bool
+}
+
+// ComputedBinding is the field metadata key under which a computed column
+// keeps its expression.
+const ComputedBinding = "lancens:computed"
+
+// JobBackfillColumn fills a computed column. Payload: BackfillColumn.
+const JobBackfillColumn = "BackfillColumn"
+
+// BackfillColumn is the payload of a JobBackfillColumn job.
+type BackfillColumn struct {
+	TableUUID string `json:"table_uuid"`
+	Column    string `json:"column"`
+	Where     string `json:"where,omitempty"`
+}
+
+// ColumnAlteration changes one column; nil fields are left alone.
+type ColumnAlteration struct {
+	Path     string
+	Rename   *string
+	Nullable *bool
+	Type     arrow.DataType
+}
+
+// FieldMetadataUpdate changes the metadata of one field: set keys, delete
+// keys mapped to nil, or with Replace start from nothing.
+type FieldMetadataUpdate struct {
+	Path     string
+	Metadata map[string]*string
+	Replace  bool
+}
+
+// ManagedData holds the rows of managed tables. Every write is one transaction
+// that makes a new version; reads can name any version.
+type ManagedData interface {
+	// CreateTable creates managed table id from t.Data (its schema, and its
+	// rows if any). A declared table is materialised. Returns
+	// NamespaceNotFound (1), TableAlreadyExists (5),
+	// TableSchemaValidationError (20) for unsupported types.
+	CreateTable(ctx context.Context, id []string, t NewTable) (*Table, WriteResult, error)
+
+	// Insert appends d to, or overwrites, table id; a declared table is
+	// created from d. Returns TableNotFound (4),
+	// TableSchemaValidationError (20) when d's schema does not match,
+	// InvalidTableState (19) for an external table.
+	Insert(ctx context.Context, id []string, mode InsertMode, d Data) (WriteResult, error)
+
+	// MergeInsert merges m.Data into table id. Returns TableNotFound (4),
+	// TableColumnNotFound (12), TableSchemaValidationError (20),
+	// InvalidTableState (19).
+	MergeInsert(ctx context.Context, id []string, m Merge) (WriteResult, error)
+
+	// Update sets columns of the rows matching predicate ("" for all).
+	// Returns TableNotFound (4), TableColumnNotFound (12), InvalidInput (13).
+	Update(ctx context.Context, id []string, updates []ColumnUpdate, predicate string) (WriteResult, error)
+
+	// Delete deletes the rows matching predicate. Returns TableNotFound (4),
+	// TableColumnNotFound (12), InvalidInput (13).
+	Delete(ctx context.Context, id []string, predicate string) (WriteResult, error)
+
+	// CountRows counts the rows matching predicate ("" for all) at a version
+	// (nil: latest). Returns TableVersionNotFound (11) and the errors of
+	// Delete.
+	CountRows(ctx context.Context, id []string, version *int64, predicate string) (int64, error)
+
+	// Query reads rows. Returns TableNotFound (4), TableVersionNotFound (11),
+	// TableColumnNotFound (12), InvalidInput (13).
+	Query(ctx context.Context, id []string, q Query) (*Result, error)
+
+	// ExplainQuery describes how q would run; with analyze it also runs it
+	// and reports what it did. Errors are those of Query.
+	ExplainQuery(ctx context.Context, id []string, q Query, analyze bool) (string, error)
+
+	// Restore makes the content and schema of version the table's new latest
+	// version. Returns TableVersionNotFound (11).
+	Restore(ctx context.Context, id []string, version int64) (WriteResult, error)
+
+	// Describe returns a managed table's schema and size at a version (nil:
+	// latest). Returns TableVersionNotFound (11), InvalidTableState (19) for
+	// a table without rows in lancens.
+	Describe(ctx context.Context, id []string, version *int64) (*TableData, error)
+
+	// Stats describes the latest version of table id. Returns
+	// TableNotFound (4), InvalidTableState (19).
+	Stats(ctx context.Context, id []string) (*TableStats, error)
+
+	// AddColumns adds columns computed once from expressions over the
+	// existing rows. Returns TableSchemaValidationError (20) for a name that
+	// exists, TableColumnNotFound (12), InvalidInput (13).
+	AddColumns(ctx context.Context, id []string, cols []NewColumn) (WriteResult, error)
+
+	// QueueBackfill queues the filling of computed column (of the rows
+	// matching where, "" for all) and returns the job's transaction id.
+	// Returns TableColumnNotFound (12), InvalidInput (13) for a column that
+	// is not computed.
+	QueueBackfill(ctx context.Context, id []string, column, where string) (string, error)
+
+	// Backfill fills a computed column as a queued job describes, making a
+	// new version.
+	Backfill(ctx context.Context, job BackfillColumn) (WriteResult, error)
+
+	// AlterColumns renames, changes nullability of, or casts columns.
+	// Returns TableColumnNotFound (12), TableSchemaValidationError (20).
+	AlterColumns(ctx context.Context, id []string, alts []ColumnAlteration) (WriteResult, error)
+
+	// DropColumns removes columns. Returns TableColumnNotFound (12),
+	// InvalidInput (13) when every column would go.
+	DropColumns(ctx context.Context, id []string, paths []string) (WriteResult, error)
+
+	// UpdateFieldMetadata changes field metadata and returns the resulting
+	// metadata of each field changed, by path.
+	UpdateFieldMetadata(ctx context.Context, id []string, updates []FieldMetadataUpdate) (WriteResult, map[string]map[string]string, error)
+
+	// UpdateSchemaMetadata sets (upserts) schema metadata keys and returns
+	// the resulting metadata.
+	UpdateSchemaMetadata(ctx context.Context, id []string, set map[string]string) (WriteResult, map[string]string, error)
+}

@@ -1,0 +1,201 @@
+package sqlite
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+
+	"github.com/lancens/lancens/store"
+)
+
+// maxVersion is the _to of rows still visible in the latest version.
+const maxVersion = int64(1<<63 - 1)
+
+// fieldLayout says where one field of a managed table is stored: Column is
+// the physical column of a leaf, or the validity column of a struct, whose
+// fields are Children.
+type fieldLayout struct {
+	Name     string         `json:"name"`
+	Column   string         `json:"column"`
+	Children []*fieldLayout `json:"children,omitempty"`
+}
+
+// tableSchema is the logical schema of a managed table at a version and
+// where its fields are stored.
+type tableSchema struct {
+	version int64 // the version this schema took effect
+	arrow   *arrow.Schema
+	fields  []*fieldLayout // parallel to arrow.Fields()
+}
+
+// dataTable returns the name of the table holding a managed table's rows.
+func dataTable(t *tableRow) string { return fmt.Sprintf("rows_%d", t.rowID) }
+
+// quoteColumn quotes a physical column name (always c<n>, generated here).
+func quoteColumn(c string) string { return `"` + c + `"` }
+
+// encodeSchema serialises an Arrow schema as an IPC schema message.
+func encodeSchema(s *arrow.Schema) ([]byte, error) {
+	var buf bytes.Buffer
+	w := ipc.NewWriter(&buf, ipc.WithSchema(s))
+	if err := w.Close(); err != nil {
+		return nil, internal("encode schema", err)
+	}
+	return buf.Bytes(), nil
+}
+
+func decodeSchema(b []byte) (*arrow.Schema, error) {
+	r, err := ipc.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil, internal("decode schema", err)
+	}
+	defer r.Release()
+	return r.Schema(), nil
+}
+
+// allocateColumns gives every leaf and struct of fields a new physical
+// column, adds the columns to the data table, and returns the layout.
+func allocateColumns(ctx context.Context, tx *Tx, t *tableRow, fields []arrow.Field) ([]*fieldLayout, error) {
+	var next int
+	if err := tx.QueryRowContext(ctx, `SELECT next_column FROM managed_tables WHERE table_id = ?`, t.rowID).Scan(&next); err != nil {
+		return nil, internal("allocate columns", err)
+	}
+	var alloc func(f arrow.Field) (*fieldLayout, error)
+	alloc = func(f arrow.Field) (*fieldLayout, error) {
+		fl := &fieldLayout{Name: f.Name, Column: fmt.Sprintf("c%d", next)}
+		next++
+		colType := sqlType(f.Type)
+		if st, ok := f.Type.(*arrow.StructType); ok {
+			colType = "INTEGER"
+			for _, child := range st.Fields() {
+				c, err := alloc(child)
+				if err != nil {
+					return nil, err
+				}
+				fl.Children = append(fl.Children, c)
+			}
+		}
+		if _, err := tx.Tx.ExecContext(ctx, fmt.Sprintf(`ALTER TABLE %s ADD COLUMN %s %s`, dataTable(t), quoteColumn(fl.Column), colType)); err != nil {
+			return nil, internal("add column", err)
+		}
+		return fl, nil
+	}
+	out := make([]*fieldLayout, len(fields))
+	for i, f := range fields {
+		fl, err := alloc(f)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = fl
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE managed_tables SET next_column = ? WHERE table_id = ?`, next, t.rowID); err != nil {
+		return nil, internal("allocate columns", err)
+	}
+	return out, nil
+}
+
+// saveSchema records s as the schema of table t from version on.
+func saveSchema(ctx context.Context, tx *Tx, t *tableRow, version int64, s *arrow.Schema, fields []*fieldLayout) error {
+	b, err := encodeSchema(s)
+	if err != nil {
+		return err
+	}
+	l, err := json.Marshal(fields)
+	if err != nil {
+		return internal("encode layout", err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO table_schemas (table_id, version, schema, layout) VALUES (?, ?, ?, ?)`,
+		t.rowID, version, b, string(l)); err != nil {
+		return internal("save schema", err)
+	}
+	return nil
+}
+
+// loadSchema returns the schema of table t in effect at version.
+func loadSchema(ctx context.Context, tx *Tx, t *tableRow, version int64) (*tableSchema, error) {
+	var b []byte
+	var l string
+	out := &tableSchema{}
+	err := tx.QueryRowContext(ctx, `SELECT version, schema, layout FROM table_schemas WHERE table_id = ? AND version <= ?
+		ORDER BY version DESC LIMIT 1`, t.rowID, version).Scan(&out.version, &b, &l)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, store.Errorf(store.CodeTableVersionNotFound, "table %s has no schema at version %d", displayID(t.ID), version)
+	}
+	if err != nil {
+		return nil, internal("load schema", err)
+	}
+	if out.arrow, err = decodeSchema(b); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal([]byte(l), &out.fields); err != nil {
+		return nil, internal("decode layout", err)
+	}
+	if len(out.fields) != out.arrow.NumFields() {
+		return nil, internal("load schema", fmt.Errorf("layout has %d fields, schema %d", len(out.fields), out.arrow.NumFields()))
+	}
+	return out, nil
+}
+
+// field returns the index of the top-level field called name, or -1.
+func (s *tableSchema) field(name string) int {
+	for i, f := range s.fields {
+		if f.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// lookup finds the field at a path (names from the top level down through
+// structs). It returns the field, its layout, and whether it was found.
+func (s *tableSchema) lookup(path []string) (arrow.Field, *fieldLayout, bool) {
+	if len(path) == 0 {
+		return arrow.Field{}, nil, false
+	}
+	i := s.field(path[0])
+	if i < 0 {
+		return arrow.Field{}, nil, false
+	}
+	f, fl := s.arrow.Field(i), s.fields[i]
+	for _, name := range path[1:] {
+		st, ok := f.Type.(*arrow.StructType)
+		if !ok {
+			return arrow.Field{}, nil, false
+		}
+		j, ok := st.FieldIdx(name)
+		if !ok {
+			return arrow.Field{}, nil, false
+		}
+		f, fl = st.Field(j), fl.Children[j]
+	}
+	return f, fl, true
+}
+
+// columns returns the physical columns of a field in the order the row
+// codec reads them: the column itself, then its children's, depth first.
+func (fl *fieldLayout) columns() []string {
+	out := []string{fl.Column}
+	for _, c := range fl.Children {
+		out = append(out, c.columns()...)
+	}
+	return out
+}
+
+// formatPath renders a field path for messages, quoting names with dots.
+func formatPath(path []string) string {
+	parts := make([]string, len(path))
+	for i, p := range path {
+		if strings.ContainsAny(p, ".`") {
+			p = "`" + strings.ReplaceAll(p, "`", "``") + "`"
+		}
+		parts[i] = p
+	}
+	return strings.Join(parts, ".")
+}

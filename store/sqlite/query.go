@@ -1,0 +1,577 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/lancens/lancens/expr"
+	"github.com/lancens/lancens/store"
+)
+
+// visibleAt is the SQL condition of rows visible at version ?1 (bound twice).
+const visibleAt = `_from <= ? AND _to > ?`
+
+// plannedQuery is a query compiled to SQL, ready to run.
+type plannedQuery struct {
+	sql     string
+	args    []any
+	schema  *arrow.Schema
+	readers func() []*fieldReader
+	version int64
+}
+
+// planQuery compiles q against table t.
+func planQuery(ctx context.Context, tx *Tx, t *tableRow, q store.Query) (*plannedQuery, error) {
+	v, err := resolveVersion(ctx, tx, t, q.Version)
+	if err != nil {
+		return nil, err
+	}
+	ts, err := loadSchema(ctx, tx, t, v)
+	if err != nil {
+		return nil, err
+	}
+	r := resolver{schema: ts}
+	var cols []string
+	var fields []arrow.Field
+	var args []any
+	add := func(f arrow.Field, sqlCols []string, sqlArgs []any) {
+		fields = append(fields, f)
+		cols = append(cols, sqlCols...)
+		args = append(args, sqlArgs...)
+	}
+	switch {
+	case q.Projection.Columns == nil && q.Projection.Aliases == nil:
+		for i, f := range ts.arrow.Fields() {
+			add(f, quoteAll(ts.fields[i].columns()), nil)
+		}
+	case q.Projection.Aliases != nil:
+		for _, a := range q.Projection.Aliases {
+			if f, fl, ok := ts.lookup(splitPath(a.Expr)); ok {
+				f.Name = a.Name
+				add(f, quoteAll(fl.columns()), nil)
+				continue
+			}
+			c, err := compileValue(a.Expr, r)
+			if err != nil {
+				return nil, err
+			}
+			dt, err := arrowType(c.Type)
+			if err != nil {
+				return nil, err
+			}
+			add(arrow.Field{Name: a.Name, Type: dt, Nullable: true}, []string{c.SQL}, c.Args)
+		}
+	default:
+		for _, p := range q.Projection.Columns {
+			path := splitPath(p)
+			f, fl, ok := ts.lookup(path)
+			if !ok {
+				return nil, store.Errorf(store.CodeTableColumnNotFound, "column %s not found", p)
+			}
+			if len(path) > 1 {
+				f.Name = p
+			}
+			add(f, quoteAll(fl.columns()), nil)
+		}
+	}
+	if q.WithRowID {
+		add(arrow.Field{Name: "_rowid", Type: arrow.PrimitiveTypes.Uint64}, []string{"_rowid"}, nil)
+	}
+	if len(cols) == 0 {
+		return nil, store.Errorf(store.CodeInvalidInput, "the query selects no columns")
+	}
+	where, err := compileFilter(q.Filter, r)
+	if err != nil {
+		return nil, err
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "SELECT %s FROM %s WHERE %s", strings.Join(cols, ", "), dataTable(t), visibleAt)
+	args = append(args, v, v)
+	if where.SQL != "" {
+		sb.WriteString(" AND (" + where.SQL + ")")
+		args = append(args, where.Args...)
+	}
+	sb.WriteString(" ORDER BY _rowid")
+	if q.Limit > 0 || q.Offset > 0 {
+		limit := q.Limit
+		if limit <= 0 {
+			limit = -1
+		}
+		sb.WriteString(" LIMIT ? OFFSET ?")
+		args = append(args, limit, q.Offset)
+	}
+	md := ts.arrow.Metadata()
+	schema := arrow.NewSchema(fields, &md)
+	return &plannedQuery{
+		sql: sb.String(), args: args, schema: schema, version: v,
+		readers: func() []*fieldReader {
+			rs := make([]*fieldReader, len(fields))
+			for i, f := range fields {
+				rs[i] = newFieldReader(memory.DefaultAllocator, f.Type)
+			}
+			return rs
+		},
+	}, nil
+}
+
+func quoteAll(cols []string) []string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = quoteColumn(c)
+	}
+	return out
+}
+
+// splitPath splits a field path on dots outside backticks, removing the
+// backtick quoting (a doubled backtick is a literal one).
+func splitPath(p string) []string {
+	var out []string
+	var cur strings.Builder
+	quoted := false
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '`' && quoted && i+1 < len(p) && p[i+1] == '`':
+			cur.WriteByte('`')
+			i++
+		case c == '`':
+			quoted = !quoted
+		case c == '.' && !quoted:
+			out = append(out, cur.String())
+			cur.Reset()
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	return append(out, cur.String())
+}
+
+// Query implements store.ManagedData.
+func (db *DB) Query(ctx context.Context, id []string, q store.Query) (*store.Result, error) {
+	var out *store.Result
+	err := db.read(ctx, func(tx *Tx) error {
+		t, err := findManaged(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		pq, err := planQuery(ctx, tx, t, q)
+		if err != nil {
+			return err
+		}
+		out, err = runQuery(ctx, tx, pq)
+		return err
+	})
+	return out, err
+}
+
+func runQuery(ctx context.Context, tx *Tx, pq *plannedQuery) (*store.Result, error) {
+	rows, err := tx.Tx.QueryContext(ctx, pq.sql, pq.args...)
+	if err != nil {
+		return nil, queryError(ctx, err)
+	}
+	defer rows.Close()
+	batches, err := readBatches(rows, pq.schema, pq.readers())
+	if err != nil {
+		return nil, queryError(ctx, err)
+	}
+	return &store.Result{Schema: pq.schema, Batches: batches, Version: pq.version}, nil
+}
+
+// queryError reports a failure of SQL the compiler produced. Most are
+// evaluation errors of the user's expression (a bad regular expression, a
+// value that does not cast), so they are InvalidInput; a cancelled request
+// reports its context's error.
+func queryError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return store.Errorf(store.CodeInvalidInput, "evaluating the expression failed: %v", err)
+}
+
+// ExplainQuery implements store.ManagedData.
+func (db *DB) ExplainQuery(ctx context.Context, id []string, q store.Query, analyze bool) (string, error) {
+	var out string
+	err := db.read(ctx, func(tx *Tx) error {
+		t, err := findManaged(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		pq, err := planQuery(ctx, tx, t, q)
+		if err != nil {
+			return err
+		}
+		var sb strings.Builder
+		fmt.Fprintf(&sb, "Query of table %s at version %d\n", displayID(t.ID), pq.version)
+		fmt.Fprintf(&sb, "  output: %s\n", pq.schema)
+		fmt.Fprintf(&sb, "  sql: %s\n", pq.sql)
+		rows, err := tx.Tx.QueryContext(ctx, "EXPLAIN QUERY PLAN "+pq.sql, pq.args...)
+		if err != nil {
+			return queryError(ctx, err)
+		}
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				rows.Close()
+				return internal("explain", err)
+			}
+			fmt.Fprintf(&sb, "  plan: %s\n", detail)
+		}
+		rows.Close()
+		if analyze {
+			start := time.Now()
+			res, err := runQuery(ctx, tx, pq)
+			if err != nil {
+				return err
+			}
+			var n int64
+			for _, b := range res.Batches {
+				n += b.NumRows()
+			}
+			fmt.Fprintf(&sb, "  metrics: output_rows=%d batches=%d elapsed=%s\n", n, len(res.Batches), time.Since(start))
+		}
+		out = sb.String()
+		return nil
+	})
+	return out, err
+}
+
+// CountRows implements store.ManagedData.
+func (db *DB) CountRows(ctx context.Context, id []string, version *int64, predicate string) (int64, error) {
+	var n int64
+	err := db.read(ctx, func(tx *Tx) error {
+		t, err := findManaged(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		v, err := resolveVersion(ctx, tx, t, version)
+		if err != nil {
+			return err
+		}
+		ts, err := loadSchema(ctx, tx, t, v)
+		if err != nil {
+			return err
+		}
+		where, err := compileFilter(predicate, resolver{schema: ts})
+		if err != nil {
+			return err
+		}
+		q := fmt.Sprintf("SELECT count(*) FROM %s WHERE %s", dataTable(t), visibleAt)
+		args := []any{v, v}
+		if where.SQL != "" {
+			q += " AND (" + where.SQL + ")"
+			args = append(args, where.Args...)
+		}
+		if err := tx.Tx.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
+			return queryError(ctx, err)
+		}
+		return nil
+	})
+	return n, err
+}
+
+// writeVersion prepares a write on managed table id: it returns the table,
+// the new version number and the latest schema.
+func writeVersion(ctx context.Context, tx *Tx, id []string) (*tableRow, int64, *tableSchema, error) {
+	t, err := findManaged(ctx, tx, id)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	v, err := latestManaged(ctx, tx, t)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	ts, err := loadSchema(ctx, tx, t, v)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	return t, v + 1, ts, nil
+}
+
+// Delete implements store.ManagedData.
+func (db *DB) Delete(ctx context.Context, id []string, predicate string) (store.WriteResult, error) {
+	if strings.TrimSpace(predicate) == "" {
+		return store.WriteResult{}, store.Errorf(store.CodeInvalidInput, "a predicate is required (use 'true' to delete every row)")
+	}
+	var res store.WriteResult
+	err := db.write(ctx, func(tx *Tx) error {
+		t, v, ts, err := writeVersion(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		where, err := compileFilter(predicate, resolver{schema: ts})
+		if err != nil {
+			return err
+		}
+		r, err := tx.Tx.ExecContext(tx.context(ctx), fmt.Sprintf("UPDATE %s SET _to = ? WHERE _to = ? AND (%s)", dataTable(t), where.SQL),
+			append([]any{v, maxVersion}, where.Args...)...)
+		if err != nil {
+			return queryError(ctx, err)
+		}
+		if res.Deleted, err = r.RowsAffected(); err != nil {
+			return internal("delete", err)
+		}
+		return finishWrite(ctx, tx, t, v, &res, "Delete")
+	})
+	return res, err
+}
+
+// finishWrite records version v when the write changed rows; otherwise the
+// write made no version and res reports the latest.
+func finishWrite(ctx context.Context, tx *Tx, t *tableRow, v int64, res *store.WriteResult, op string) error {
+	if res.Inserted == 0 && res.Updated == 0 && res.Deleted == 0 {
+		res.Version = v - 1
+		return nil
+	}
+	res.Version = v
+	var err error
+	res.TransactionID, err = recordManagedVersion(ctx, tx, t, v, op)
+	return err
+}
+
+// Update implements store.ManagedData.
+func (db *DB) Update(ctx context.Context, id []string, updates []store.ColumnUpdate, predicate string) (store.WriteResult, error) {
+	var res store.WriteResult
+	err := db.write(ctx, func(tx *Tx) error {
+		t, v, ts, err := writeVersion(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		res, err = updateRows(ctx, tx, t, v, ts, updates, predicate, "Update")
+		return err
+	})
+	return res, err
+}
+
+// updateRows writes, as version v of t, new versions of the rows matching
+// predicate with the updates applied, and ends the old ones.
+func updateRows(ctx context.Context, tx *Tx, t *tableRow, v int64, ts *tableSchema, updates []store.ColumnUpdate, predicate, op string) (store.WriteResult, error) {
+	var res store.WriteResult
+	if len(updates) == 0 {
+		return res, store.Errorf(store.CodeInvalidInput, "at least one column must be updated")
+	}
+	r := resolver{schema: ts}
+	set := map[string]expr.Compiled{} // physical column → new value
+	for _, u := range updates {
+		path := splitPath(u.Path)
+		f, fl, ok := ts.lookup(path)
+		if u.Path == "" || !ok {
+			return res, store.Errorf(store.CodeTableColumnNotFound, "column %s not found", u.Path)
+		}
+		if len(fl.Children) > 0 {
+			return res, store.Errorf(store.CodeInvalidInput, "column %s is a struct; update its fields one by one", u.Path)
+		}
+		if _, dup := set[fl.Column]; dup {
+			return res, store.Errorf(store.CodeInvalidInput, "column %s is updated twice", u.Path)
+		}
+		c, err := compileValue(u.Expr, r)
+		if err != nil {
+			return res, err
+		}
+		if err := assignable(u.Path, f, c.Type); err != nil {
+			return res, err
+		}
+		set[fl.Column] = c
+	}
+	where, err := compileFilter(predicate, r)
+	if err != nil {
+		return res, err
+	}
+	cond, condArgs := "_to = ?", []any{maxVersion}
+	if where.SQL != "" {
+		cond += " AND (" + where.SQL + ")"
+		condArgs = append(condArgs, where.Args...)
+	}
+	// New row versions take the updated values; then the old ones end.
+	phys, err := physicalColumns(ctx, tx, t)
+	if err != nil {
+		return res, err
+	}
+	var sel []string
+	args := []any{v}
+	for _, c := range phys {
+		if nv, ok := set[c]; ok {
+			sel = append(sel, "("+nv.SQL+")")
+			args = append(args, nv.Args...)
+		} else {
+			sel = append(sel, quoteColumn(c))
+		}
+	}
+	q := fmt.Sprintf("INSERT INTO %s (_from, %s) SELECT ?, %s FROM %s WHERE %s ORDER BY _rowid",
+		dataTable(t), strings.Join(quoteAll(phys), ", "), strings.Join(sel, ", "), dataTable(t), cond)
+	ins, err := tx.Tx.ExecContext(tx.context(ctx), q, append(args, condArgs...)...)
+	if err != nil {
+		return res, queryError(ctx, err)
+	}
+	if res.Updated, err = ins.RowsAffected(); err != nil {
+		return res, internal("update", err)
+	}
+	if _, err := tx.Tx.ExecContext(tx.context(ctx), fmt.Sprintf("UPDATE %s SET _to = ? WHERE _from < ? AND %s", dataTable(t), cond),
+		append([]any{v, v}, condArgs...)...); err != nil {
+		return res, queryError(ctx, err)
+	}
+	return res, finishWrite(ctx, tx, t, v, &res, op)
+}
+
+// assignable checks that a value of type got can be stored in field f,
+// returning InvalidInput (13) otherwise.
+func assignable(path string, f arrow.Field, got expr.Type) error {
+	want := exprType(f.Type)
+	if got.Kind == expr.KindNull {
+		if !f.Nullable {
+			return store.Errorf(store.CodeInvalidInput, "column %s is not nullable", path)
+		}
+		return nil
+	}
+	ok := got.Kind == want.Kind
+	switch want.Kind {
+	case expr.KindFloat:
+		ok = ok || got.Kind == expr.KindInt || got.Kind == expr.KindDecimal
+	case expr.KindTimestamp, expr.KindTime, expr.KindDuration:
+		ok = ok && got.Unit == want.Unit
+	case expr.KindDecimal:
+		ok = ok && got.Scale == want.Scale && got.Precision == want.Precision
+	case expr.KindVector, expr.KindStruct, expr.KindMap:
+		ok = false
+	}
+	if !ok {
+		return store.Errorf(store.CodeInvalidInput, "cannot set column %s of type %s to a value of type %s", path, f.Type, got)
+	}
+	return nil
+}
+
+// physicalColumns returns the data columns of t's rows table (c0, c1, …).
+func physicalColumns(ctx context.Context, tx *Tx, t *tableRow) ([]string, error) {
+	var next int
+	if err := tx.QueryRowContext(ctx, `SELECT next_column FROM managed_tables WHERE table_id = ?`, t.rowID).Scan(&next); err != nil {
+		return nil, internal("columns", err)
+	}
+	out := make([]string, next)
+	for i := range out {
+		out[i] = fmt.Sprintf("c%d", i)
+	}
+	return out, nil
+}
+
+// Restore implements store.ManagedData.
+func (db *DB) Restore(ctx context.Context, id []string, version int64) (store.WriteResult, error) {
+	var res store.WriteResult
+	err := db.write(ctx, func(tx *Tx) error {
+		t, v, _, err := writeVersion(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if _, err := getVersion(ctx, tx, t, "", version); err != nil {
+			return err
+		}
+		old, err := loadSchema(ctx, tx, t, version)
+		if err != nil {
+			return err
+		}
+		if res.Deleted, err = retireAll(ctx, tx, t, v); err != nil {
+			return err
+		}
+		phys, err := physicalColumns(ctx, tx, t)
+		if err != nil {
+			return err
+		}
+		cols := strings.Join(quoteAll(phys), ", ")
+		ins, err := tx.Tx.ExecContext(tx.context(ctx), fmt.Sprintf("INSERT INTO %s (_from, %s) SELECT ?, %s FROM %s WHERE %s ORDER BY _rowid",
+			dataTable(t), cols, cols, dataTable(t), visibleAt), v, version, version)
+		if err != nil {
+			return internal("restore", err)
+		}
+		if res.Inserted, err = ins.RowsAffected(); err != nil {
+			return internal("restore", err)
+		}
+		if err := saveSchema(ctx, tx, t, v, old.arrow, old.fields); err != nil {
+			return err
+		}
+		res.Version = v
+		res.TransactionID, err = recordManagedVersion(ctx, tx, t, v, "Restore")
+		return err
+	})
+	return res, err
+}
+
+// Describe implements store.ManagedData.
+func (db *DB) Describe(ctx context.Context, id []string, version *int64) (*store.TableData, error) {
+	var out *store.TableData
+	err := db.read(ctx, func(tx *Tx) error {
+		t, err := findManaged(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		v, err := resolveVersion(ctx, tx, t, version)
+		if err != nil {
+			return err
+		}
+		ts, err := loadSchema(ctx, tx, t, v)
+		if err != nil {
+			return err
+		}
+		rec, err := getVersion(ctx, tx, t, "", v)
+		if err != nil {
+			return err
+		}
+		out = &store.TableData{Version: v, Schema: ts.arrow, Timestamp: rec.Timestamp}
+		q := fmt.Sprintf(`SELECT count(*) FILTER (WHERE _from <= ?1 AND _to > ?1), count(*) FILTER (WHERE _to <= ?1),
+			count(DISTINCT _from) FILTER (WHERE _from <= ?1 AND _to > ?1) FROM %s`, dataTable(t))
+		if err := tx.Tx.QueryRowContext(ctx, q, v).Scan(&out.NumRows, &out.Deleted, &out.Fragments); err != nil {
+			return internal("describe", err)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Stats implements store.ManagedData.
+func (db *DB) Stats(ctx context.Context, id []string) (*store.TableStats, error) {
+	out := &store.TableStats{FragmentRows: []int64{}}
+	err := db.read(ctx, func(tx *Tx) error {
+		t, err := findManaged(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		v, err := latestManaged(ctx, tx, t)
+		if err != nil {
+			return err
+		}
+		ts, err := loadSchema(ctx, tx, t, v)
+		if err != nil {
+			return err
+		}
+		// Fixed-width values count 8 bytes; text and blobs their length.
+		var size []string
+		for _, fl := range ts.fields {
+			for _, c := range fl.columns() {
+				size = append(size, fmt.Sprintf("coalesce(CASE typeof(%[1]s) WHEN 'text' THEN length(CAST(%[1]s AS BLOB)) WHEN 'blob' THEN length(%[1]s) ELSE 8 END, 0)", quoteColumn(c)))
+			}
+		}
+		rows, err := tx.Tx.QueryContext(ctx, fmt.Sprintf(`SELECT count(*), sum(%s) FROM %s WHERE _to = ? GROUP BY _from ORDER BY _from`,
+			strings.Join(size, " + "), dataTable(t)), maxVersion)
+		if err != nil {
+			return internal("stats", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var n, bytes int64
+			if err := rows.Scan(&n, &bytes); err != nil {
+				return internal("stats", err)
+			}
+			out.NumRows += n
+			out.TotalBytes += bytes
+			out.FragmentRows = append(out.FragmentRows, n)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}

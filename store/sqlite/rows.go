@@ -1,0 +1,302 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/lancens/lancens/store"
+)
+
+// conform checks that data with schema ds can be written to a table with
+// schema ts: every data field must exist in the table with a compatible type
+// (names match exactly; dictionaries and view types count as their values),
+// and table fields missing from the data must be nullable. It returns
+// TableSchemaValidationError (20) naming the first problem.
+func conform(ts *tableSchema, ds *arrow.Schema) error {
+	for _, f := range ds.Fields() {
+		i := ts.field(f.Name)
+		if i < 0 {
+			return store.Errorf(store.CodeTableSchemaValidationError, "field %q is not in the table's schema", f.Name)
+		}
+		if err := compatible(f.Name, ts.arrow.Field(i).Type, storedType(f.Type)); err != nil {
+			return err
+		}
+	}
+	for _, f := range ts.arrow.Fields() {
+		if !ds.HasField(f.Name) && !f.Nullable {
+			return store.Errorf(store.CodeTableSchemaValidationError, "non-nullable field %q is missing from the data", f.Name)
+		}
+	}
+	return nil
+}
+
+// compatible reports, as code 20, whether data of type got can be stored in a
+// field of type want.
+func compatible(path string, want, got arrow.DataType) error {
+	mismatch := store.Errorf(store.CodeTableSchemaValidationError, "field %q has type %s in the data but %s in the table", path, got, want)
+	if want.ID() != got.ID() {
+		return mismatch
+	}
+	switch w := want.(type) {
+	case *arrow.StructType:
+		g := got.(*arrow.StructType)
+		if w.NumFields() != g.NumFields() {
+			return mismatch
+		}
+		for i, f := range w.Fields() {
+			gf := g.Field(i)
+			if gf.Name != f.Name {
+				return mismatch
+			}
+			if err := compatible(path+"."+f.Name, f.Type, gf.Type); err != nil {
+				return err
+			}
+		}
+		return nil
+	case *arrow.MapType:
+		g := got.(*arrow.MapType)
+		if err := compatible(path+".key", w.KeyType(), g.KeyType()); err != nil {
+			return err
+		}
+		return compatible(path+".value", w.ItemType(), g.ItemType())
+	case *arrow.FixedSizeListType:
+		if w.Len() != got.(*arrow.FixedSizeListType).Len() {
+			return mismatch
+		}
+		return compatible(path+".item", w.Elem(), got.(*arrow.FixedSizeListType).Elem())
+	case arrow.ListLikeType:
+		return compatible(path+".item", w.Elem(), got.(arrow.ListLikeType).Elem())
+	}
+	if !arrow.TypeEqual(want, got) {
+		return mismatch
+	}
+	return nil
+}
+
+// columnValue is one physical column of a batch's rows.
+type columnValue struct {
+	column string
+	value  valueFunc
+}
+
+// batchColumns returns the physical columns of the table and how to read
+// each from the rows of batch (whose fields have passed conform).
+func batchColumns(ts *tableSchema, batch arrow.RecordBatch) []columnValue {
+	var out []columnValue
+	always := func(int) bool { return true }
+	for i, fl := range ts.fields {
+		var arr arrow.Array
+		if idx := batch.Schema().FieldIndices(fl.Name); len(idx) > 0 {
+			arr = batch.Column(idx[0])
+		}
+		out = appendFieldColumns(out, fl, ts.arrow.Field(i).Type, arr, always)
+	}
+	return out
+}
+
+// appendFieldColumns adds the columns of one field. arr is nil for a field
+// the data lacks; valid says whether the enclosing structs are present.
+func appendFieldColumns(out []columnValue, fl *fieldLayout, dt arrow.DataType, arr arrow.Array, valid func(int) bool) []columnValue {
+	st, isStruct := dt.(*arrow.StructType)
+	if !isStruct {
+		if arr == nil {
+			return append(out, columnValue{fl.Column, func(int) (any, error) { return nil, nil }})
+		}
+		get := leafValues(arr)
+		return append(out, columnValue{fl.Column, func(i int) (any, error) {
+			if !valid(i) {
+				return nil, nil
+			}
+			return get(i)
+		}})
+	}
+	sa, _ := arr.(*array.Struct)
+	present := func(i int) bool { return sa != nil && valid(i) && sa.IsValid(i) }
+	out = append(out, columnValue{fl.Column, func(i int) (any, error) {
+		if present(i) {
+			return int64(1), nil
+		}
+		return nil, nil
+	}})
+	for j, child := range fl.Children {
+		var carr arrow.Array
+		if sa != nil {
+			carr = sa.Field(j)
+		}
+		out = appendFieldColumns(out, child, st.Field(j).Type, carr, present)
+	}
+	return out
+}
+
+// checkNulls returns code 20 when a non-nullable top-level field of the
+// table gets a null.
+func checkNulls(ts *tableSchema, batch arrow.RecordBatch) error {
+	for i, f := range batch.Schema().Fields() {
+		j := ts.field(f.Name)
+		if j >= 0 && !ts.arrow.Field(j).Nullable && batch.Column(i).NullN() > 0 {
+			return store.Errorf(store.CodeTableSchemaValidationError, "field %q is not nullable but the data has nulls", f.Name)
+		}
+	}
+	return nil
+}
+
+// insertBatches writes the rows of batches into table t as visible from
+// version on. It returns how many rows it wrote.
+func insertBatches(ctx context.Context, tx *Tx, t *tableRow, ts *tableSchema, version int64, batches []arrow.RecordBatch) (int64, error) {
+	return insertRows(ctx, tx, dataTable(t), ts, &version, batches)
+}
+
+// insertRows writes the rows of batches into the SQL table named table,
+// which has the physical columns of ts, with _from set to *version unless
+// version is nil.
+func insertRows(ctx context.Context, tx *Tx, table string, ts *tableSchema, version *int64, batches []arrow.RecordBatch) (int64, error) {
+	var total int64
+	for _, batch := range batches {
+		if err := checkNulls(ts, batch); err != nil {
+			return 0, err
+		}
+		cols := batchColumns(ts, batch)
+		names := make([]string, 0, len(cols)+1)
+		if version != nil {
+			names = append(names, "_from")
+		}
+		for _, c := range cols {
+			names = append(names, quoteColumn(c.column))
+		}
+		perRow := len(names)
+		rowsPerStmt := max(1, min(256, 30000/perRow))
+		rowSQL := "(" + strings.TrimSuffix(strings.Repeat("?,", perRow), ",") + ")"
+		prefix := fmt.Sprintf("INSERT INTO %s (%s) VALUES ", table, strings.Join(names, ","))
+		n := int(batch.NumRows())
+		args := make([]any, 0, rowsPerStmt*perRow)
+		for start := 0; start < n; start += rowsPerStmt {
+			end := min(n, start+rowsPerStmt)
+			args = args[:0]
+			for i := start; i < end; i++ {
+				if version != nil {
+					args = append(args, *version)
+				}
+				for _, c := range cols {
+					v, err := c.value(i)
+					if err != nil {
+						return 0, err
+					}
+					args = append(args, v)
+				}
+			}
+			q := prefix + strings.TrimSuffix(strings.Repeat(rowSQL+",", end-start), ",")
+			if _, err := tx.Tx.ExecContext(tx.context(ctx), q, args...); err != nil {
+				return 0, internal("insert rows", err)
+			}
+		}
+		total += int64(n)
+	}
+	return total, nil
+}
+
+// fieldReader appends the values of one output field, read from
+// consecutive SQL result columns, to its builder.
+type fieldReader struct {
+	builder array.Builder
+	width   int // SQL columns consumed
+	read    func(b array.Builder, vals []any) error
+}
+
+// newFieldReader reads a stored field of type dt.
+func newFieldReader(mem memory.Allocator, dt arrow.DataType) *fieldReader {
+	r := &fieldReader{builder: array.NewBuilder(mem, dt)}
+	r.width, r.read = structuredRead(dt)
+	return r
+}
+
+// structuredRead returns how many SQL columns a field of type dt spans and
+// how to append one row of them.
+func structuredRead(dt arrow.DataType) (int, func(b array.Builder, vals []any) error) {
+	st, ok := dt.(*arrow.StructType)
+	if !ok {
+		return 1, func(b array.Builder, vals []any) error { return appendSQL(b, vals[0]) }
+	}
+	width := 1
+	type child struct {
+		offset, width int
+		read          func(b array.Builder, vals []any) error
+	}
+	children := make([]child, st.NumFields())
+	for j, f := range st.Fields() {
+		w, rd := structuredRead(f.Type)
+		children[j] = child{width, w, rd}
+		width += w
+	}
+	return width, func(b array.Builder, vals []any) error {
+		sb := b.(*array.StructBuilder)
+		if vals[0] == nil {
+			sb.AppendNull()
+			return nil
+		}
+		sb.Append(true)
+		for j, c := range children {
+			if err := c.read(sb.FieldBuilder(j), vals[c.offset:c.offset+c.width]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// batchSize is the number of rows per record batch a query returns.
+const batchSize = 8192
+
+// readBatches reads SQL rows whose columns are, in order, the spans of
+// readers, into record batches of schema s.
+func readBatches(rows interface {
+	Next() bool
+	Scan(...any) error
+	Err() error
+}, s *arrow.Schema, readers []*fieldReader) ([]arrow.RecordBatch, error) {
+	width := 0
+	for _, r := range readers {
+		width += r.width
+	}
+	vals := make([]any, width)
+	ptrs := make([]any, width)
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	var out []arrow.RecordBatch
+	n := 0
+	flush := func() {
+		cols := make([]arrow.Array, len(readers))
+		for i, r := range readers {
+			cols[i] = r.builder.NewArray()
+		}
+		out = append(out, array.NewRecordBatch(s, cols, int64(n)))
+		n = 0
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, internal("read rows", err)
+		}
+		off := 0
+		for _, r := range readers {
+			if err := r.read(r.builder, vals[off:off+r.width]); err != nil {
+				return nil, internal("read rows", err)
+			}
+			off += r.width
+		}
+		if n++; n == batchSize {
+			flush()
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if n > 0 || len(out) == 0 {
+		flush()
+	}
+	return out, nil
+}
