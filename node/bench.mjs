@@ -69,6 +69,75 @@ const workloads = {
   },
 };
 
+// indexConfig builds a LanceDB index config from the bench's description.
+function indexConfig({ type, params }) {
+  const p = { distanceType: "l2", ...params };
+  switch (type) {
+    case "IVF_FLAT": return lancedb.Index.ivfFlat(p);
+    case "IVF_PQ": return lancedb.Index.ivfPq(p);
+    case "IVF_HNSW_SQ": return lancedb.Index.hnswSq(p);
+    case "IVF_HNSW_PQ": return lancedb.Index.hnswPq(p);
+  }
+  throw new Error(`no LanceDB index type ${type}`);
+}
+
+Object.assign(workloads, {
+  // Builds a vector index (timed) and runs the queries, returning each
+  // query's result ids and latency.
+  async vector({ dir, table, index, queriesFile, k, nprobes, refineFactor, ef, iterations, filter }) {
+    const tbl = await (await lancedb.connect(dir)).openTable(table);
+    let buildMs = 0;
+    if (index) {
+      const t0 = now();
+      await tbl.createIndex("vector", { config: indexConfig(index), replace: true });
+      buildMs = now() - t0;
+    }
+    const queries = JSON.parse(readFileSync(queriesFile, "utf8"));
+    const run = async (q) => {
+      let s = tbl.vectorSearch(q).limit(k).select(["id"]);
+      if (nprobes) s = s.nprobes(nprobes);
+      if (refineFactor) s = s.refineFactor(refineFactor);
+      if (ef) s = s.ef(ef);
+      if (filter) s = s.where(filter);
+      const res = await s.toArrow();
+      return Array.from(res.getChild("id").toArray(), Number);
+    };
+    for (const q of queries.slice(0, 5)) await run(q); // warm up
+    const ids = [];
+    const lat = [];
+    for (let it = 0; it < iterations; it++) {
+      for (const q of queries) {
+        const t0 = now();
+        const r = await run(q);
+        lat.push(now() - t0);
+        if (it === 0) ids.push(r);
+      }
+    }
+    return { buildMs, ids, lat };
+  },
+
+  // Builds a full-text index (timed) and runs string queries.
+  async fts({ dir, table, queries, k, iterations }) {
+    const tbl = await (await lancedb.connect(dir)).openTable(table);
+    const t0 = now();
+    await tbl.createIndex("text", { config: lancedb.Index.fts(), replace: true });
+    const buildMs = now() - t0;
+    const run = async (q) => (await tbl.search(q, "fts").limit(k).select(["id"]).toArrow()).numRows;
+    for (const q of queries) await run(q);
+    const lat = [];
+    const rows = [];
+    for (let it = 0; it < iterations; it++) {
+      for (const q of queries) {
+        const t1 = now();
+        const n = await run(q);
+        lat.push(now() - t1);
+        if (it === 0) rows.push(n);
+      }
+    }
+    return { buildMs, lat, rows };
+  },
+});
+
 const fn = workloads[workload];
 if (!fn) {
   console.error(`unknown workload ${workload}`);

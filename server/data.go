@@ -14,9 +14,12 @@ import (
 	"github.com/lancens/lancens/store"
 )
 
-// headerDeletedRows carries how many rows a delete removed; the spec's
-// DeleteFromTableResponse has no field for it.
-const headerDeletedRows = "X-Lancens-Deleted-Rows"
+// Answers carry in headers what the spec's bodies have no field for: how
+// many rows a delete removed, and the table version a query read.
+const (
+	headerDeletedRows  = "X-Lancens-Deleted-Rows"
+	headerTableVersion = "X-Lancens-Table-Version"
+)
 
 // jsonParamMap reads a query parameter holding a JSON object of strings.
 // Returns InvalidInput (13) when it is not one.

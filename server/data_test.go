@@ -739,3 +739,22 @@ func TestComputedColumns(t *testing.T) {
 		}
 	}
 }
+
+// arrowFile reads an IPC file body into one record batch.
+func arrowFile(t *testing.T, body []byte) arrow.RecordBatch {
+	t.Helper()
+	r, err := ipc.NewFileReader(bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var batches []arrow.RecordBatch
+	for i := 0; i < r.NumRecords(); i++ {
+		b, err := r.RecordBatch(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Retain()
+		batches = append(batches, b)
+	}
+	return arrowtest.Concat(t, r.Schema(), batches)
+}

@@ -73,7 +73,7 @@ func (r *jobRunner) stop() {
 // drain runs queued jobs until none is left or ctx ends.
 func (r *jobRunner) drain(ctx context.Context) {
 	for ctx.Err() == nil {
-		job, err := r.store.ClaimJob(ctx, store.JobDeleteTableData, store.JobBackfillColumn)
+		job, err := r.store.ClaimJob(ctx, store.JobDeleteTableData, store.JobBackfillColumn, store.JobBuildIndex)
 		if err != nil {
 			if ctx.Err() == nil {
 				r.log.Error("claim job", slog.Any("error", err))
@@ -108,6 +108,12 @@ func (r *jobRunner) run(ctx context.Context, job *store.Job) error {
 		}
 		_, err := r.store.Backfill(ctx, p)
 		return err
+	case store.JobBuildIndex:
+		var p store.BuildIndex
+		if err := json.Unmarshal(job.Payload, &p); err != nil {
+			return fmt.Errorf("bad payload: %w", err)
+		}
+		return r.store.BuildIndex(ctx, p)
 	}
 	return fmt.Errorf("unknown job kind %q", job.Kind)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 
 	"github.com/labstack/echo/v4"
 
@@ -60,16 +61,11 @@ func requestBody(c echo.Context) []byte {
 	return b
 }
 
-// plainQuery turns a QueryTableRequest without vector or full-text search
-// into a store query. k is the row limit (0: all rows). aliases holds
-// column_aliases in request order.
-func plainQuery(q *gen.QueryTableRequest, aliases orderedAliases) (store.Query, error) {
-	if q.Vector != nil && (q.Vector.SingleVector != nil && len(*q.Vector.SingleVector) > 0 || q.Vector.MultiVector != nil && len(*q.Vector.MultiVector) > 0) {
-		return store.Query{}, store.Errorf(store.CodeUnsupported, "vector search is not supported yet")
-	}
-	if q.FullTextQuery != nil && (q.FullTextQuery.StringQuery != nil || q.FullTextQuery.StructuredQuery != nil) {
-		return store.Query{}, store.Errorf(store.CodeUnsupported, "full-text search is not supported yet")
-	}
+// storeQuery turns a QueryTableRequest into a store query: a scan, where k
+// is the row limit (0: all rows), or a vector or full-text search, where k
+// is the number of results (0: 10). aliases holds column_aliases in request
+// order.
+func storeQuery(q *gen.QueryTableRequest, aliases orderedAliases) (store.Query, error) {
 	if err := mainBranchOnly(q.Branch); err != nil {
 		return store.Query{}, err
 	}
@@ -90,7 +86,140 @@ func plainQuery(q *gen.QueryTableRequest, aliases orderedAliases) (store.Query, 
 			out.Projection.Aliases = append([]store.Alias{}, aliases...)
 		}
 	}
+	var err error
+	if out.Vector, err = vectorSearch(q); err != nil {
+		return store.Query{}, err
+	}
+	if out.Text, err = textSearch(q); err != nil {
+		return store.Query{}, err
+	}
 	return out, nil
+}
+
+// vectorSearch reads the vector part of a query; nil when it has none.
+func vectorSearch(q *gen.QueryTableRequest) (*store.VectorSearch, error) {
+	if q.Vector == nil {
+		return nil, nil
+	}
+	single, multi := q.Vector.SingleVector, q.Vector.MultiVector
+	vs := &store.VectorSearch{
+		Column: deref(q.VectorColumn), Metric: deref(q.DistanceType), Nprobes: deref(q.Nprobes), Ef: deref(q.Ef),
+		RefineFactor: int(deref(q.RefineFactor)), FastSearch: boolOr(q.FastSearch, false), BypassIndex: boolOr(q.BypassVectorIndex, false),
+		Postfilter: !boolOr(q.Prefilter, true), LowerBound: q.LowerBound, UpperBound: q.UpperBound,
+	}
+	switch {
+	case single != nil && multi != nil:
+		return nil, invalidInput("vector may set single_vector or multi_vector, not both")
+	case single != nil && len(*single) > 0:
+		vs.Vectors = [][]float32{*single}
+	case multi != nil && len(*multi) > 0:
+		vs.Vectors, vs.Multi = *multi, true
+	default:
+		return nil, nil
+	}
+	if vs.Nprobes < 0 || vs.Ef < 0 || vs.RefineFactor < 0 {
+		return nil, invalidInput("nprobes, ef and refine_factor must not be negative")
+	}
+	return vs, nil
+}
+
+// textSearch reads the full-text part of a query; nil when it has none.
+func textSearch(q *gen.QueryTableRequest) (*store.TextSearch, error) {
+	f := q.FullTextQuery
+	if f == nil || (f.StringQuery == nil && f.StructuredQuery == nil) {
+		return nil, nil
+	}
+	if f.StringQuery != nil && f.StructuredQuery != nil {
+		return nil, invalidInput("full_text_query may set string_query or structured_query, not both")
+	}
+	if f.StringQuery != nil {
+		ts := &store.TextSearch{Query: store.FtsQuery{Match: &store.FtsMatch{Terms: f.StringQuery.Query}}}
+		if f.StringQuery.Columns != nil {
+			ts.Columns = *f.StringQuery.Columns
+		}
+		return ts, nil
+	}
+	fq, err := ftsQuery(&f.StructuredQuery.Query, 0)
+	if err != nil {
+		return nil, err
+	}
+	return &store.TextSearch{Query: fq}, nil
+}
+
+// maxFtsDepth bounds the nesting of structured full-text queries.
+const maxFtsDepth = 32
+
+// ftsQuery converts a structured full-text query. Returns InvalidInput (13)
+// for one that sets no kind or several, or nests too deep.
+func ftsQuery(q *gen.FtsQuery, depth int) (store.FtsQuery, error) {
+	var out store.FtsQuery
+	if depth > maxFtsDepth {
+		return out, invalidInput("the full-text query nests deeper than %d levels", maxFtsDepth)
+	}
+	set := 0
+	if q.Match != nil {
+		set++
+		m := matchQuery(q.Match)
+		out.Match = &m
+	}
+	if q.Phrase != nil {
+		set++
+		out.Phrase = &store.FtsPhrase{Terms: q.Phrase.Terms, Column: deref(q.Phrase.Column), Slop: int(deref(q.Phrase.Slop))}
+	}
+	if q.MultiMatch != nil {
+		set++
+		mm := &store.FtsMultiMatch{}
+		for i := range q.MultiMatch.MatchQueries {
+			mm.Matches = append(mm.Matches, matchQuery(&q.MultiMatch.MatchQueries[i]))
+		}
+		out.MultiMatch = mm
+	}
+	if q.Boost != nil {
+		set++
+		pos, err := ftsQuery(&q.Boost.Positive, depth+1)
+		if err != nil {
+			return out, err
+		}
+		neg, err := ftsQuery(&q.Boost.Negative, depth+1)
+		if err != nil {
+			return out, err
+		}
+		nb := float32(0.5)
+		if q.Boost.NegativeBoost != nil {
+			nb = *q.Boost.NegativeBoost
+		}
+		out.Boost = &store.FtsBoost{Positive: pos, Negative: neg, NegativeBoost: nb}
+	}
+	if q.Boolean != nil {
+		set++
+		b := &store.FtsBoolean{}
+		for _, part := range []struct {
+			src []gen.FtsQuery
+			dst *[]store.FtsQuery
+		}{{q.Boolean.Must, &b.Must}, {q.Boolean.Should, &b.Should}, {q.Boolean.MustNot, &b.MustNot}} {
+			for i := range part.src {
+				sub, err := ftsQuery(&part.src[i], depth+1)
+				if err != nil {
+					return out, err
+				}
+				*part.dst = append(*part.dst, sub)
+			}
+		}
+		out.Boolean = b
+	}
+	if set != 1 {
+		return out, invalidInput("a full-text query must set exactly one of match, phrase, boost, multi_match, boolean")
+	}
+	return out, nil
+}
+
+func matchQuery(m *gen.MatchQuery) store.FtsMatch {
+	out := store.FtsMatch{Terms: m.Terms, Column: deref(m.Column), Boost: deref(m.Boost), Fuzziness: int(deref(m.Fuzziness)),
+		MaxExpansions: deref(m.MaxExpansions), PrefixLength: int(deref(m.PrefixLength))}
+	if m.Operator != nil {
+		out.Operator = string(*m.Operator)
+	}
+	return out
 }
 
 // QueryTable handles POST /v1/table/{id}/query: the result is an Arrow IPC
@@ -106,7 +235,7 @@ func (s *Server) QueryTable(c echo.Context, _ gen.Id, p gen.QueryTableParams) er
 	}
 	var order queryColumns
 	_ = json.Unmarshal(requestBody(c), &order)
-	q, err := plainQuery(&req, aliasesOf(order))
+	q, err := storeQuery(&req, aliasesOf(order))
 	if err != nil {
 		return err
 	}
@@ -114,6 +243,7 @@ func (s *Server) QueryTable(c echo.Context, _ gen.Id, p gen.QueryTableParams) er
 	if err != nil {
 		return err
 	}
+	c.Response().Header().Set(headerTableVersion, strconv.FormatInt(res.Version, 10))
 	return writeArrow(c, res.Schema, res.Batches)
 }
 
@@ -139,7 +269,7 @@ func (s *Server) ExplainTableQueryPlan(c echo.Context, _ gen.Id, p gen.ExplainTa
 		Query queryColumns `json:"query"`
 	}
 	_ = json.Unmarshal(requestBody(c), &order)
-	q, err := plainQuery(&req.Query, aliasesOf(order.Query))
+	q, err := storeQuery(&req.Query, aliasesOf(order.Query))
 	if err != nil {
 		return err
 	}
@@ -170,7 +300,7 @@ func (s *Server) AnalyzeTableQueryPlan(c echo.Context, _ gen.Id, p gen.AnalyzeTa
 	if err := json.Unmarshal(raw, &qreq); err != nil {
 		return invalidInput("malformed query: %v", err)
 	}
-	q, err := plainQuery(&qreq, aliasesOf(order))
+	q, err := storeQuery(&qreq, aliasesOf(order))
 	if err != nil {
 		return err
 	}

@@ -28,6 +28,7 @@ type Store interface {
 	store.Transactions
 	store.Jobs
 	store.ManagedData
+	store.Indexes
 }
 
 // Config configures a Server.

@@ -96,14 +96,43 @@ type Alias struct {
 	Name, Expr string
 }
 
-// Query reads rows of a managed table.
+// Query reads rows of a managed table: a scan, a vector search or a
+// full-text search.
 type Query struct {
 	Version    *int64
 	Filter     string
 	Projection Projection
-	Limit      int64 // <= 0: no limit
-	Offset     int64
-	WithRowID  bool
+	// Limit is the row limit of a scan (<= 0: no limit) and the k of a
+	// search (<= 0: 10).
+	Limit     int64
+	Offset    int64
+	WithRowID bool
+	Vector    *VectorSearch
+	Text      *TextSearch
+}
+
+// VectorSearch is the nearest-neighbour part of a query.
+type VectorSearch struct {
+	// Column is the vector column; "" means the table's only one.
+	Column string
+	// Vectors holds one query vector, or several for a batch search whose
+	// results carry a query_index column (Multi).
+	Vectors [][]float32
+	Multi   bool
+	// Metric is l2, cosine, dot or hamming; "" uses the index's, else l2.
+	Metric       string
+	Nprobes      int
+	Ef           int
+	RefineFactor int
+	// FastSearch skips rows the index does not cover; BypassIndex searches
+	// exactly.
+	FastSearch  bool
+	BypassIndex bool
+	// Postfilter applies the filter to the nearest rows instead of before
+	// the search.
+	Postfilter bool
+	// LowerBound ≤ distance < UpperBound, when set.
+	LowerBound, UpperBound *float32
 }
 
 // Result is a query's output.

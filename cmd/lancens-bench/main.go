@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -26,7 +27,7 @@ import (
 )
 
 func main() {
-	suites := flag.String("suite", "catalog,data", "comma-separated suites to run: catalog, data")
+	suites := flag.String("suite", "catalog,data,search", "comma-separated suites to run: catalog, data, search")
 	flag.StringVar(&nodeDir, "node", nodeDir, "directory of the Node project with the LanceDB peer")
 	scale := flag.Float64("scale", 1, "multiply workload sizes by this factor (e.g. 0.1 for a quick run)")
 	flag.Parse()
@@ -54,6 +55,8 @@ func run(suites string, scale float64) error {
 			rs, err = catalogSuite(scale)
 		case "data":
 			rs, err = dataSuite(scale)
+		case "search":
+			rs, err = searchSuite(scale)
 		default:
 			return fmt.Errorf("unknown suite %q", s)
 		}
@@ -87,6 +90,10 @@ func format(v float64, unit string) string {
 		return fmt.Sprintf("%.3f ms", v)
 	case "/s":
 		return fmt.Sprintf("%.0f/s", v)
+	case "s":
+		return fmt.Sprintf("%.2f s", v)
+	case "":
+		return fmt.Sprintf("%.3f", v)
 	case "MB/s":
 		return fmt.Sprintf("%.1f MB/s", v)
 	}
@@ -150,3 +157,25 @@ func (l latencies) percentile(p float64) time.Duration {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// post sends a JSON request to the instance and decodes the answer.
+func (inst *instance) post(ctx context.Context, path, body string, out any) error {
+	req, err := http.NewRequestWithContext(ctx, "POST", inst.url+path, strings.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		return err
+	}
+	if res.StatusCode != http.StatusOK {
+		return fmt.Errorf("POST %s: %s: %s", path, res.Status, b)
+	}
+	return json.Unmarshal(b, out)
+}

@@ -28,6 +28,9 @@ type Options struct {
 	Readers int
 	// Now is the clock; tests set it. Default time.Now.
 	Now func() time.Time
+	// VectorCacheBytes bounds the memory of cached vectors for search
+	// (default 2 GiB).
+	VectorCacheBytes int64
 }
 
 // DB is an open lancens database. Writes go through one connection, so they
@@ -42,6 +45,12 @@ type DB struct {
 	// parses a statement again each time it is not reused.
 	writeStmts, readStmts stmtCache
 	writes                writeQueue
+	// vectors caches the vectors of searched columns; indexes the loaded
+	// vector indexes.
+	vectors  *vectorCache
+	indexes  indexCache
+	postings postingCache
+	visible  visibleCache
 }
 
 // stmtCache holds statements prepared on one connection pool, by query text.
@@ -115,9 +124,15 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.VectorCacheBytes <= 0 {
+		opts.VectorCacheBytes = 2 << 30
+	}
 	// The expression compiler's SQL functions must be registered before the
 	// first connection opens.
 	if err := expr.Register(); err != nil {
+		return nil, fmt.Errorf("sqlite: register functions: %w", err)
+	}
+	if err := registerAnalyzer(); err != nil {
 		return nil, fmt.Errorf("sqlite: register functions: %w", err)
 	}
 	writer, err := sql.Open("sqlite", dsn(path, opts.Synchronous, true))
@@ -128,7 +143,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	writer.SetMaxIdleConns(1)
 	writer.SetConnMaxIdleTime(0)
 	writer.SetConnMaxLifetime(0)
-	db := &DB{path: path, writer: writer, now: opts.Now}
+	db := &DB{path: path, writer: writer, now: opts.Now, vectors: newVectorCache(opts.VectorCacheBytes)}
 	db.writeStmts.pool = writer
 	if err := db.checkPragmas(ctx, writer); err != nil {
 		writer.Close()

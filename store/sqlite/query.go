@@ -25,35 +25,43 @@ type plannedQuery struct {
 	version int64
 }
 
-// planQuery compiles q against table t.
-func planQuery(ctx context.Context, tx *Tx, t *tableRow, q store.Query) (*plannedQuery, error) {
-	v, err := resolveVersion(ctx, tx, t, q.Version)
-	if err != nil {
-		return nil, err
+// projection is the output part of a query: its fields and the SQL that
+// reads them.
+type projection struct {
+	fields []arrow.Field
+	cols   []string
+	args   []any
+}
+
+func (p *projection) add(f arrow.Field, cols []string, args []any) {
+	p.fields = append(p.fields, f)
+	p.cols = append(p.cols, cols...)
+	p.args = append(p.args, args...)
+}
+
+// readers returns a fresh reader per output field.
+func (p *projection) readers() []*fieldReader {
+	rs := make([]*fieldReader, len(p.fields))
+	for i, f := range p.fields {
+		rs[i] = newFieldReader(memory.DefaultAllocator, f.Type)
 	}
-	ts, err := loadSchema(ctx, tx, t, v)
-	if err != nil {
-		return nil, err
-	}
+	return rs
+}
+
+// buildProjection compiles the output columns of q against schema ts.
+func buildProjection(ts *tableSchema, q store.Query) (*projection, error) {
 	r := resolver{schema: ts}
-	var cols []string
-	var fields []arrow.Field
-	var args []any
-	add := func(f arrow.Field, sqlCols []string, sqlArgs []any) {
-		fields = append(fields, f)
-		cols = append(cols, sqlCols...)
-		args = append(args, sqlArgs...)
-	}
+	p := &projection{}
 	switch {
 	case q.Projection.Columns == nil && q.Projection.Aliases == nil:
 		for i, f := range ts.arrow.Fields() {
-			add(f, quoteAll(ts.fields[i].columns()), nil)
+			p.add(f, quoteAll(ts.fields[i].columns()), nil)
 		}
 	case q.Projection.Aliases != nil:
 		for _, a := range q.Projection.Aliases {
 			if f, fl, ok := ts.lookup(splitPath(a.Expr)); ok {
 				f.Name = a.Name
-				add(f, quoteAll(fl.columns()), nil)
+				p.add(f, quoteAll(fl.columns()), nil)
 				continue
 			}
 			c, err := compileValue(a.Expr, r)
@@ -64,34 +72,51 @@ func planQuery(ctx context.Context, tx *Tx, t *tableRow, q store.Query) (*planne
 			if err != nil {
 				return nil, err
 			}
-			add(arrow.Field{Name: a.Name, Type: dt, Nullable: true}, []string{c.SQL}, c.Args)
+			p.add(arrow.Field{Name: a.Name, Type: dt, Nullable: true}, []string{c.SQL}, c.Args)
 		}
 	default:
-		for _, p := range q.Projection.Columns {
-			path := splitPath(p)
+		for _, name := range q.Projection.Columns {
+			path := splitPath(name)
 			f, fl, ok := ts.lookup(path)
 			if !ok {
-				return nil, store.Errorf(store.CodeTableColumnNotFound, "column %s not found", p)
+				return nil, store.Errorf(store.CodeTableColumnNotFound, "column %s not found", name)
 			}
 			if len(path) > 1 {
-				f.Name = p
+				f.Name = name
 			}
-			add(f, quoteAll(fl.columns()), nil)
+			p.add(f, quoteAll(fl.columns()), nil)
 		}
 	}
-	if q.WithRowID {
-		add(arrow.Field{Name: "_rowid", Type: arrow.PrimitiveTypes.Uint64}, []string{"_rowid"}, nil)
+	return p, nil
+}
+
+// planQuery compiles a scan q against table t.
+func planQuery(ctx context.Context, tx *Tx, t *tableRow, q store.Query) (*plannedQuery, error) {
+	v, err := resolveVersion(ctx, tx, t, q.Version)
+	if err != nil {
+		return nil, err
 	}
-	if len(cols) == 0 {
+	ts, err := loadSchema(ctx, tx, t, v)
+	if err != nil {
+		return nil, err
+	}
+	p, err := buildProjection(ts, q)
+	if err != nil {
+		return nil, err
+	}
+	if q.WithRowID {
+		p.add(arrow.Field{Name: "_rowid", Type: arrow.PrimitiveTypes.Uint64}, []string{"_rowid"}, nil)
+	}
+	if len(p.cols) == 0 {
 		return nil, store.Errorf(store.CodeInvalidInput, "the query selects no columns")
 	}
-	where, err := compileFilter(q.Filter, r)
+	where, err := compileFilter(q.Filter, resolver{schema: ts})
 	if err != nil {
 		return nil, err
 	}
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "SELECT %s FROM %s WHERE %s", strings.Join(cols, ", "), dataTable(t), visibleAt)
-	args = append(args, v, v)
+	fmt.Fprintf(&sb, "SELECT %s FROM %s WHERE %s", strings.Join(p.cols, ", "), dataTable(t), visibleAt)
+	args := append(p.args, v, v)
 	if where.SQL != "" {
 		sb.WriteString(" AND (" + where.SQL + ")")
 		args = append(args, where.Args...)
@@ -106,17 +131,7 @@ func planQuery(ctx context.Context, tx *Tx, t *tableRow, q store.Query) (*planne
 		args = append(args, limit, q.Offset)
 	}
 	md := ts.arrow.Metadata()
-	schema := arrow.NewSchema(fields, &md)
-	return &plannedQuery{
-		sql: sb.String(), args: args, schema: schema, version: v,
-		readers: func() []*fieldReader {
-			rs := make([]*fieldReader, len(fields))
-			for i, f := range fields {
-				rs[i] = newFieldReader(memory.DefaultAllocator, f.Type)
-			}
-			return rs
-		},
-	}, nil
+	return &plannedQuery{sql: sb.String(), args: args, schema: arrow.NewSchema(p.fields, &md), version: v, readers: p.readers}, nil
 }
 
 func quoteAll(cols []string) []string {
@@ -157,6 +172,16 @@ func (db *DB) Query(ctx context.Context, id []string, q store.Query) (*store.Res
 	err := db.read(ctx, func(tx *Tx) error {
 		t, err := findManaged(ctx, tx, id)
 		if err != nil {
+			return err
+		}
+		switch {
+		case q.Vector != nil && q.Text != nil:
+			return store.Errorf(store.CodeInvalidInput, "a query cannot be both a vector and a full-text search; run them separately (hybrid search fuses the two)")
+		case q.Vector != nil:
+			out, err = db.searchVectors(ctx, tx, t, q)
+			return err
+		case q.Text != nil:
+			out, err = db.searchText(ctx, tx, t, q)
 			return err
 		}
 		pq, err := planQuery(ctx, tx, t, q)
@@ -201,6 +226,10 @@ func (db *DB) ExplainQuery(ctx context.Context, id []string, q store.Query, anal
 		if err != nil {
 			return err
 		}
+		if q.Vector != nil || q.Text != nil {
+			out, err = db.explainSearch(ctx, tx, t, q, analyze)
+			return err
+		}
 		pq, err := planQuery(ctx, tx, t, q)
 		if err != nil {
 			return err
@@ -239,6 +268,76 @@ func (db *DB) ExplainQuery(ctx context.Context, id []string, q store.Query, anal
 		return nil
 	})
 	return out, err
+}
+
+// explainSearch describes a vector or full-text search; with analyze it
+// runs it and reports the rows and time.
+func (db *DB) explainSearch(ctx context.Context, tx *Tx, t *tableRow, q store.Query, analyze bool) (string, error) {
+	v, err := resolveVersion(ctx, tx, t, q.Version)
+	if err != nil {
+		return "", err
+	}
+	ts, err := loadSchema(ctx, tx, t, v)
+	if err != nil {
+		return "", err
+	}
+	var sb strings.Builder
+	k := q.Limit
+	if k <= 0 {
+		k = defaultK
+	}
+	if vs := q.Vector; vs != nil {
+		f, fl, err := vectorColumn(ts, vs.Column)
+		if err != nil {
+			return "", err
+		}
+		idx, err := db.usableIndex(ctx, tx, t, fl.Column, vs)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(&sb, "Vector search of table %s at version %d\n  column: %s (%s)\n  k: %d, queries: %d\n",
+			displayID(t.ID), v, f.Name, f.Type, k, len(vs.Vectors))
+		if idx != nil {
+			p := idx.ix.Params()
+			fmt.Fprintf(&sb, "  index: %v, metric %s, rows up to id %d indexed, nprobes %d, ef %d, refine %d\n",
+				p.Kind, metricName(p.Metric), idx.maxRowID, vs.Nprobes, vs.Ef, vs.RefineFactor)
+			if !vs.FastSearch {
+				sb.WriteString("  unindexed rows: exact scan\n")
+			}
+		} else {
+			sb.WriteString("  exact search (no index or bypassed)\n")
+		}
+		if q.Filter != "" {
+			mode := "prefilter"
+			if vs.Postfilter {
+				mode = "postfilter"
+			}
+			fmt.Fprintf(&sb, "  filter (%s): %s\n", mode, q.Filter)
+		}
+	} else {
+		fmt.Fprintf(&sb, "Full-text search of table %s at version %d (FTS5, BM25 scores)\n  k: %d\n", displayID(t.ID), v, k)
+		if q.Filter != "" {
+			fmt.Fprintf(&sb, "  filter: %s\n", q.Filter)
+		}
+	}
+	if analyze {
+		start := time.Now()
+		var res *store.Result
+		if q.Vector != nil {
+			res, err = db.searchVectors(ctx, tx, t, q)
+		} else {
+			res, err = db.searchText(ctx, tx, t, q)
+		}
+		if err != nil {
+			return "", err
+		}
+		var n int64
+		for _, b := range res.Batches {
+			n += b.NumRows()
+		}
+		fmt.Fprintf(&sb, "  metrics: output_rows=%d elapsed=%s\n", n, time.Since(start))
+	}
+	return sb.String(), nil
 }
 
 // CountRows implements store.ManagedData.
@@ -568,7 +667,11 @@ func (db *DB) Stats(ctx context.Context, id []string) (*store.TableStats, error)
 			out.TotalBytes += bytes
 			out.FragmentRows = append(out.FragmentRows, n)
 		}
-		return rows.Err()
+		if err := rows.Err(); err != nil {
+			return internal("stats", err)
+		}
+		out.NumIndices, err = numIndices(ctx, tx, t)
+		return err
 	})
 	if err != nil {
 		return nil, err

@@ -274,6 +274,9 @@ func dropTable(ctx context.Context, tx *Tx, t *tableRow) (string, error) {
 // their table.
 func deleteTableRow(ctx context.Context, tx *Tx, t *tableRow) error {
 	if t.Kind == store.Managed {
+		if err := dropAllIndexes(ctx, tx, t); err != nil {
+			return err
+		}
 		if _, err := tx.Tx.ExecContext(ctx, `DROP TABLE IF EXISTS `+dataTable(t)); err != nil {
 			return internal("drop rows", err)
 		}

@@ -1,0 +1,141 @@
+package store
+
+import (
+	"context"
+	"strings"
+	"time"
+)
+
+// Index types, as the API names them.
+const (
+	IndexIVFFlat   = "IVF_FLAT"
+	IndexIVFPQ     = "IVF_PQ"
+	IndexIVFSQ     = "IVF_SQ"
+	IndexIVFHNSWSQ = "IVF_HNSW_SQ"
+	IndexIVFHNSWPQ = "IVF_HNSW_PQ"
+	IndexBTree     = "BTREE"
+	IndexBitmap    = "BITMAP"
+	IndexLabelList = "LABEL_LIST"
+	IndexInverted  = "INVERTED"
+)
+
+// lanceIndexTypes are the other index types Lance has, which lancens
+// refuses by name.
+var lanceIndexTypes = []string{"NGRAM", "ZONEMAP", "BLOOMFILTER", "RTREE", "IVF_RQ", "IVF_HNSW_FLAT"}
+
+// NormalizeIndexType returns the canonical name of an index type ("FTS" is
+// INVERTED, "VECTOR" is IVF_PQ, "SCALAR" is BTREE), case-insensitively. It
+// returns Unsupported (0) for a Lance index type lancens does not build and
+// InvalidInput (13) for an unknown one.
+func NormalizeIndexType(s string) (string, error) {
+	t := strings.ToUpper(strings.TrimSpace(s))
+	switch t {
+	case "FTS":
+		return IndexInverted, nil
+	case "VECTOR":
+		return IndexIVFPQ, nil
+	case "SCALAR":
+		return IndexBTree, nil
+	case IndexIVFFlat, IndexIVFPQ, IndexIVFSQ, IndexIVFHNSWSQ, IndexIVFHNSWPQ, IndexBTree, IndexBitmap, IndexLabelList, IndexInverted:
+		return t, nil
+	}
+	for _, u := range lanceIndexTypes {
+		if t == u {
+			return "", Errorf(CodeUnsupported, "index type %s is not supported by lancens", t)
+		}
+	}
+	return "", Errorf(CodeInvalidInput, "unknown index type %q", s)
+}
+
+// IsVectorIndex reports whether an index type indexes vectors.
+func IsVectorIndex(t string) bool { return strings.HasPrefix(t, "IVF_") }
+
+// VectorIndexParams tune a vector index build; zero means the default.
+type VectorIndexParams struct {
+	NumPartitions, TargetPartitionSize, NumSubVectors, NumBits, SampleRate, MaxIterations, M, EfConstruction int
+}
+
+// TextIndexParams configure a full-text index; nil fields take defaults.
+type TextIndexParams struct {
+	WithPosition    *bool
+	BaseTokenizer   string
+	Language        string
+	LowerCase       *bool
+	Stem            *bool
+	RemoveStopWords *bool
+	ASCIIFolding    *bool
+	MaxTokenLength  *int
+}
+
+// IndexSpec asks for an index.
+type IndexSpec struct {
+	// Name defaults to "<column>_idx".
+	Name   string
+	Column string
+	// Type is a canonical index type (see NormalizeIndexType).
+	Type   string
+	Metric string // vector indexes: l2, cosine, dot, hamming ("" = l2)
+	Vector VectorIndexParams
+	Text   TextIndexParams
+	// Replace replaces an index of the same name instead of failing with
+	// TableIndexAlreadyExists.
+	Replace bool
+}
+
+// Index states.
+const (
+	IndexBuilding  = "BUILDING"
+	IndexSucceeded = "SUCCEEDED"
+	IndexFailed    = "FAILED"
+)
+
+// IndexInfo describes an index of a managed table at a version.
+type IndexInfo struct {
+	Name    string
+	UUID    string
+	Columns []string
+	Type    string
+	Status  string
+	Metric  string
+	// NumIndexedRows counts the rows of the version the index covers;
+	// NumUnindexedRows those written after the build, searched exactly.
+	NumIndexedRows   int64
+	NumUnindexedRows int64
+	SizeBytes        int64
+	CreatedAt        time.Time
+	// Details is a JSON object of the index's parameters.
+	Details string
+}
+
+// JobBuildIndex builds an index. Payload: BuildIndex.
+const JobBuildIndex = "BuildIndex"
+
+// BuildIndex is the payload of a JobBuildIndex job.
+type BuildIndex struct {
+	TableUUID string `json:"table_uuid"`
+	IndexUUID string `json:"index_uuid"`
+}
+
+// Indexes manages the indexes of managed tables.
+type Indexes interface {
+	// CreateIndex records the index and queues its build; it returns the
+	// build's transaction id. Returns TableColumnNotFound (12),
+	// TableIndexAlreadyExists (7), InvalidInput (13) for a column of the
+	// wrong type or bad parameters.
+	CreateIndex(ctx context.Context, id []string, spec IndexSpec) (string, error)
+
+	// BuildIndex builds an index a job describes: vector indexes train on
+	// a snapshot without blocking writes.
+	BuildIndex(ctx context.Context, job BuildIndex) error
+
+	// ListIndices lists the indexes of table id at a version (nil: latest),
+	// sorted by name. Returns TableNotFound (4).
+	ListIndices(ctx context.Context, id []string, version *int64, page Page) ([]IndexInfo, string, error)
+
+	// DescribeIndex returns one index. Returns TableIndexNotFound (6).
+	DescribeIndex(ctx context.Context, id []string, name string, version *int64) (*IndexInfo, error)
+
+	// DropIndex drops an index and returns the transaction id. Returns
+	// TableIndexNotFound (6).
+	DropIndex(ctx context.Context, id []string, name string) (string, error)
+}

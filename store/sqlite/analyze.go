@@ -1,0 +1,156 @@
+package sqlite
+
+import (
+	"database/sql/driver"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/kljensen/snowball"
+	"golang.org/x/text/unicode/norm"
+	sqlite "modernc.org/sqlite"
+
+	"github.com/lancens/lancens/store"
+)
+
+// analyzer turns text into the terms a full-text index holds and a query
+// looks for, as configured by the index (Lance's tokenizer options). FTS5
+// then indexes those terms as they are; stemming is the Snowball stemmer of
+// the index's language.
+type analyzer struct {
+	Tokenizer      string `json:"base_tokenizer"` // simple, whitespace or raw
+	Language       string `json:"language"`       // a Snowball language, lower case
+	LowerCase      bool   `json:"lower_case"`
+	Stem           bool   `json:"stem"`
+	StopWords      bool   `json:"remove_stop_words"`
+	ASCIIFolding   bool   `json:"ascii_folding"`
+	MaxTokenLength int    `json:"max_token_length"`
+	WithPosition   bool   `json:"with_position"`
+}
+
+// newAnalyzer applies Lance's defaults to an index's text parameters.
+// Returns InvalidInput (13) for a tokenizer or language lancens lacks.
+func newAnalyzer(p store.TextIndexParams) (analyzer, error) {
+	a := analyzer{Tokenizer: "simple", Language: "english", LowerCase: true, Stem: true, StopWords: true, ASCIIFolding: true, MaxTokenLength: 40}
+	if p.BaseTokenizer != "" {
+		a.Tokenizer = strings.ToLower(p.BaseTokenizer)
+	}
+	switch a.Tokenizer {
+	case "simple", "whitespace", "raw":
+	default:
+		return a, store.Errorf(store.CodeInvalidInput, "base_tokenizer %q is not supported (simple, whitespace or raw)", p.BaseTokenizer)
+	}
+	if p.Language != "" {
+		a.Language = strings.ToLower(p.Language)
+	}
+	if !slices.Contains(stemLanguages, a.Language) {
+		return a, store.Errorf(store.CodeInvalidInput, "language %q is not supported (one of %s)", p.Language, strings.Join(stemLanguages, ", "))
+	}
+	set := func(dst *bool, src *bool) {
+		if src != nil {
+			*dst = *src
+		}
+	}
+	set(&a.LowerCase, p.LowerCase)
+	set(&a.Stem, p.Stem)
+	set(&a.StopWords, p.RemoveStopWords)
+	set(&a.ASCIIFolding, p.ASCIIFolding)
+	set(&a.WithPosition, p.WithPosition)
+	if p.MaxTokenLength != nil {
+		a.MaxTokenLength = *p.MaxTokenLength
+	}
+	return a, nil
+}
+
+// stemLanguages are the languages the Snowball stemmer knows.
+var stemLanguages = []string{"english", "french", "hungarian", "norwegian", "russian", "spanish", "swedish"}
+
+// terms splits text into index terms.
+func (a analyzer) terms(text string) []string {
+	var words []string
+	switch a.Tokenizer {
+	case "raw":
+		words = []string{text}
+	case "whitespace":
+		words = strings.Fields(text)
+	default:
+		words = strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
+	}
+	out := words[:0]
+	for _, w := range words {
+		if a.ASCIIFolding {
+			w = fold(w)
+		}
+		if a.LowerCase {
+			w = strings.ToLower(w)
+		}
+		if w == "" || (a.MaxTokenLength > 0 && len(w) > a.MaxTokenLength) || (a.StopWords && a.Language == "english" && stopWords[strings.ToLower(w)]) {
+			continue
+		}
+		if a.Stem {
+			if stemmed, err := snowball.Stem(w, a.Language, true); err == nil && stemmed != "" {
+				w = stemmed
+			}
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// fold removes diacritics: é becomes e.
+func fold(s string) string {
+	var b strings.Builder
+	for _, r := range norm.NFD.String(s) {
+		if !unicode.Is(unicode.Mn, r) {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// stopWords are common English words left out of the index (other
+// languages keep theirs).
+var stopWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`a about above after again against all am an and any are as at be because been before being
+		below between both but by can did do does doing down during each few for from further had has have having he her here
+		hers herself him himself his how i if in into is it its itself just me more most my myself no nor not now of off on
+		once only or other our ours ourselves out over own same she should so some such than that the their theirs them
+		themselves then there these they this those through to too under until up very was we were what when where which
+		while who whom why will with you your yours yourself yourselves`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// analyzerCache holds analyzers decoded from their JSON form, for the SQL
+// function that fills full-text indexes.
+var analyzerCache sync.Map
+
+// registerAnalyzer registers lance_fts_terms(text, analyzer_json): the
+// terms of text, space-separated, which FTS5 then indexes.
+var registerAnalyzer = sync.OnceValue(func() error {
+	return sqlite.RegisterDeterministicScalarFunction("lance_fts_terms", 2, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+		text, ok := args[0].(string)
+		if !ok {
+			if b, isBytes := args[0].([]byte); isBytes {
+				text = string(b)
+			} else {
+				return nil, nil
+			}
+		}
+		cfg, _ := args[1].(string)
+		a, ok := analyzerCache.Load(cfg)
+		if !ok {
+			var an analyzer
+			if err := json.Unmarshal([]byte(cfg), &an); err != nil {
+				return nil, fmt.Errorf("bad analyzer: %w", err)
+			}
+			a, _ = analyzerCache.LoadOrStore(cfg, an)
+		}
+		return strings.Join(a.(analyzer).terms(text), " "), nil
+	})
+})

@@ -1,0 +1,261 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+)
+
+// postingIndex is the in-memory inverted index of one full-text index:
+// for every term, the rows (row versions, by id, ascending) holding it with
+// its frequency and, when the index keeps positions, where. It is built from
+// the index's table of analysed terms and extended with the rows written
+// since, when a search finds it behind.
+type postingIndex struct {
+	mu        sync.RWMutex
+	lastRowID int64
+	positions bool
+	terms     map[string]*postings
+	docLen    map[int64]int32
+	// corpora caches statistics by the key of the row set they were
+	// computed over (a table version), for the current lastRowID.
+	corporaMu sync.Mutex
+	corpora   map[string]corpus
+}
+
+type postings struct {
+	rows []int64
+	tf   []int32
+	pos  [][]int32 // nil unless the index keeps positions
+}
+
+// postingCache holds the posting indexes by index table name.
+type postingCache struct {
+	mu    sync.Mutex
+	byKey map[string]*postingIndex
+}
+
+func (c *postingCache) get(name string, positions bool) *postingIndex {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.byKey == nil {
+		c.byKey = map[string]*postingIndex{}
+	}
+	p := c.byKey[name]
+	if p == nil {
+		p = &postingIndex{lastRowID: -1, positions: positions, terms: map[string]*postings{}, docLen: map[int64]int32{}}
+		c.byKey[name] = p
+	}
+	return p
+}
+
+func (c *postingCache) forget(name string) {
+	c.mu.Lock()
+	delete(c.byKey, name)
+	c.mu.Unlock()
+}
+
+// catchUp adds the rows of the index table written since the last call.
+func (p *postingIndex) catchUp(ctx context.Context, tx *Tx, table string) error {
+	p.mu.RLock()
+	last := p.lastRowID
+	p.mu.RUnlock()
+	var newest int64
+	if err := tx.Tx.QueryRowContext(ctx, fmt.Sprintf(`SELECT coalesce(max(rowid), -1) FROM %s`, table)).Scan(&newest); err != nil {
+		return internal("full-text index", err)
+	}
+	if newest <= last {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	rows, err := tx.Tx.QueryContext(ctx, fmt.Sprintf(`SELECT rowid, terms FROM %s WHERE rowid > ? ORDER BY rowid`, table), p.lastRowID)
+	if err != nil {
+		return internal("full-text index", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var text string
+		if err := rows.Scan(&id, &text); err != nil {
+			return internal("full-text index", err)
+		}
+		p.add(id, strings.Fields(text))
+	}
+	return rows.Err()
+}
+
+// add indexes one row's terms.
+func (p *postingIndex) add(id int64, terms []string) {
+	p.docLen[id] = int32(len(terms))
+	for i, term := range terms {
+		ps := p.terms[term]
+		if ps == nil {
+			ps = &postings{}
+			p.terms[term] = ps
+		}
+		n := len(ps.rows)
+		if n == 0 || ps.rows[n-1] != id {
+			ps.rows = append(ps.rows, id)
+			ps.tf = append(ps.tf, 0)
+			if p.positions {
+				ps.pos = append(ps.pos, nil)
+			}
+			n++
+		}
+		ps.tf[n-1]++
+		if p.positions {
+			ps.pos[n-1] = append(ps.pos[n-1], int32(i))
+		}
+	}
+	p.lastRowID = id
+}
+
+// bm25 scores rows for a version: k1 and b as in Lance (tantivy).
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.75
+)
+
+// corpus holds the BM25 statistics of the rows a search sees.
+type corpus struct {
+	docs   float64
+	avgLen float64
+}
+
+// statsFor returns the corpus statistics of the rows of a table version
+// (key names it), computing them on first use. Callers hold p.mu.
+func (p *postingIndex) statsFor(key string, visible func(int64) bool) corpus {
+	key = fmt.Sprintf("%s/%d", key, p.lastRowID)
+	p.corporaMu.Lock()
+	defer p.corporaMu.Unlock()
+	if c, ok := p.corpora[key]; ok {
+		return c
+	}
+	c := p.stats(visible)
+	if p.corpora == nil || len(p.corpora) > 64 {
+		p.corpora = map[string]corpus{}
+	}
+	p.corpora[key] = c
+	return c
+}
+
+// stats computes the corpus statistics over the rows visible passes.
+func (p *postingIndex) stats(visible func(int64) bool) corpus {
+	var n, total float64
+	for id, l := range p.docLen {
+		if visible(id) {
+			n++
+			total += float64(l)
+		}
+	}
+	c := corpus{docs: n, avgLen: 1}
+	if n > 0 {
+		c.avgLen = total / n
+	}
+	return c
+}
+
+// score adds to out the BM25 score of term for each row match passes.
+// Document frequencies count the rows visible passes.
+func (p *postingIndex) score(c corpus, term string, visible, match func(int64) bool, out scores) {
+	ps := p.terms[term]
+	if ps == nil {
+		return
+	}
+	df := 0.0
+	for _, id := range ps.rows {
+		if visible(id) {
+			df++
+		}
+	}
+	if df == 0 {
+		return
+	}
+	idf := math.Log(1 + (c.docs-df+0.5)/(df+0.5))
+	for i, id := range ps.rows {
+		if !match(id) {
+			continue
+		}
+		tf := float64(ps.tf[i])
+		norm := bm25K1 * (1 - bm25B + bm25B*float64(p.docLen[id])/c.avgLen)
+		out[id] += float32(idf * tf * (bm25K1 + 1) / (tf + norm))
+	}
+}
+
+// phrase returns the visible rows holding terms as a phrase: consecutive,
+// or within slop extra positions, in order.
+func (p *postingIndex) phrase(terms []string, slop int, visible func(int64) bool) map[int64]bool {
+	lists := make([]*postings, len(terms))
+	for i, t := range terms {
+		if lists[i] = p.terms[t]; lists[i] == nil {
+			return nil
+		}
+	}
+	out := map[int64]bool{}
+	first := lists[0]
+	for i, id := range first.rows {
+		if !visible(id) {
+			continue
+		}
+		// Positions of each later term in this row.
+		rest := make([][]int32, len(terms)-1)
+		ok := true
+		for j, ps := range lists[1:] {
+			k := searchRows(ps.rows, id)
+			if k < 0 {
+				ok = false
+				break
+			}
+			rest[j] = ps.pos[k]
+		}
+		if ok && phraseAt(first.pos[i], rest, slop) {
+			out[id] = true
+		}
+	}
+	return out
+}
+
+// phraseAt reports whether, from some position of the first term, each
+// later term follows the previous within 1+slop positions.
+func phraseAt(starts []int32, rest [][]int32, slop int) bool {
+	for _, s := range starts {
+		at, ok := s, true
+		for _, positions := range rest {
+			next := int32(-1)
+			for _, q := range positions {
+				if q > at && int(q-at) <= 1+slop {
+					next = q
+					break
+				}
+			}
+			if next < 0 {
+				ok = false
+				break
+			}
+			at = next
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+func searchRows(rows []int64, id int64) int {
+	lo, hi := 0, len(rows)
+	for lo < hi {
+		m := (lo + hi) / 2
+		if rows[m] < id {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(rows) && rows[lo] == id {
+		return lo
+	}
+	return -1
+}
