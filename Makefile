@@ -26,9 +26,11 @@ build:
 run: build
 	./$(BIN) serve $(ARGS)
 
-## test: run every test
-test:
+## test: run every test: Go tests, then the end-to-end tests of node/e2e,
+## which drive a real lancens with the LanceDB Node SDK
+test: node-deps build
 	$(GO) test ./...
+	cd node && LANCENS_BIN=$(CURDIR)/$(BIN) node --test e2e/
 
 ## lint: gofmt (outside gen/) and go vet
 lint:
@@ -41,7 +43,8 @@ node-deps: node/node_modules/.package-lock.json
 node/node_modules/.package-lock.json: node/package.json node/package-lock.json
 	cd node && npm ci --no-audit --no-fund
 
-## bench: benchmarks against peers measured in the same run (SUITES=catalog,data)
-SUITES ?= catalog,data
+## bench: benchmarks against peers measured in the same run (SUITES=catalog,data,search)
+SUITES ?= catalog,data,search
+SCALE  ?= 1
 bench: node-deps
-	$(GO) run ./cmd/lancens-bench -suite $(SUITES)
+	$(GO) run ./cmd/lancens-bench -suite $(SUITES) -scale $(SCALE)

@@ -94,8 +94,8 @@ func New(cfg Config) (*Server, error) {
 	e.HideBanner = true
 	e.HidePort = true
 	e.HTTPErrorHandler = s.errorHandler
-	e.Pre(stripTrailingSlash, aliasMethods)
-	e.Use(assignRequestID, s.logRequests, s.recoverPanics, s.authenticate, s.validateRequests)
+	e.Pre(remotePaths, stripTrailingSlash, aliasMethods)
+	e.Use(assignRequestID, s.logRequests, s.recoverPanics, s.authenticate, s.remoteBodies, s.validateRequests)
 	gen.RegisterHandlers(e, s)
 	s.echo = e
 	s.jobs.start()

@@ -1,0 +1,507 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/lancens/lancens/store"
+)
+
+// The LanceDB SDK's remote client (connect("db://…", {hostOverride})) speaks
+// the LanceDB Cloud dialect of this API. This file is the one place that
+// knows it: requests are translated into the spec's form before they are
+// validated and handled, and answers back after. Handlers and the store see
+// only the spec.
+//
+// A request is in the remote dialect when it carries the x-lancedb-database
+// header (sent whenever hostOverride is set) or the SDK's User-Agent.
+
+// phalanxVersion is the LanceDB Cloud version lancens answers as: 0.3.0
+// lets the SDK send structured full-text queries and several query vectors
+// in one request, without the multipart uploads of 0.4.0.
+const phalanxVersion = "0.3.0"
+
+func isRemote(r *http.Request) bool {
+	return r.Header.Get("X-Lancedb-Database") != "" || strings.HasPrefix(r.Header.Get("User-Agent"), "LanceDB-")
+}
+
+var remoteTableOp = regexp.MustCompile(`^/v1/table/([^/]+)/`)
+
+// remotePaths rewrites remote-dialect paths before routing: the root table
+// listing, and literal "+" in table identifiers (the SDK does not escape
+// them, and the spec's clients mean a space by an unescaped "+").
+func remotePaths(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		if !isRemote(req) {
+			return next(c)
+		}
+		u := req.URL
+		if req.Method == http.MethodGet && (u.Path == "/v1/table/" || u.Path == "/v1/table") {
+			// tableNames(): the tables of the root namespace.
+			u.Path, u.RawPath = "/v1/namespace/$/table/list", ""
+		}
+		if p := u.EscapedPath(); strings.Contains(p, "+") {
+			if m := remoteTableOp.FindStringSubmatchIndex(p); m != nil {
+				p = p[:m[2]] + strings.ReplaceAll(p[m[2]:m[3]], "+", "%2B") + p[m[3]:]
+			}
+			if strings.HasPrefix(p, "/v1/namespace/") {
+				parts := strings.SplitN(p, "/", 5)
+				parts[3] = strings.ReplaceAll(parts[3], "+", "%2B")
+				p = strings.Join(parts, "/")
+			}
+			if dec, err := url.PathUnescape(p); err == nil {
+				u.Path, u.RawPath = dec, p
+			}
+		}
+		return next(c)
+	}
+}
+
+// remoteBodies translates the JSON bodies of remote-dialect requests into
+// the spec's shapes, and the answers back. It runs after routing, before
+// validation.
+func (s *Server) remoteBodies(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		op := s.ops.lookup(c)
+		if !isRemote(req) || op == nil {
+			return next(c)
+		}
+		if op.body == bodyJSON && req.Body != nil && req.Body != http.NoBody {
+			raw, err := io.ReadAll(io.LimitReader(req.Body, s.cfg.MaxJSONBody+1))
+			if err != nil {
+				return invalidInput("reading the request body: %v", err)
+			}
+			if out, ok := translateRequest(op.id, raw); ok {
+				raw = out
+			}
+			req.Body = io.NopCloser(bytes.NewReader(raw))
+			req.ContentLength = int64(len(raw))
+		}
+		switch op.id {
+		case "CreateTableIndex", "CreateTableScalarIndex":
+			c.Set(contextReplaceIndex, true)
+		case "ListTables":
+			remotePageToken(req)
+		case "MergeInsertIntoTable":
+			if ms := req.Header.Get("X-Request-Timeout-Ms"); ms != "" {
+				q := req.URL.Query()
+				q.Set("timeout", ms+"ms")
+				req.URL.RawQuery = q.Encode()
+			}
+		}
+		w := &capture{ResponseWriter: c.Response().Writer}
+		c.Response().Writer = w
+		c.Response().Header().Set("Phalanx-Version", phalanxVersion)
+		err := next(c)
+		if err != nil {
+			// Render the error here, so its answer is translated too.
+			c.Error(err)
+		}
+		return w.finish(op.id)
+	}
+}
+
+// remotePageToken lets tableNames({startAfter}) work: the SDK sends the last
+// name it has as page_token, which is not one of our tokens.
+func remotePageToken(req *http.Request) {
+	q := req.URL.Query()
+	tok := q.Get("page_token")
+	if tok == "" {
+		return
+	}
+	if _, err := store.DecodePageToken(tok); err != nil {
+		q.Set("page_token", store.EncodePageToken(tok))
+		req.URL.RawQuery = q.Encode()
+	}
+}
+
+// capture holds back a JSON answer so it can be translated; other answers
+// (Arrow) pass straight through.
+type capture struct {
+	http.ResponseWriter
+	status  int
+	buf     bytes.Buffer
+	passing bool
+}
+
+func (w *capture) WriteHeader(status int) {
+	h := w.ResponseWriter.Header()
+	if v := h.Get(headerTableVersion); v != "" {
+		h.Set("X-Lancedb-Version", v)
+	}
+	if strings.HasPrefix(h.Get("Content-Type"), "application/json") {
+		w.status = status
+		return
+	}
+	w.passing = true
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *capture) Write(b []byte) (int, error) {
+	if w.passing {
+		return w.ResponseWriter.Write(b)
+	}
+	if w.status == 0 {
+		w.WriteHeader(http.StatusOK)
+		if w.passing {
+			return w.ResponseWriter.Write(b)
+		}
+	}
+	return w.buf.Write(b)
+}
+
+func (w *capture) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok && w.passing {
+		f.Flush()
+	}
+}
+
+// finish translates and writes a held-back answer.
+func (w *capture) finish(opID string) error {
+	if w.passing || w.status == 0 {
+		return nil
+	}
+	status, body := w.status, w.buf.Bytes()
+	if status >= 400 {
+		status = remoteErrorStatus(status, body)
+	} else if out, ok := translateResponse(opID, body, w.ResponseWriter.Header()); ok {
+		body = out
+	}
+	w.ResponseWriter.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.ResponseWriter.WriteHeader(status)
+	_, err := w.ResponseWriter.Write(body)
+	return err
+}
+
+// remoteErrorStatus adapts error statuses to how the SDK reads them: it
+// retries 409 (so conflicts that retrying cannot fix become 400), and knows
+// an existing table on create only as a 400 mentioning "already exists".
+func remoteErrorStatus(status int, body []byte) int {
+	var er struct{ Code int }
+	if json.Unmarshal(body, &er) != nil || status != http.StatusConflict {
+		return status
+	}
+	switch store.Code(er.Code) {
+	case store.CodeConcurrentModification:
+		return status
+	}
+	return http.StatusBadRequest
+}
+
+// translateRequest rewrites a remote request body into the spec's shape.
+func translateRequest(opID string, raw []byte) ([]byte, bool) {
+	var body map[string]json.RawMessage
+	if json.Unmarshal(raw, &body) != nil || body == nil {
+		return nil, false
+	}
+	dropNulls(body)
+	switch opID {
+	case "QueryTable", "AnalyzeTableQueryPlan":
+		translateQuery(body)
+	case "ExplainTableQueryPlan":
+		var q map[string]json.RawMessage
+		if json.Unmarshal(body["query"], &q) == nil && q != nil {
+			dropNulls(q)
+			translateQuery(q)
+			body["query"] = marshal(q)
+		}
+	case "CreateTableIndex", "CreateTableScalarIndex":
+		if m, ok := body["metric_type"]; ok {
+			if _, has := body["distance_type"]; !has {
+				body["distance_type"] = m
+			}
+			delete(body, "metric_type")
+		}
+	case "RenameTable":
+		if ns, ok := body["new_namespace"]; ok {
+			body["new_namespace_id"] = ns
+			delete(body, "new_namespace")
+		}
+	case "CreateNamespace", "DropNamespace":
+		for _, k := range []string{"mode", "behavior"} {
+			var v string
+			if json.Unmarshal(body[k], &v) == nil {
+				body[k] = marshal(strings.Trim(v, `"`))
+			}
+		}
+	case "AlterTableAlterColumns":
+		translateAlterations(body)
+	}
+	return marshal(body), true
+}
+
+func dropNulls(m map[string]json.RawMessage) {
+	for k, v := range m {
+		if string(bytes.TrimSpace(v)) == "null" {
+			delete(m, k)
+		}
+	}
+}
+
+func marshal(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// translateQuery rewrites the bare query forms: vector as an array (empty:
+// no vector search), columns as an array or an alias object, and
+// full_text_query as {columns, query: string} or {query: FtsQuery}.
+func translateQuery(q map[string]json.RawMessage) {
+	if raw, ok := q["vector"]; ok {
+		var single []float32
+		var multi [][]float32
+		switch {
+		case json.Unmarshal(raw, &single) == nil:
+			if len(single) == 0 {
+				q["vector"] = json.RawMessage("null")
+			} else {
+				q["vector"] = marshal(map[string]any{"single_vector": single})
+			}
+		case json.Unmarshal(raw, &multi) == nil:
+			q["vector"] = marshal(map[string]any{"multi_vector": multi})
+		}
+	} else {
+		q["vector"] = json.RawMessage("null")
+	}
+	if raw, ok := q["columns"]; ok {
+		var names []string
+		trimmed := bytes.TrimSpace(raw)
+		switch {
+		case json.Unmarshal(raw, &names) == nil:
+			q["columns"] = marshal(map[string]any{"column_names": names})
+		case len(trimmed) > 0 && trimmed[0] == '{' && !bytes.Contains(trimmed, []byte(`"column_`)):
+			// Keep the alias object as it came: its key order is the
+			// order of the output columns.
+			q["columns"] = json.RawMessage(`{"column_aliases":` + string(trimmed) + `}`)
+		}
+	}
+	if raw, ok := q["full_text_query"]; ok {
+		var fts map[string]json.RawMessage
+		if json.Unmarshal(raw, &fts) == nil && fts != nil && fts["string_query"] == nil && fts["structured_query"] == nil {
+			var text string
+			if json.Unmarshal(fts["query"], &text) == nil {
+				sq := map[string]json.RawMessage{"query": fts["query"]}
+				if cols, ok := fts["columns"]; ok && string(cols) != "null" {
+					sq["columns"] = cols
+				}
+				q["full_text_query"] = marshal(map[string]any{"string_query": sq})
+			} else {
+				q["full_text_query"] = marshal(map[string]any{"structured_query": map[string]any{"query": translateFts(fts["query"])}})
+			}
+		}
+	}
+	if raw, ok := q["k"]; ok {
+		// An unlimited query (k = i64::MAX) is a k of 0 for a scan.
+		var k float64
+		if json.Unmarshal(raw, &k) == nil && k >= 1<<62 {
+			if v := string(q["vector"]); v == "null" {
+				q["k"] = json.RawMessage("0")
+			}
+		}
+	}
+}
+
+// translateFts rewrites the SDK's multi_match ({query, columns, boost}) into
+// the spec's ({match_queries}), recursively.
+func translateFts(raw json.RawMessage) json.RawMessage {
+	var node map[string]json.RawMessage
+	if json.Unmarshal(raw, &node) != nil || node == nil {
+		return raw
+	}
+	for kind, inner := range node {
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(inner, &obj) != nil || obj == nil {
+			continue
+		}
+		dropNulls(obj)
+		switch kind {
+		case "multi_match":
+			var query string
+			var cols []string
+			var boosts []float32
+			_ = json.Unmarshal(obj["query"], &query)
+			_ = json.Unmarshal(obj["columns"], &cols)
+			_ = json.Unmarshal(obj["boost"], &boosts)
+			if _, spec := obj["match_queries"]; !spec {
+				var matches []map[string]any
+				for i, col := range cols {
+					m := map[string]any{"terms": query, "column": col}
+					if i < len(boosts) {
+						m["boost"] = boosts[i]
+					}
+					matches = append(matches, m)
+				}
+				obj = map[string]json.RawMessage{"match_queries": marshal(matches)}
+			}
+		case "boost":
+			for _, k := range []string{"positive", "negative"} {
+				if v, ok := obj[k]; ok {
+					obj[k] = translateFts(v)
+				}
+			}
+		case "boolean":
+			for _, k := range []string{"must", "should", "must_not"} {
+				var list []json.RawMessage
+				if json.Unmarshal(obj[k], &list) == nil {
+					for i := range list {
+						list[i] = translateFts(list[i])
+					}
+					obj[k] = marshal(list)
+				} else {
+					obj[k] = json.RawMessage("[]")
+				}
+			}
+		}
+		node[kind] = marshal(obj)
+	}
+	return marshal(node)
+}
+
+// translateAlterations rewrites Lance type names in alter_columns data_type
+// ("float", "double", "string", …) into the spec's.
+func translateAlterations(body map[string]json.RawMessage) {
+	var alts []map[string]json.RawMessage
+	if json.Unmarshal(body["alterations"], &alts) != nil {
+		return
+	}
+	for _, a := range alts {
+		var dt map[string]any
+		if json.Unmarshal(a["data_type"], &dt) == nil && dt != nil {
+			a["data_type"] = marshal(specTypeOf(dt))
+		}
+	}
+	body["alterations"] = marshal(alts)
+}
+
+// lanceTypeNames maps Lance's JSON type names to the spec's.
+var lanceTypeNames = map[string]string{
+	"halffloat": "float16", "float": "float32", "double": "float64", "string": "utf8", "large_string": "large_utf8",
+	"boolean": "bool", "date32:day": "date32", "date64:ms": "date64",
+}
+
+// specTypeOf converts a Lance JSON data type into the spec's, with the
+// parameters Lance folds into the name ("timestamp:us:UTC", "decimal:128:10:2").
+func specTypeOf(dt map[string]any) map[string]any {
+	name, _ := dt["type"].(string)
+	out := map[string]any{}
+	for k, v := range dt {
+		out[k] = v
+	}
+	if n, ok := lanceTypeNames[name]; ok {
+		out["type"] = n
+	}
+	parts := strings.Split(name, ":")
+	switch parts[0] {
+	case "timestamp", "time32", "time64", "duration":
+		if len(parts) > 1 {
+			out["type"], out["unit"] = parts[0], parts[1]
+		}
+		if len(parts) > 2 && parts[2] != "-" {
+			out["timezone"] = parts[2]
+		}
+	case "decimal":
+		if len(parts) == 4 {
+			p, _ := strconv.Atoi(parts[2])
+			s, _ := strconv.Atoi(parts[3])
+			out["type"], out["length"] = "decimal"+parts[1], p*1000+s
+		}
+	}
+	if fields, ok := dt["fields"].([]any); ok {
+		for _, f := range fields {
+			if fm, ok := f.(map[string]any); ok {
+				if t, ok := fm["type"].(map[string]any); ok {
+					fm["type"] = specTypeOf(t)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// lanceTypeOf converts a spec JSON data type (with lancens' unit and
+// timezone members) into Lance's naming, which the SDK reads.
+func lanceTypeOf(dt map[string]any) map[string]any {
+	name, _ := dt["type"].(string)
+	out := map[string]any{"type": name}
+	for spec, lance := range map[string]string{"float16": "halffloat", "float32": "float", "float64": "double", "utf8": "string",
+		"large_utf8": "large_string", "date32": "date32:day", "date64": "date64:ms"} {
+		if name == spec {
+			out["type"] = lance
+		}
+	}
+	unit, _ := dt["unit"].(string)
+	switch name {
+	case "timestamp":
+		tz, _ := dt["timezone"].(string)
+		if tz == "" {
+			tz = "-"
+		}
+		out["type"] = "timestamp:" + unit + ":" + tz
+	case "time32", "time64", "duration":
+		out["type"] = name + ":" + unit
+	case "decimal32", "decimal64", "decimal128", "decimal256":
+		if l, ok := dt["length"].(float64); ok {
+			p := int((int64(l) + 128) / 1000)
+			out["type"] = "decimal:" + strings.TrimPrefix(name, "decimal") + ":" + strconv.Itoa(p) + ":" + strconv.Itoa(int(l)-p*1000)
+		}
+	}
+	if l, ok := dt["length"]; ok && !strings.HasPrefix(name, "decimal") {
+		out["length"] = l
+	}
+	if fields, ok := dt["fields"].([]any); ok {
+		for _, f := range fields {
+			if fm, ok := f.(map[string]any); ok {
+				if t, ok := fm["type"].(map[string]any); ok {
+					fm["type"] = lanceTypeOf(t)
+				}
+			}
+		}
+		out["fields"] = fields
+	}
+	return out
+}
+
+// translateResponse rewrites a spec answer into what the SDK reads.
+func translateResponse(opID string, body []byte, h http.Header) ([]byte, bool) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(body, &m) != nil || m == nil {
+		return nil, false
+	}
+	switch opID {
+	case "DescribeTable":
+		var schema map[string]any
+		if json.Unmarshal(m["schema"], &schema) == nil && schema != nil {
+			if fields, ok := schema["fields"].([]any); ok {
+				for _, f := range fields {
+					if fm, ok := f.(map[string]any); ok {
+						if t, ok := fm["type"].(map[string]any); ok {
+							fm["type"] = lanceTypeOf(t)
+						}
+					}
+				}
+			}
+			m["schema"] = marshal(schema)
+		}
+	case "ListTableTags":
+		// A flat map of tag name to contents.
+		return m["tags"], true
+	case "UpdateTable":
+		m["rows_updated"] = m["updated_rows"]
+	case "DeleteFromTable":
+		n, _ := strconv.ParseInt(h.Get(headerDeletedRows), 10, 64)
+		m["num_deleted_rows"] = marshal(n)
+	default:
+		return nil, false
+	}
+	return marshal(m), true
+}
