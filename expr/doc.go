@@ -9,6 +9,10 @@
 // this package: operators, parentheses, SQL keywords and function names
 // (SQLite's own and the lance_* functions that Register installs).
 //
+// EvalFilter evaluates a filter directly over columns held in memory as Go
+// slices, with the semantics of the SQL that CompileFilter makes of it,
+// and reports when the filter needs SQL instead.
+//
 // Errors are *store.Error values with code store.CodeInvalidInput, whose
 // messages name the 1-based character position of the offending token
 // (syntax) or expression (types); resolver errors pass through unchanged.

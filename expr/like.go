@@ -1,30 +1,49 @@
 package expr
 
-import "unicode"
+import (
+	"unicode"
+	"unicode/utf8"
+)
 
 // likeMatch reports whether s matches the SQL LIKE pattern p, where % is
 // any run of characters, _ any one character and esc makes the next
 // character literal. fold compares with Unicode simple case folding.
 func likeMatch(s, p string, esc rune, fold bool) bool {
-	str, pat := []rune(s), compileLike([]rune(p), esc)
-	eq := func(a, b rune) bool { return a == b }
-	if fold {
-		eq = foldEqual
-	}
+	return newLikePattern(p, esc, fold).match(s)
+}
+
+// likePattern is a compiled LIKE pattern.
+type likePattern struct {
+	toks []likeTok
+	fold bool
+}
+
+// newLikePattern compiles the pattern p with escape character esc; fold
+// makes it match with Unicode simple case folding.
+func newLikePattern(p string, esc rune, fold bool) likePattern {
+	return likePattern{toks: compileLike([]rune(p), esc), fold: fold}
+}
+
+// match reports whether s matches the pattern. Invalid UTF-8 in s counts
+// as one U+FFFD character per byte, as converting s to runes would.
+func (lp likePattern) match(s string) bool {
+	pat := lp.toks
 	// Greedy matching that backtracks only to the most recent %, which is
 	// enough for patterns without other repetition: O(len(s)·len(p)).
 	si, pi := 0, 0
 	starP, starS := -1, 0
-	for si < len(str) {
+	for si < len(s) {
+		r, w := utf8.DecodeRuneInString(s[si:])
 		switch {
 		case pi < len(pat) && pat[pi].kind == likeAny:
 			starP, starS = pi, si
 			pi++
-		case pi < len(pat) && (pat[pi].kind == likeOne || eq(pat[pi].r, str[si])):
-			si++
+		case pi < len(pat) && (pat[pi].kind == likeOne || lp.eq(pat[pi].r, r)):
+			si += w
 			pi++
 		case starP >= 0:
-			starS++
+			_, sw := utf8.DecodeRuneInString(s[starS:])
+			starS += sw
 			si, pi = starS, starP+1
 		default:
 			return false
@@ -34,6 +53,11 @@ func likeMatch(s, p string, esc rune, fold bool) bool {
 		pi++
 	}
 	return pi == len(pat)
+}
+
+// eq reports whether the pattern character p matches the character r.
+func (lp likePattern) eq(p, r rune) bool {
+	return p == r || (lp.fold && foldEqual(p, r))
 }
 
 type likeKind int
