@@ -236,6 +236,19 @@ func TestVectorSearchOptions(t *testing.T) {
 			}
 		}
 	})
+	t.Run("FilterMatchingNothing", func(t *testing.T) {
+		// The first filter is evaluated in memory, the second (CAST) by
+		// SQLite; neither may read as "no filter".
+		for _, filter := range []string{"category = 99", "CAST(category AS STRING) = 'x'"} {
+			for _, pre := range []bool{true, false} {
+				q := vectorQuery(qv, 10)
+				q.Filter, q.Prefilter = ptr(filter), ptr(pre)
+				if ids, _ := search(t, s.Client, "v", q); len(ids) != 0 {
+					t.Fatalf("%s (prefilter %v) matched rows %v", filter, pre, ids)
+				}
+			}
+		}
+	})
 	t.Run("MultiVector", func(t *testing.T) {
 		q := gen.QueryTableRequest{K: 3}
 		multi := [][]float32{vecs[1], vecs[2]}

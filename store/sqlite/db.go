@@ -28,9 +28,10 @@ type Options struct {
 	Readers int
 	// Now is the clock; tests set it. Default time.Now.
 	Now func() time.Time
-	// VectorCacheBytes bounds the memory of cached vectors for search
-	// (default 2 GiB).
-	VectorCacheBytes int64
+	// CacheBytes bounds the memory of table data kept for reads: the
+	// vectors of searched columns and the columns filters are evaluated
+	// on (default 2 GiB).
+	CacheBytes int64
 }
 
 // DB is an open lancens database. Writes go through one connection, so they
@@ -45,9 +46,9 @@ type DB struct {
 	// parses a statement again each time it is not reused.
 	writeStmts, readStmts stmtCache
 	writes                writeQueue
-	// vectors caches the vectors of searched columns; indexes the loaded
-	// vector indexes.
-	vectors  *vectorCache
+	// cache keeps vectors and filter columns of table versions; indexes
+	// the loaded vector indexes.
+	cache    *memCache
 	indexes  indexCache
 	postings postingCache
 	visible  visibleCache
@@ -124,8 +125,8 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	if opts.VectorCacheBytes <= 0 {
-		opts.VectorCacheBytes = 2 << 30
+	if opts.CacheBytes <= 0 {
+		opts.CacheBytes = 2 << 30
 	}
 	// The expression compiler's SQL functions must be registered before the
 	// first connection opens.
@@ -143,7 +144,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	writer.SetMaxIdleConns(1)
 	writer.SetConnMaxIdleTime(0)
 	writer.SetConnMaxLifetime(0)
-	db := &DB{path: path, writer: writer, now: opts.Now, vectors: newVectorCache(opts.VectorCacheBytes)}
+	db := &DB{path: path, writer: writer, now: opts.Now, cache: newMemCache(opts.CacheBytes)}
 	db.writeStmts.pool = writer
 	if err := db.checkPragmas(ctx, writer); err != nil {
 		writer.Close()

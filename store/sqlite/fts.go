@@ -122,7 +122,7 @@ func (db *DB) searchText(ctx context.Context, tx *Tx, t *tableRow, q store.Query
 		slices.Sort(s.columns)
 	}
 	if q.Filter != "" {
-		allowed, err := filterRows(ctx, tx, t, ts, v, q.Filter)
+		allowed, err := db.filterRows(ctx, tx, t, ts, v, q.Filter)
 		if err != nil {
 			return nil, err
 		}

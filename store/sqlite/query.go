@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -23,6 +24,8 @@ type plannedQuery struct {
 	schema  *arrow.Schema
 	readers func() []*fieldReader
 	version int64
+	// note tells explain_plan how the filter was evaluated.
+	note string
 }
 
 // projection is the output part of a query: its fields and the SQL that
@@ -90,8 +93,10 @@ func buildProjection(ts *tableSchema, q store.Query) (*projection, error) {
 	return p, nil
 }
 
-// planQuery compiles a scan q against table t.
-func planQuery(ctx context.Context, tx *Tx, t *tableRow, q store.Query) (*plannedQuery, error) {
+// planQuery compiles a scan q against table t. A filter the in-memory
+// evaluator covers is applied before the SQL, which then reads the matching
+// rows by id.
+func (db *DB) planQuery(ctx context.Context, tx *Tx, t *tableRow, q store.Query) (*plannedQuery, error) {
 	v, err := resolveVersion(ctx, tx, t, q.Version)
 	if err != nil {
 		return nil, err
@@ -114,9 +119,24 @@ func planQuery(ctx context.Context, tx *Tx, t *tableRow, q store.Query) (*planne
 	if err != nil {
 		return nil, err
 	}
+	md := ts.arrow.Metadata()
+	pq := &plannedQuery{schema: arrow.NewSchema(p.fields, &md), version: v, readers: p.readers}
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "SELECT %s FROM %s WHERE %s", strings.Join(p.cols, ", "), dataTable(t), visibleAt)
-	args := append(p.args, v, v)
+	fmt.Fprintf(&sb, "SELECT %s FROM %s WHERE ", strings.Join(p.cols, ", "), dataTable(t))
+	args := p.args
+	ids, note, err := db.filteredWindow(ctx, tx, t, ts, v, q)
+	if err != nil {
+		return nil, err
+	}
+	pq.note = note
+	if ids != nil {
+		idJSON, _ := json.Marshal(ids)
+		sb.WriteString("_rowid IN (SELECT value FROM json_each(?)) ORDER BY _rowid")
+		pq.sql, pq.args = sb.String(), append(args, string(idJSON))
+		return pq, nil
+	}
+	sb.WriteString(visibleAt)
+	args = append(args, v, v)
 	if where.SQL != "" {
 		sb.WriteString(" AND (" + where.SQL + ")")
 		args = append(args, where.Args...)
@@ -130,8 +150,40 @@ func planQuery(ctx context.Context, tx *Tx, t *tableRow, q store.Query) (*planne
 		sb.WriteString(" LIMIT ? OFFSET ?")
 		args = append(args, limit, q.Offset)
 	}
-	md := ts.arrow.Metadata()
-	return &plannedQuery{sql: sb.String(), args: args, schema: arrow.NewSchema(p.fields, &md), version: v, readers: p.readers}, nil
+	pq.sql, pq.args = sb.String(), args
+	return pq, nil
+}
+
+// maxFetchByID bounds the rows a query reads by id after an in-memory
+// filter; larger answers scan with the filter in SQL, which costs no more.
+const maxFetchByID = 1 << 16
+
+// filteredWindow evaluates the filter of q in memory and returns the ids of
+// the rows q answers (after offset, up to the limit), and a line for
+// explain_plan saying how the filter ran. ids is nil when the filter is
+// empty, not covered by the evaluator, or matches more than maxFetchByID
+// rows in the window. Returns the filter's compile errors.
+func (db *DB) filteredWindow(ctx context.Context, tx *Tx, t *tableRow, ts *tableSchema, v int64, q store.Query) (ids []int64, note string, err error) {
+	if q.Filter == "" {
+		return nil, "", nil
+	}
+	start := time.Now()
+	matched, cols, ok, err := db.evalFilter(ctx, tx, t, ts, v, q.Filter)
+	if err != nil || !ok {
+		return nil, "filter: evaluated by SQLite", err
+	}
+	limit := int(q.Limit)
+	if limit <= 0 || limit > maxFetchByID {
+		limit = maxFetchByID + 1
+	}
+	ids = cols.matchedIDs(matched, int(q.Offset), limit)
+	if len(ids) > maxFetchByID {
+		return nil, "filter: evaluated by SQLite (too many matching rows to read by id)", nil
+	}
+	if ids == nil {
+		ids = []int64{}
+	}
+	return ids, fmt.Sprintf("filter: evaluated in memory over %d rows in %s, %d rows read by id", cols.Len(), time.Since(start).Round(time.Microsecond), len(ids)), nil
 }
 
 func quoteAll(cols []string) []string {
@@ -184,7 +236,7 @@ func (db *DB) Query(ctx context.Context, id []string, q store.Query) (*store.Res
 			out, err = db.searchText(ctx, tx, t, q)
 			return err
 		}
-		pq, err := planQuery(ctx, tx, t, q)
+		pq, err := db.planQuery(ctx, tx, t, q)
 		if err != nil {
 			return err
 		}
@@ -230,13 +282,16 @@ func (db *DB) ExplainQuery(ctx context.Context, id []string, q store.Query, anal
 			out, err = db.explainSearch(ctx, tx, t, q, analyze)
 			return err
 		}
-		pq, err := planQuery(ctx, tx, t, q)
+		pq, err := db.planQuery(ctx, tx, t, q)
 		if err != nil {
 			return err
 		}
 		var sb strings.Builder
 		fmt.Fprintf(&sb, "Query of table %s at version %d\n", displayID(t.ID), pq.version)
 		fmt.Fprintf(&sb, "  output: %s\n", pq.schema)
+		if pq.note != "" {
+			fmt.Fprintf(&sb, "  %s\n", pq.note)
+		}
 		fmt.Fprintf(&sb, "  sql: %s\n", pq.sql)
 		rows, err := tx.Tx.QueryContext(ctx, "EXPLAIN QUERY PLAN "+pq.sql, pq.args...)
 		if err != nil {
@@ -358,6 +413,18 @@ func (db *DB) CountRows(ctx context.Context, id []string, version *int64, predic
 		}
 		where, err := compileFilter(predicate, resolver{schema: ts})
 		if err != nil {
+			return err
+		}
+		if predicate == "" {
+			cols, err := db.columnsAt(ctx, tx, t, ts, v)
+			if err != nil {
+				return err
+			}
+			n = int64(cols.Len())
+			return nil
+		}
+		if matched, _, ok, err := db.evalFilter(ctx, tx, t, ts, v, predicate); err != nil || ok {
+			n = int64(rowSet(matched).count())
 			return err
 		}
 		q := fmt.Sprintf("SELECT count(*) FROM %s WHERE %s", dataTable(t), visibleAt)

@@ -69,10 +69,23 @@ func (s rowSet) has(id int64) bool {
 }
 
 // filterRows returns the rows of t visible at v that match filter.
-func filterRows(ctx context.Context, tx *Tx, t *tableRow, ts *tableSchema, v int64, filter string) (rowSet, error) {
+func (db *DB) filterRows(ctx context.Context, tx *Tx, t *tableRow, ts *tableSchema, v int64, filter string) (rowSet, error) {
 	where, err := compileFilter(filter, resolver{schema: ts})
 	if err != nil {
 		return nil, err
+	}
+	if matched, cols, ok, err := db.evalFilter(ctx, tx, t, ts, v, filter); err != nil {
+		return nil, err
+	} else if ok {
+		ids := cols.matchedIDs(matched, 0, -1)
+		if len(ids) == 0 {
+			return rowSet{}, nil
+		}
+		set := make(rowSet, ids[len(ids)-1]/64+1)
+		for _, id := range ids {
+			set[id>>6] |= 1 << (id & 63)
+		}
+		return set, nil
 	}
 	rows, err := tx.Tx.QueryContext(ctx, fmt.Sprintf("SELECT _rowid FROM %s WHERE %s AND (%s)", dataTable(t), visibleAt, where.SQL),
 		append([]any{v, v}, where.Args...)...)
@@ -89,7 +102,7 @@ func filterRows(ctx context.Context, tx *Tx, t *tableRow, ts *tableSchema, v int
 // collectRows reads a query of row ids into a set and closes it.
 func collectRows(rows *sql.Rows) (rowSet, error) {
 	defer rows.Close()
-	var set rowSet
+	set := rowSet{} // not nil: nil means "no filter" to the searches
 	for rows.Next() {
 		var id int64
 		if err := rows.Scan(&id); err != nil {
@@ -134,12 +147,13 @@ func (db *DB) searchVectors(ctx context.Context, tx *Tx, t *tableRow, q store.Qu
 	if idx != nil && idx.ix.Params().Metric != metric {
 		idx = nil // the index answers another metric: search exactly
 	}
-	set, err := db.vectors.get(fmt.Sprintf("%s/%s@%d", t.UUID, fl.Column, v), func() (*vectorSet, error) {
+	val, err := db.cache.get(fmt.Sprintf("vectors %s/%s@%d", t.UUID, fl.Column, v), func() (cached, error) {
 		return loadVectors(ctx, tx, t, field, fl.Column, v)
 	})
 	if err != nil {
 		return nil, err
 	}
+	set := val.(*vectorSet)
 	if metric == vecindex.Hamming && set.bytes == nil {
 		return nil, store.Errorf(store.CodeInvalidInput, "hamming distance needs a vector column of uint8")
 	}
@@ -150,7 +164,7 @@ func (db *DB) searchVectors(ctx context.Context, tx *Tx, t *tableRow, q store.Qu
 	}
 	var allowed rowSet
 	if q.Filter != "" && !vs.Postfilter {
-		if allowed, err = filterRows(ctx, tx, t, ts, v, q.Filter); err != nil {
+		if allowed, err = db.filterRows(ctx, tx, t, ts, v, q.Filter); err != nil {
 			return nil, err
 		}
 	}
@@ -162,7 +176,7 @@ func (db *DB) searchVectors(ctx context.Context, tx *Tx, t *tableRow, q store.Qu
 	for qi, qv := range vs.Vectors {
 		found := nearest(set, idx, metric, qv, k, vs, allowed)
 		if vs.Postfilter && q.Filter != "" {
-			if found, err = postfilter(ctx, tx, t, ts, v, q.Filter, found); err != nil {
+			if found, err = db.postfilter(ctx, tx, t, ts, v, q.Filter, found); err != nil {
 				return nil, err
 			}
 		}
@@ -257,8 +271,8 @@ func inBounds(hits []hit, lower, upper *float32) []hit {
 }
 
 // postfilter keeps the hits whose rows match filter.
-func postfilter(ctx context.Context, tx *Tx, t *tableRow, ts *tableSchema, v int64, filter string, hits []hit) ([]hit, error) {
-	ok, err := filterRows(ctx, tx, t, ts, v, filter)
+func (db *DB) postfilter(ctx context.Context, tx *Tx, t *tableRow, ts *tableSchema, v int64, filter string, hits []hit) ([]hit, error) {
+	ok, err := db.filterRows(ctx, tx, t, ts, v, filter)
 	if err != nil {
 		return nil, err
 	}

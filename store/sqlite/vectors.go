@@ -1,12 +1,10 @@
 package sqlite
 
 import (
-	"container/list"
 	"context"
 	"encoding/binary"
 	"fmt"
 	"math"
-	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/float16"
@@ -28,6 +26,8 @@ type vectorSet struct {
 }
 
 func (s *vectorSet) ids() []int64 { return s.f32.IDs }
+
+func (s *vectorSet) cacheBytes() int64 { return s.size }
 
 // has reports whether row id is in the set.
 func (s *vectorSet) has(id int64) bool {
@@ -67,64 +67,6 @@ func (s *vectorSet) tail(after int64) (*vecindex.Vectors, *vecindex.ByteVectors)
 		return f, nil
 	}
 	return f, &vecindex.ByteVectors{Dim: s.dim, Data: s.bytes.Data[i*s.dim:], IDs: ids[i:]}
-}
-
-// vectorCache keeps recently used vector sets, within a byte budget.
-type vectorCache struct {
-	mu      sync.Mutex
-	budget  int64
-	used    int64
-	order   *list.List // of *cacheEntry, most recent first
-	entries map[string]*list.Element
-	loading map[string]*sync.WaitGroup
-}
-
-type cacheEntry struct {
-	key string
-	set *vectorSet
-}
-
-func newVectorCache(budget int64) *vectorCache {
-	return &vectorCache{budget: budget, order: list.New(), entries: map[string]*list.Element{}, loading: map[string]*sync.WaitGroup{}}
-}
-
-// get returns the set stored under key, loading it with load once however
-// many callers ask at the same time.
-func (c *vectorCache) get(key string, load func() (*vectorSet, error)) (*vectorSet, error) {
-	for {
-		c.mu.Lock()
-		if el, ok := c.entries[key]; ok {
-			c.order.MoveToFront(el)
-			c.mu.Unlock()
-			return el.Value.(*cacheEntry).set, nil
-		}
-		if wg, ok := c.loading[key]; ok {
-			c.mu.Unlock()
-			wg.Wait()
-			continue
-		}
-		wg := &sync.WaitGroup{}
-		wg.Add(1)
-		c.loading[key] = wg
-		c.mu.Unlock()
-		set, err := load()
-		c.mu.Lock()
-		delete(c.loading, key)
-		wg.Done()
-		if err == nil {
-			c.entries[key] = c.order.PushFront(&cacheEntry{key: key, set: set})
-			c.used += set.size
-			for c.used > c.budget && c.order.Len() > 1 {
-				old := c.order.Back()
-				e := old.Value.(*cacheEntry)
-				c.order.Remove(old)
-				delete(c.entries, e.key)
-				c.used -= e.set.size
-			}
-		}
-		c.mu.Unlock()
-		return set, err
-	}
 }
 
 // loadVectors reads the vectors of field f (stored in physical column col)
