@@ -210,10 +210,11 @@ func (s *Server) CountTableRows(c echo.Context, _ gen.Id, p gen.CountTableRowsPa
 	if err := mainBranchOnly(req.Branch); err != nil {
 		return err
 	}
-	n, err := s.store.CountRows(c.Request().Context(), id, req.Version, deref(req.Predicate))
+	n, v, err := s.store.CountRows(c.Request().Context(), id, req.Version, deref(req.Predicate))
 	if err != nil {
 		return err
 	}
+	c.Response().Header().Set(headerTableVersion, strconv.FormatInt(v, 10))
 	return c.JSON(http.StatusOK, n)
 }
 

@@ -527,6 +527,37 @@ func TestQueries(t *testing.T) {
 			}
 		})
 	}
+	t.Run("OrderBy", func(t *testing.T) {
+		for _, tc := range []struct {
+			order, extra string
+			want         string
+			code         int
+		}{
+			{`[{"column_name":"age","ascending":false}]`, ``, `[4,1,2,3]`, 0},
+			{`[{"column_name":"age","ascending":true,"nulls_first":true}]`, ``, `[3,2,1,4]`, 0},
+			{`[{"column_name":"name"}]`, ``, `[4,1,2,3]`, 0},
+			{`[{"column_name":"age","ascending":false}]`, `,"k":2,"offset":1,"filter":"id > 1"`, `[2,3]`, 0},
+			{`[]`, `,"filter":"id > 2"`, `[3,4]`, 0},
+			{`[{"column_name":"nope"}]`, ``, ``, 12},
+			{`[{"ascending":true}]`, ``, ``, 13},
+			{`{"column_name":"id"}`, ``, ``, 13},
+		} {
+			body := `{"vector":null,"k":0,"order_by":` + tc.order + tc.extra + `}`
+			status, out, _ := s.Do(t, "POST", "/v1/table/p/query", jsonHeader, []byte(body))
+			if tc.code != 0 {
+				if apitest.ErrorCode(out) != tc.code {
+					t.Fatalf("%s: %d %s, want code %d", body, status, out, tc.code)
+				}
+				continue
+			}
+			if status != 200 {
+				t.Fatalf("%s: %d %s", body, status, out)
+			}
+			if got := column(t, arrowFile(t, out), "id"); got != tc.want {
+				t.Fatalf("%s: ids %s, want %s", body, got, tc.want)
+			}
+		}
+	})
 	t.Run("Plans", func(t *testing.T) {
 		for _, path := range []string{"explain_plan", "analyze_plan"} {
 			body := `{"query":{"vector":null,"k":0,"filter":"id > 1"}}`

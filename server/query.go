@@ -40,11 +40,44 @@ func (o *orderedAliases) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// queryColumns is the part of a query body whose order matters.
-type queryColumns struct {
+// queryExtras is what a query body says beyond the generated request
+// type: the order of column_aliases, and order_by, an extension the LanceDB
+// SDK sends (query().orderBy) to sort a plain scan.
+type queryExtras struct {
 	Columns *struct {
 		ColumnAliases orderedAliases `json:"column_aliases"`
 	} `json:"columns"`
+	OrderBy []struct {
+		Column     *string `json:"column_name"`
+		Ascending  *bool   `json:"ascending"`
+		NullsFirst *bool   `json:"nulls_first"`
+	} `json:"order_by"`
+}
+
+// readExtras decodes the extras of a query body. Returns InvalidInput (13)
+// for a malformed order_by.
+func readExtras(raw []byte) (queryExtras, error) {
+	var x queryExtras
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return x, nil
+	}
+	if err := json.Unmarshal(raw, &x); err != nil {
+		return x, invalidInput("malformed query: %v", err)
+	}
+	return x, nil
+}
+
+// sortKeys returns the order_by of a query body as store sort keys.
+// Returns InvalidInput (13) for a key without a column.
+func (x queryExtras) sortKeys() ([]store.SortKey, error) {
+	var keys []store.SortKey
+	for _, o := range x.OrderBy {
+		if o.Column == nil || *o.Column == "" {
+			return nil, invalidInput("order_by entries need a column_name")
+		}
+		keys = append(keys, store.SortKey{Column: *o.Column, Descending: !boolOr(o.Ascending, true), NullsFirst: boolOr(o.NullsFirst, false)})
+	}
+	return keys, nil
 }
 
 // requestBody returns the JSON body the validator kept.
@@ -63,9 +96,9 @@ func requestBody(c echo.Context) []byte {
 
 // storeQuery turns a QueryTableRequest into a store query: a scan, where k
 // is the row limit (0: all rows), or a vector or full-text search, where k
-// is the number of results (0: 10). aliases holds column_aliases in request
-// order.
-func storeQuery(q *gen.QueryTableRequest, aliases orderedAliases) (store.Query, error) {
+// is the number of results (0: 10). extras holds column_aliases in request
+// order and the sort keys. Returns InvalidInput (13) for malformed parts.
+func storeQuery(q *gen.QueryTableRequest, extras queryExtras) (store.Query, error) {
 	if err := mainBranchOnly(q.Branch); err != nil {
 		return store.Query{}, err
 	}
@@ -75,6 +108,14 @@ func storeQuery(q *gen.QueryTableRequest, aliases orderedAliases) (store.Query, 
 	out := store.Query{
 		Version: q.Version, Filter: deref(q.Filter), Limit: int64(q.K), Offset: int64(deref(q.Offset)),
 		WithRowID: boolOr(q.WithRowId, false),
+	}
+	var aliases orderedAliases
+	if extras.Columns != nil {
+		aliases = extras.Columns.ColumnAliases
+	}
+	var err error
+	if out.OrderBy, err = extras.sortKeys(); err != nil {
+		return store.Query{}, err
 	}
 	if cols := q.Columns; cols != nil {
 		switch {
@@ -86,7 +127,6 @@ func storeQuery(q *gen.QueryTableRequest, aliases orderedAliases) (store.Query, 
 			out.Projection.Aliases = append([]store.Alias{}, aliases...)
 		}
 	}
-	var err error
 	if out.Vector, err = vectorSearch(q); err != nil {
 		return store.Query{}, err
 	}
@@ -233,9 +273,11 @@ func (s *Server) QueryTable(c echo.Context, _ gen.Id, p gen.QueryTableParams) er
 	if err != nil {
 		return err
 	}
-	var order queryColumns
-	_ = json.Unmarshal(requestBody(c), &order)
-	q, err := storeQuery(&req, aliasesOf(order))
+	extras, err := readExtras(requestBody(c))
+	if err != nil {
+		return err
+	}
+	q, err := storeQuery(&req, extras)
 	if err != nil {
 		return err
 	}
@@ -245,13 +287,6 @@ func (s *Server) QueryTable(c echo.Context, _ gen.Id, p gen.QueryTableParams) er
 	}
 	c.Response().Header().Set(headerTableVersion, strconv.FormatInt(res.Version, 10))
 	return writeArrow(c, res.Schema, res.Batches)
-}
-
-func aliasesOf(q queryColumns) orderedAliases {
-	if q.Columns == nil {
-		return nil
-	}
-	return q.Columns.ColumnAliases
 }
 
 // ExplainTableQueryPlan handles POST /v1/table/{id}/explain_plan; the plan
@@ -265,11 +300,15 @@ func (s *Server) ExplainTableQueryPlan(c echo.Context, _ gen.Id, p gen.ExplainTa
 	if err != nil {
 		return err
 	}
-	var order struct {
-		Query queryColumns `json:"query"`
+	var body struct {
+		Query json.RawMessage `json:"query"`
 	}
-	_ = json.Unmarshal(requestBody(c), &order)
-	q, err := storeQuery(&req.Query, aliasesOf(order.Query))
+	_ = json.Unmarshal(requestBody(c), &body) // the validator has checked the body
+	extras, err := readExtras(body.Query)
+	if err != nil {
+		return err
+	}
+	q, err := storeQuery(&req.Query, extras)
 	if err != nil {
 		return err
 	}
@@ -292,15 +331,17 @@ func (s *Server) AnalyzeTableQueryPlan(c echo.Context, _ gen.Id, p gen.AnalyzeTa
 	if err != nil {
 		return err
 	}
-	var order queryColumns
-	_ = json.Unmarshal(requestBody(c), &order)
+	extras, err := readExtras(requestBody(c))
+	if err != nil {
+		return err
+	}
 	// The analyze request is a query request with the same members.
 	var qreq gen.QueryTableRequest
 	raw, _ := json.Marshal(req)
 	if err := json.Unmarshal(raw, &qreq); err != nil {
 		return invalidInput("malformed query: %v", err)
 	}
-	q, err := storeQuery(&qreq, aliasesOf(order))
+	q, err := storeQuery(&qreq, extras)
 	if err != nil {
 		return err
 	}

@@ -7,21 +7,33 @@ import (
 	"github.com/lancens/lancens/store"
 )
 
+// contextAllPages, set on the request context by the remote dialect
+// adapter, asks ListTableTags for every page at once: the LanceDB SDK reads
+// the tags as one map and cannot follow a page token.
+const contextAllPages = "lancens.all_pages"
+
 // ListTableTags handles POST /v1/table/{id}/tags/list.
 func (s *Server) ListTableTags(c echo.Context, _ gen.Id, p gen.ListTableTagsParams) error {
 	id, err := resolveID(c, p.Delimiter, nil)
 	if err != nil {
 		return err
 	}
-	tags, next, err := s.store.ListTags(c.Request().Context(), id, page(p.PageToken, p.Limit))
-	if err != nil {
-		return err
+	all, _ := c.Get(contextAllPages).(bool)
+	out := map[string]gen.TagContents{}
+	pg := page(p.PageToken, p.Limit)
+	for {
+		tags, next, err := s.store.ListTags(c.Request().Context(), id, pg)
+		if err != nil {
+			return err
+		}
+		for _, g := range tags {
+			out[g.Name] = gen.TagContents{Version: g.Version, ManifestSize: g.ManifestSize, Branch: optional(g.Branch)}
+		}
+		if !all || next == "" {
+			return ok(c, gen.ListTableTagsResponse{Tags: out, PageToken: optional(next)})
+		}
+		pg.Token = next
 	}
-	out := make(map[string]gen.TagContents, len(tags))
-	for _, g := range tags {
-		out[g.Name] = gen.TagContents{Version: g.Version, ManifestSize: g.ManifestSize, Branch: optional(g.Branch)}
-	}
-	return ok(c, gen.ListTableTagsResponse{Tags: out, PageToken: optional(next)})
 }
 
 // GetTableTagVersion handles POST /v1/table/{id}/tags/version.

@@ -92,6 +92,8 @@ func (s *Server) remoteBodies(next echo.HandlerFunc) echo.HandlerFunc {
 			c.Set(contextReplaceIndex, true)
 		case "ListTables":
 			remotePageToken(req)
+		case "ListTableTags":
+			c.Set(contextAllPages, true)
 		case "MergeInsertIntoTable":
 			if ms := req.Header.Get("X-Request-Timeout-Ms"); ms != "" {
 				q := req.URL.Query()
@@ -275,14 +277,14 @@ func translateQuery(q map[string]json.RawMessage) {
 	}
 	if raw, ok := q["columns"]; ok {
 		var names []string
-		trimmed := bytes.TrimSpace(raw)
+		var obj map[string]json.RawMessage
 		switch {
 		case json.Unmarshal(raw, &names) == nil:
 			q["columns"] = marshal(map[string]any{"column_names": names})
-		case len(trimmed) > 0 && trimmed[0] == '{' && !bytes.Contains(trimmed, []byte(`"column_`)):
+		case json.Unmarshal(raw, &obj) == nil && obj != nil && !isSpecColumns(obj):
 			// Keep the alias object as it came: its key order is the
 			// order of the output columns.
-			q["columns"] = json.RawMessage(`{"column_aliases":` + string(trimmed) + `}`)
+			q["columns"] = json.RawMessage(`{"column_aliases":` + string(bytes.TrimSpace(raw)) + `}`)
 		}
 	}
 	if raw, ok := q["full_text_query"]; ok {
@@ -301,14 +303,26 @@ func translateQuery(q map[string]json.RawMessage) {
 		}
 	}
 	if raw, ok := q["k"]; ok {
-		// An unlimited query (k = i64::MAX) is a k of 0 for a scan.
+		// An unlimited scan (k = i64::MAX) is a k of 0; searches take the
+		// large k as it is.
 		var k float64
-		if json.Unmarshal(raw, &k) == nil && k >= 1<<62 {
-			if v := string(q["vector"]); v == "null" {
-				q["k"] = json.RawMessage("0")
-			}
+		_, fts := q["full_text_query"]
+		if json.Unmarshal(raw, &k) == nil && k >= 1<<62 && string(q["vector"]) == "null" && !fts {
+			q["k"] = json.RawMessage("0")
 		}
 	}
+}
+
+// isSpecColumns reports whether a query's columns object is already in the
+// spec's form, {column_names} or {column_aliases}, rather than the SDK's
+// alias map (whose keys are output column names).
+func isSpecColumns(obj map[string]json.RawMessage) bool {
+	for k, v := range obj {
+		if (k != "column_names" && k != "column_aliases") || (len(v) > 0 && v[0] == '"') {
+			return false
+		}
+	}
+	return len(obj) > 0
 }
 
 // translateFts rewrites the SDK's multi_match ({query, columns, boost}) into

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -78,7 +79,8 @@ func typeJSON(dt arrow.DataType) jsonType {
 	case *arrow.DurationType:
 		return jsonType{Type: "duration", Unit: unitNames[t.Unit]}
 	case arrow.DecimalType:
-		return jsonType{Type: t.Name(), Length: length(int64(t.GetPrecision())*1000 + int64(t.GetScale()))}
+		// arrow-go names decimal128 "decimal"; the spec says decimal128.
+		return jsonType{Type: fmt.Sprintf("decimal%d", t.BitWidth()), Length: length(int64(t.GetPrecision())*1000 + int64(t.GetScale()))}
 	case *arrow.FixedSizeBinaryType:
 		return jsonType{Type: "fixed_size_binary", Length: length(int64(t.ByteWidth))}
 	case *arrow.FixedSizeListType:

@@ -107,8 +107,18 @@ type Query struct {
 	Limit     int64
 	Offset    int64
 	WithRowID bool
-	Vector    *VectorSearch
-	Text      *TextSearch
+	// OrderBy sorts a scan (searches order by score); rows that tie keep
+	// row id order.
+	OrderBy []SortKey
+	Vector  *VectorSearch
+	Text    *TextSearch
+}
+
+// SortKey is one column a scan is sorted by.
+type SortKey struct {
+	Column     string
+	Descending bool
+	NullsFirst bool
 }
 
 // VectorSearch is the nearest-neighbour part of a query.
@@ -238,9 +248,9 @@ type ManagedData interface {
 	Delete(ctx context.Context, id []string, predicate string) (WriteResult, error)
 
 	// CountRows counts the rows matching predicate ("" for all) at a version
-	// (nil: latest). Returns TableVersionNotFound (11) and the errors of
-	// Delete.
-	CountRows(ctx context.Context, id []string, version *int64, predicate string) (int64, error)
+	// (nil: latest), and returns the version it counted. Returns
+	// TableVersionNotFound (11) and the errors of Delete.
+	CountRows(ctx context.Context, id []string, version *int64, predicate string) (n, counted int64, err error)
 
 	// Query reads rows. Returns TableNotFound (4), TableVersionNotFound (11),
 	// TableColumnNotFound (12), InvalidInput (13).

@@ -74,6 +74,11 @@ describe("LanceDB remote mode", () => {
     assert.match(dyn[0].t, /document 7/);
     const all = await tbl.query().toArray();
     assert.equal(all.length, N);
+    const rowIds = (await tbl.query().where("id IN (3, 4)").withRowId().toArray()).map((r) => r._rowid);
+    const taken = await tbl.takeRowIds(rowIds).toArray();
+    assert.deepEqual(ids(taken).sort(), [3, 4]);
+    const sorted = await tbl.query().where("id < 10").orderBy({ columnName: "category", ascending: false }).limit(4).toArray();
+    assert.deepEqual(ids(sorted), [2, 5, 8, 1]);
   });
 
   test("vector search with options", async () => {

@@ -124,9 +124,16 @@ func (db *DB) planQuery(ctx context.Context, tx *Tx, t *tableRow, q store.Query)
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "SELECT %s FROM %s WHERE ", strings.Join(p.cols, ", "), dataTable(t))
 	args := p.args
-	ids, note, err := db.filteredWindow(ctx, tx, t, ts, v, q)
+	order, err := orderBy(ts, q.OrderBy)
 	if err != nil {
 		return nil, err
+	}
+	var ids []int64
+	var note string
+	if order == "" {
+		if ids, note, err = db.filteredWindow(ctx, tx, t, ts, v, q); err != nil {
+			return nil, err
+		}
 	}
 	pq.note = note
 	if ids != nil {
@@ -141,7 +148,7 @@ func (db *DB) planQuery(ctx context.Context, tx *Tx, t *tableRow, q store.Query)
 		sb.WriteString(" AND (" + where.SQL + ")")
 		args = append(args, where.Args...)
 	}
-	sb.WriteString(" ORDER BY _rowid")
+	sb.WriteString(" ORDER BY " + order + "_rowid")
 	if q.Limit > 0 || q.Offset > 0 {
 		limit := q.Limit
 		if limit <= 0 {
@@ -152,6 +159,34 @@ func (db *DB) planQuery(ctx context.Context, tx *Tx, t *tableRow, q store.Query)
 	}
 	pq.sql, pq.args = sb.String(), args
 	return pq, nil
+}
+
+// orderBy compiles the sort keys of a scan into the start of an ORDER BY
+// clause ("" for none). Returns TableColumnNotFound (12)
+// for unknown columns and InvalidInput (13) for columns that do not sort
+// (vectors, lists, structs, maps).
+func orderBy(ts *tableSchema, keys []store.SortKey) (string, error) {
+	var sb strings.Builder
+	for _, k := range keys {
+		c, err := resolver{schema: ts}.Resolve(splitPath(k.Column))
+		if err != nil {
+			return "", err
+		}
+		switch c.Type.Kind {
+		case expr.KindVector, expr.KindList, expr.KindStruct, expr.KindMap:
+			return "", store.Errorf(store.CodeInvalidInput, "cannot sort by %s, a value of type %s", k.Column, c.Type)
+		}
+		sb.WriteString(c.SQL)
+		if k.Descending {
+			sb.WriteString(" DESC")
+		}
+		if k.NullsFirst {
+			sb.WriteString(" NULLS FIRST, ")
+		} else {
+			sb.WriteString(" NULLS LAST, ")
+		}
+	}
+	return sb.String(), nil
 }
 
 // maxFetchByID bounds the rows a query reads by id after an in-memory
@@ -227,6 +262,8 @@ func (db *DB) Query(ctx context.Context, id []string, q store.Query) (*store.Res
 			return err
 		}
 		switch {
+		case len(q.OrderBy) > 0 && (q.Vector != nil || q.Text != nil):
+			return store.Errorf(store.CodeInvalidInput, "order_by sorts plain queries; searches are ordered by _distance or _score")
 		case q.Vector != nil && q.Text != nil:
 			return store.Errorf(store.CodeInvalidInput, "a query cannot be both a vector and a full-text search; run them separately (hybrid search fuses the two)")
 		case q.Vector != nil:
@@ -396,9 +433,8 @@ func (db *DB) explainSearch(ctx context.Context, tx *Tx, t *tableRow, q store.Qu
 }
 
 // CountRows implements store.ManagedData.
-func (db *DB) CountRows(ctx context.Context, id []string, version *int64, predicate string) (int64, error) {
-	var n int64
-	err := db.read(ctx, func(tx *Tx) error {
+func (db *DB) CountRows(ctx context.Context, id []string, version *int64, predicate string) (n, counted int64, err error) {
+	err = db.read(ctx, func(tx *Tx) error {
 		t, err := findManaged(ctx, tx, id)
 		if err != nil {
 			return err
@@ -407,6 +443,7 @@ func (db *DB) CountRows(ctx context.Context, id []string, version *int64, predic
 		if err != nil {
 			return err
 		}
+		counted = v
 		ts, err := loadSchema(ctx, tx, t, v)
 		if err != nil {
 			return err
@@ -438,7 +475,7 @@ func (db *DB) CountRows(ctx context.Context, id []string, version *int64, predic
 		}
 		return nil
 	})
-	return n, err
+	return n, counted, err
 }
 
 // writeVersion prepares a write on managed table id: it returns the table,

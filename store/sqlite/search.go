@@ -172,6 +172,7 @@ func (db *DB) searchVectors(ctx context.Context, tx *Tx, t *tableRow, q store.Qu
 	if k <= 0 {
 		k = defaultK
 	}
+	k = min(k, max(1, len(set.ids()))) // "unlimited" k from the SDK is i64::MAX
 	var hits []hit
 	for qi, qv := range vs.Vectors {
 		found := nearest(set, idx, metric, qv, k, vs, allowed)
