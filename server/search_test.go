@@ -3,6 +3,7 @@ package server_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -615,6 +616,70 @@ func TestFullTextSearch(t *testing.T) {
 			status, body, _ := s.Do(t, "POST", "/v1/table/docs/query", jsonHeader, []byte(`{"vector":null,"k":10,"full_text_query":`+tc.query+`}`))
 			if apitest.ErrorCode(body) != tc.want {
 				t.Fatalf("got %d %s, want code %d", status, body, tc.want)
+			}
+		})
+	}
+}
+
+// TestTextAnalyzerOptions indexes the same text under each tokenizer
+// option and checks what each index matches.
+func TestTextAnalyzerOptions(t *testing.T) {
+	s := apitest.Start(t, apitest.Options{})
+	options := map[string]string{
+		"keepcase":  `"lower_case":false`,
+		"nostem":    `"stem":false`,
+		"stopwords": `"remove_stop_words":false`,
+		"spaces":    `"base_tokenizer":"whitespace"`,
+		"accents":   `"ascii_folding":false`,
+		"short":     `"max_token_length":5`,
+	}
+	var fields []arrow.Field
+	for _, name := range slices.Sorted(maps.Keys(options)) {
+		fields = append(fields, arrow.Field{Name: name, Type: arrow.BinaryTypes.String})
+	}
+	schema := arrow.NewSchema(append([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64}}, fields...), nil)
+	var rows []string
+	for i, text := range []string{"Running shoes for the roads.", "running to the café", "mountains"} {
+		row := fmt.Sprintf(`{"id":%d`, i+1)
+		for _, f := range fields {
+			row += fmt.Sprintf(`,%q:%q`, f.Name, text)
+		}
+		rows = append(rows, row+"}")
+	}
+	if _, err := s.Client.CreateTable(t.Context(), []string{"an"}, schema, []arrow.RecordBatch{recordFromJSON(t, schema, "["+strings.Join(rows, ",")+"]")}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for col, opt := range options {
+		createIndex(t, s, "an", `{"column":"`+col+`","index_type":"INVERTED",`+opt+`}`)
+	}
+	for _, tc := range []struct {
+		column, terms, want string
+	}{
+		{"keepcase", "Running", `[1]`},
+		{"keepcase", "runs", `[2]`},
+		{"keepcase", "RUNNING", `[]`},
+		{"nostem", "runs", `[]`},
+		{"nostem", "running", `[1,2]`},
+		{"stopwords", "the", `[1,2]`},
+		{"spaces", "roads", `[]`},
+		{"spaces", "roads.", `[1]`},
+		{"accents", "cafe", `[]`},
+		{"accents", "café", `[2]`},
+		{"short", "mountains", `[]`},
+		{"short", "shoes", `[1]`},
+	} {
+		t.Run(tc.column+"/"+tc.terms, func(t *testing.T) {
+			body := fmt.Sprintf(`{"vector":null,"k":10,"full_text_query":{"structured_query":{"query":{"match":{"terms":%q,"column":%q}}}}}`, tc.terms, tc.column)
+			status, out, _ := s.Do(t, "POST", "/v1/table/an/query", jsonHeader, []byte(body))
+			if status != 200 {
+				t.Fatalf("%d %s", status, out)
+			}
+			got := column(t, arrowFile(t, out), "id")
+			var ids []int
+			_ = json.Unmarshal([]byte(got), &ids)
+			slices.Sort(ids)
+			if sorted, _ := json.Marshal(ids); string(sorted) != tc.want && !(tc.want == "[]" && ids == nil) {
+				t.Fatalf("ids %s, want %s", got, tc.want)
 			}
 		})
 	}

@@ -91,13 +91,31 @@ func (a analyzer) terms(text string) []string {
 			continue
 		}
 		if a.Stem {
-			if stemmed, err := snowball.Stem(w, a.Language, true); err == nil && stemmed != "" {
-				w = stemmed
-			}
+			w = a.stem(w)
 		}
 		out = append(out, w)
 	}
 	return out
+}
+
+// stem returns the Snowball stem of w. The stemmer works on lower case;
+// when the index keeps case, the letters of w that the stem keeps keep
+// their case ("Running" stems to "Run").
+func (a analyzer) stem(w string) string {
+	stemmed, err := snowball.Stem(w, a.Language, true)
+	if err != nil || stemmed == "" {
+		return w
+	}
+	if a.LowerCase {
+		return stemmed
+	}
+	orig, out := []rune(w), []rune(stemmed)
+	for i := range out {
+		if i < len(orig) && unicode.ToLower(orig[i]) == out[i] {
+			out[i] = orig[i]
+		}
+	}
+	return string(out)
 }
 
 // fold removes diacritics: é becomes e.
