@@ -75,6 +75,8 @@ func TestUsage(t *testing.T) {
 		{[]string{"serve", "--no-such-flag"}, true},
 		{[]string{"serve", "extra-arg"}, true},
 		{[]string{"serve", "--log-level", "loud"}, true},
+		{[]string{"serve", "--cache-mb", "0"}, true},
+		{[]string{"serve", "--cache-mb", "lots"}, true},
 	} {
 		var out strings.Builder
 		err := run(context.Background(), tc.args, func(string) string { return "" }, &out, &out)

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -29,6 +30,7 @@ type serveConfig struct {
 	logLevel    slog.Level
 	logFormat   string
 	synchronous string
+	cacheMB     int64
 }
 
 func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer) (*serveConfig, error) {
@@ -46,6 +48,11 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	fs.StringVar(&cfg.warehouse, "warehouse", envOr("LANCENS_WAREHOUSE", "./data/warehouse"), "root directory for table data written by Lance clients (env LANCENS_WAREHOUSE)")
 	fs.StringVar(&cfg.logFormat, "log-format", envOr("LANCENS_LOG_FORMAT", "text"), "log format: text or json (env LANCENS_LOG_FORMAT)")
 	fs.StringVar(&cfg.synchronous, "sync", envOr("LANCENS_SYNC", "FULL"), "SQLite synchronous mode: FULL (durable across power loss) or NORMAL (env LANCENS_SYNC)")
+	cacheMB, err := strconv.ParseInt(envOr("LANCENS_CACHE_MB", "2048"), 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("bad LANCENS_CACHE_MB: %w", err)
+	}
+	fs.Int64Var(&cfg.cacheMB, "cache-mb", cacheMB, "memory for cached vectors and filter columns, in MiB (env LANCENS_CACHE_MB)")
 	level := envOr("LANCENS_LOG_LEVEL", "info")
 	fs.Func("log-level", "log level: debug, info, warn or error (env LANCENS_LOG_LEVEL)", func(v string) error {
 		level = v
@@ -77,6 +84,9 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 		return nil, fmt.Errorf("bad log format %q (text or json)", cfg.logFormat)
 	}
 	cfg.synchronous = strings.ToUpper(cfg.synchronous)
+	if cfg.cacheMB < 1 {
+		return nil, fmt.Errorf("bad cache size %d MiB (at least 1)", cfg.cacheMB)
+	}
 	return cfg, nil
 }
 
@@ -98,7 +108,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err := os.MkdirAll(filepath.Dir(cfg.dbPath), 0o755); err != nil {
 		return fmt.Errorf("create database directory: %w", err)
 	}
-	db, err := sqlite.Open(ctx, cfg.dbPath, sqlite.Options{Synchronous: cfg.synchronous})
+	db, err := sqlite.Open(ctx, cfg.dbPath, sqlite.Options{Synchronous: cfg.synchronous, CacheBytes: cfg.cacheMB << 20})
 	if err != nil {
 		return err
 	}
