@@ -20,17 +20,7 @@ import (
 // without a catalog: commit by creating the manifest file exclusively in the
 // table's _versions directory (fsynced), and find the latest version by
 // listing that directory.
-func catalogSuite(scale float64) ([]result, error) {
-	dir, err := os.MkdirTemp("", "lancens-bench-catalog-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	inst, err := startLancens(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer inst.close()
+func catalogSuite(dir string, inst *instance, scale float64) ([]result, error) {
 
 	var results []result
 	commits := int(2000 * scale)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -15,17 +14,7 @@ import (
 // dataSuite measures the data plane against LanceDB embedded: ingesting
 // 100k rows of (id, text, 128-dim vector) in 10k-row batches, and filtered
 // count and filtered query latency on a 1M-row table.
-func dataSuite(scale float64) ([]result, error) {
-	dir, err := os.MkdirTemp("", "lancens-bench-data-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	inst, err := startLancens(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer inst.close()
+func dataSuite(dir string, inst *instance, scale float64) ([]result, error) {
 	ctx := context.Background()
 	var results []result
 

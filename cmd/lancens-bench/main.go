@@ -45,28 +45,43 @@ type result struct {
 	higherIsBetter      bool
 }
 
-func run(suites string, scale float64) error {
+// suite measures one area; it gets a fresh directory and a lancens
+// serving from it.
+type suite func(dir string, inst *instance, scale float64) ([]result, error)
+
+var suites = map[string]suite{"catalog": catalogSuite, "data": dataSuite, "search": searchSuite}
+
+func run(names string, scale float64) error {
 	var results []result
-	for _, s := range strings.Split(suites, ",") {
-		var rs []result
-		var err error
-		switch strings.TrimSpace(s) {
-		case "catalog":
-			rs, err = catalogSuite(scale)
-		case "data":
-			rs, err = dataSuite(scale)
-		case "search":
-			rs, err = searchSuite(scale)
-		default:
-			return fmt.Errorf("unknown suite %q", s)
+	for _, name := range strings.Split(names, ",") {
+		name = strings.TrimSpace(name)
+		s, ok := suites[name]
+		if !ok {
+			return fmt.Errorf("unknown suite %q", name)
 		}
+		rs, err := runSuite(name, s, scale)
 		if err != nil {
-			return fmt.Errorf("%s: %w", s, err)
+			return fmt.Errorf("%s: %w", name, err)
 		}
 		results = append(results, rs...)
 	}
 	print(os.Stdout, results)
 	return nil
+}
+
+// runSuite runs s in a temporary directory, which it removes after.
+func runSuite(name string, s suite, scale float64) ([]result, error) {
+	dir, err := os.MkdirTemp("", "lancens-bench-"+name+"-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	inst, err := startLancens(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer inst.close()
+	return s(dir, inst, scale)
 }
 
 // print writes the results as a table. The ratio is always "how many times

@@ -24,17 +24,7 @@ import (
 // index parameters: recall@10, index build time and query latency of each
 // vector index type, full-text and filtered vector query latency. Vectors
 // are 128-dimensional, drawn around 100 gaussian centres.
-func searchSuite(scale float64) ([]result, error) {
-	dir, err := os.MkdirTemp("", "lancens-bench-search-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	inst, err := startLancens(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer inst.close()
+func searchSuite(dir string, inst *instance, scale float64) ([]result, error) {
 	ctx := context.Background()
 
 	const dim, k, nq = 128, 10, 100

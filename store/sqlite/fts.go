@@ -93,11 +93,7 @@ type scores map[int64]float32
 
 // searchText runs the full-text search of q on table t.
 func (db *DB) searchText(ctx context.Context, tx *Tx, t *tableRow, q store.Query) (*store.Result, error) {
-	v, err := resolveVersion(ctx, tx, t, q.Version)
-	if err != nil {
-		return nil, err
-	}
-	ts, err := loadSchema(ctx, tx, t, v)
+	v, ts, err := schemaAt(ctx, tx, t, q.Version)
 	if err != nil {
 		return nil, err
 	}

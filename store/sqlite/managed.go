@@ -104,6 +104,20 @@ func latestManaged(ctx context.Context, tx *Tx, t *tableRow) (int64, error) {
 	return v.Version, nil
 }
 
+// schemaAt resolves the version a read names (nil: the latest) and returns
+// it with the schema in effect then. Returns TableVersionNotFound (11).
+func schemaAt(ctx context.Context, tx *Tx, t *tableRow, version *int64) (int64, *tableSchema, error) {
+	v, err := resolveVersion(ctx, tx, t, version)
+	if err != nil {
+		return 0, nil, err
+	}
+	ts, err := loadSchema(ctx, tx, t, v)
+	if err != nil {
+		return 0, nil, err
+	}
+	return v, ts, nil
+}
+
 // resolveVersion returns the version a read names (nil: the latest),
 // checking that it exists. Returns TableVersionNotFound.
 func resolveVersion(ctx context.Context, tx *Tx, t *tableRow, v *int64) (int64, error) {

@@ -97,11 +97,7 @@ func buildProjection(ts *tableSchema, q store.Query) (*projection, error) {
 // evaluator covers is applied before the SQL, which then reads the matching
 // rows by id.
 func (db *DB) planQuery(ctx context.Context, tx *Tx, t *tableRow, q store.Query) (*plannedQuery, error) {
-	v, err := resolveVersion(ctx, tx, t, q.Version)
-	if err != nil {
-		return nil, err
-	}
-	ts, err := loadSchema(ctx, tx, t, v)
+	v, ts, err := schemaAt(ctx, tx, t, q.Version)
 	if err != nil {
 		return nil, err
 	}
@@ -365,11 +361,7 @@ func (db *DB) ExplainQuery(ctx context.Context, id []string, q store.Query, anal
 // explainSearch describes a vector or full-text search; with analyze it
 // runs it and reports the rows and time.
 func (db *DB) explainSearch(ctx context.Context, tx *Tx, t *tableRow, q store.Query, analyze bool) (string, error) {
-	v, err := resolveVersion(ctx, tx, t, q.Version)
-	if err != nil {
-		return "", err
-	}
-	ts, err := loadSchema(ctx, tx, t, v)
+	v, ts, err := schemaAt(ctx, tx, t, q.Version)
 	if err != nil {
 		return "", err
 	}
@@ -439,15 +431,11 @@ func (db *DB) CountRows(ctx context.Context, id []string, version *int64, predic
 		if err != nil {
 			return err
 		}
-		v, err := resolveVersion(ctx, tx, t, version)
+		v, ts, err := schemaAt(ctx, tx, t, version)
 		if err != nil {
 			return err
 		}
 		counted = v
-		ts, err := loadSchema(ctx, tx, t, v)
-		if err != nil {
-			return err
-		}
 		where, err := compileFilter(predicate, resolver{schema: ts})
 		if err != nil {
 			return err
@@ -710,11 +698,7 @@ func (db *DB) Describe(ctx context.Context, id []string, version *int64) (*store
 		if err != nil {
 			return err
 		}
-		v, err := resolveVersion(ctx, tx, t, version)
-		if err != nil {
-			return err
-		}
-		ts, err := loadSchema(ctx, tx, t, v)
+		v, ts, err := schemaAt(ctx, tx, t, version)
 		if err != nil {
 			return err
 		}

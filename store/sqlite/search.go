@@ -119,11 +119,7 @@ func collectRows(rows *sql.Rows) (rowSet, error) {
 // searchVectors runs the vector search of q on table t.
 func (db *DB) searchVectors(ctx context.Context, tx *Tx, t *tableRow, q store.Query) (*store.Result, error) {
 	vs := q.Vector
-	v, err := resolveVersion(ctx, tx, t, q.Version)
-	if err != nil {
-		return nil, err
-	}
-	ts, err := loadSchema(ctx, tx, t, v)
+	v, ts, err := schemaAt(ctx, tx, t, q.Version)
 	if err != nil {
 		return nil, err
 	}
