@@ -261,7 +261,7 @@ func TestRestart(t *testing.T) {
 }
 
 // waitTransaction polls a transaction until it leaves Queued/Running.
-func waitTransaction(t *testing.T, c *client.Client, txID string) *client.Transaction {
+func waitTransaction(t testing.TB, c *client.Client, txID string) *client.Transaction {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {

@@ -140,7 +140,7 @@ func recall(got, want []int64) float64 {
 	return float64(hit) / float64(len(want))
 }
 
-func createIndex(t *testing.T, s *apitest.Server, table, body string) {
+func createIndex(t testing.TB, s *apitest.Server, table, body string) {
 	t.Helper()
 	status, out, _ := s.Do(t, "POST", "/v1/table/"+table+"/create_index", jsonHeader, []byte(body))
 	if status != 200 {

@@ -102,8 +102,8 @@ func (a analyzer) terms(text string) []string {
 // when the index keeps case, the letters of w that the stem keeps keep
 // their case ("Running" stems to "Run").
 func (a analyzer) stem(w string) string {
-	stemmed, err := snowball.Stem(w, a.Language, true)
-	if err != nil || stemmed == "" {
+	stemmed := stemCached(w, a.Language)
+	if stemmed == "" {
 		return w
 	}
 	if a.LowerCase {
@@ -116,6 +116,39 @@ func (a analyzer) stem(w string) string {
 		}
 	}
 	return string(out)
+}
+
+// stems caches Snowball stems by language and word: text repeats its
+// words, and stemming is most of the cost of analysing it. The cache is
+// emptied when it reaches stemCacheSize entries.
+var stems struct {
+	sync.RWMutex
+	m map[[2]string]string
+}
+
+const stemCacheSize = 1 << 17
+
+// stemCached returns the stem of w in language, or "" when the stemmer
+// has none.
+func stemCached(w, language string) string {
+	key := [2]string{language, w}
+	stems.RLock()
+	s, ok := stems.m[key]
+	stems.RUnlock()
+	if ok {
+		return s
+	}
+	s, err := snowball.Stem(w, language, true)
+	if err != nil {
+		s = ""
+	}
+	stems.Lock()
+	if stems.m == nil || len(stems.m) >= stemCacheSize {
+		stems.m = make(map[[2]string]string, 1024)
+	}
+	stems.m[key] = s
+	stems.Unlock()
+	return s
 }
 
 // fold removes diacritics: é becomes e.

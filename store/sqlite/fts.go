@@ -83,13 +83,10 @@ type textSearch struct {
 	indexes  map[string]textIndex
 	columns  []string                 // default columns of match queries
 	version  string                   // names the table version, for cached statistics
-	visible  func(int64) bool         // rows of the version: BM25 statistics
-	allowed  func(int64) bool         // rows that may match: visible and passing the filter
+	visible  rowSet                   // rows of the version: BM25 statistics
+	allowed  rowSet                   // rows that may match: visible and passing the filter
 	postings map[string]*postingIndex // by index uuid, caught up and read-locked
 }
-
-// scores is a set of matching rows and their scores.
-type scores map[int64]float32
 
 // searchText runs the full-text search of q on table t.
 func (db *DB) searchText(ctx context.Context, tx *Tx, t *tableRow, q store.Query) (*store.Result, error) {
@@ -109,7 +106,7 @@ func (db *DB) searchText(ctx context.Context, tx *Tx, t *tableRow, q store.Query
 		return nil, err
 	}
 	s := &textSearch{ctx: ctx, tx: tx, db: db, indexes: idx, columns: q.Text.Columns, version: fmt.Sprintf("%s@%d", t.UUID, v),
-		visible: visible.has, allowed: visible.has, postings: map[string]*postingIndex{}}
+		visible: visible, allowed: visible, postings: map[string]*postingIndex{}}
 	defer s.release()
 	if len(s.columns) == 0 {
 		for c := range idx {
@@ -118,11 +115,10 @@ func (db *DB) searchText(ctx context.Context, tx *Tx, t *tableRow, q store.Query
 		slices.Sort(s.columns)
 	}
 	if q.Filter != "" {
-		allowed, err := db.filterRows(ctx, tx, t, ts, v, q.Filter)
-		if err != nil {
+		// The filter is evaluated over the visible rows only.
+		if s.allowed, err = db.filterRows(ctx, tx, t, ts, v, q.Filter); err != nil {
 			return nil, err
 		}
-		s.allowed = func(id int64) bool { return visible.has(id) && allowed.has(id) }
 	}
 	found, err := s.eval(q.Text.Query)
 	if err != nil {
@@ -157,8 +153,8 @@ func topScores(found scores, k int) []hit {
 			i = w
 		}
 	}
-	for id, sc := range found {
-		h := hit{id: id, value: sc}
+	for i, id := range found.ids {
+		h := hit{id: id, value: found.vals[i]}
 		switch {
 		case len(top) < k:
 			top = append(top, h)
@@ -210,7 +206,7 @@ func (s *textSearch) eval(n store.FtsQuery) (scores, error) {
 		}
 	}
 	if set != 1 {
-		return nil, store.Errorf(store.CodeInvalidInput, "a full-text query must set exactly one of match, phrase, boost, multi_match, boolean")
+		return scores{}, store.Errorf(store.CodeInvalidInput, "a full-text query must set exactly one of match, phrase, boost, multi_match, boolean")
 	}
 	switch {
 	case n.Match != nil:
@@ -218,85 +214,63 @@ func (s *textSearch) eval(n store.FtsQuery) (scores, error) {
 	case n.Phrase != nil:
 		return s.phrase(*n.Phrase)
 	case n.MultiMatch != nil:
-		out := scores{}
+		var out scores
 		for _, m := range n.MultiMatch.Matches {
 			r, err := s.match(m)
 			if err != nil {
-				return nil, err
+				return scores{}, err
 			}
-			add(out, r)
+			out = union(out, r)
 		}
 		return out, nil
 	case n.Boost != nil:
 		pos, err := s.eval(n.Boost.Positive)
 		if err != nil {
-			return nil, err
+			return scores{}, err
 		}
 		neg, err := s.eval(n.Boost.Negative)
 		if err != nil {
-			return nil, err
+			return scores{}, err
 		}
-		nb := n.Boost.NegativeBoost
-		for id := range pos {
-			if _, hit := neg[id]; hit {
-				pos[id] *= nb
-			}
-		}
-		return pos, nil
+		return timesWhere(pos, neg, n.Boost.NegativeBoost), nil
 	}
 	return s.boolean(*n.Boolean)
-}
-
-func add(dst, src scores) {
-	for id, sc := range src {
-		dst[id] += sc
-	}
 }
 
 // boolean requires every must, excludes every must_not, and adds the
 // scores of should (which must match something when there is no must).
 func (s *textSearch) boolean(b store.FtsBoolean) (scores, error) {
 	var out scores
-	for _, q := range b.Must {
+	for i, q := range b.Must {
 		r, err := s.eval(q)
 		if err != nil {
-			return nil, err
+			return scores{}, err
 		}
-		if out == nil {
+		if i == 0 {
 			out = r
-			continue
-		}
-		for id := range out {
-			if sc, ok := r[id]; ok {
-				out[id] += sc
-			} else {
-				delete(out, id)
-			}
+		} else {
+			out = intersect(out, r)
 		}
 	}
-	should := scores{}
+	var should scores
 	for _, q := range b.Should {
 		r, err := s.eval(q)
 		if err != nil {
-			return nil, err
+			return scores{}, err
 		}
-		add(should, r)
+		should = union(should, r)
 	}
-	if out == nil {
+	if len(b.Must) == 0 {
 		out = should
 	} else {
-		for id := range out {
-			out[id] += should[id]
-		}
+		out = plusWhere(out, should)
 	}
 	for _, q := range b.MustNot {
 		r, err := s.eval(q)
 		if err != nil {
-			return nil, err
+			return scores{}, err
 		}
-		for id := range r {
-			delete(out, id)
-		}
+		out = without(out, r)
 	}
 	return out, nil
 }
@@ -329,10 +303,10 @@ func (s *textSearch) match(m store.FtsMatch) (scores, error) {
 	case "AND":
 		and = true
 	default:
-		return nil, store.Errorf(store.CodeInvalidInput, "unknown match operator %q (And or Or)", m.Operator)
+		return scores{}, store.Errorf(store.CodeInvalidInput, "unknown match operator %q (And or Or)", m.Operator)
 	}
 	if m.Fuzziness < 0 {
-		return nil, store.Errorf(store.CodeInvalidInput, "fuzziness must not be negative")
+		return scores{}, store.Errorf(store.CodeInvalidInput, "fuzziness must not be negative")
 	}
 	boost := m.Boost
 	if boost == 0 {
@@ -340,43 +314,42 @@ func (s *textSearch) match(m store.FtsMatch) (scores, error) {
 	}
 	targets, err := s.targets(m.Column)
 	if err != nil {
-		return nil, err
+		return scores{}, err
 	}
-	out := scores{}
+	var out scores
 	for _, ix := range targets {
 		p, err := s.index(ix)
 		if err != nil {
-			return nil, err
+			return scores{}, err
 		}
 		c := p.statsFor(s.version, s.visible)
+		// Or sums every term's scores in one accumulator; And intersects
+		// the rows of each term.
 		var col scores
-		for _, term := range ix.analyzer.terms(m.Terms) {
+		acc := newAccumulator(len(p.docLen))
+		for i, term := range ix.analyzer.terms(m.Terms) {
 			variants := []string{term}
 			if m.Fuzziness > 0 {
 				variants = p.fuzzy(term, m.Fuzziness, m.PrefixLength, m.MaxExpansions)
 			}
-			termScores := scores{}
+			if and && i > 0 {
+				acc = newAccumulator(len(p.docLen))
+			}
 			for _, v := range variants {
-				p.score(c, v, s.visible, s.allowed, termScores)
+				p.score(c, v, s.visible, s.allowed, &acc)
 			}
 			switch {
-			case col == nil:
-				col = termScores
-			case and:
-				for id, sc := range col {
-					if ts, ok := termScores[id]; ok {
-						col[id] = sc + ts
-					} else {
-						delete(col, id)
-					}
-				}
+			case !and:
+			case i == 0:
+				col = acc.scores()
 			default:
-				add(col, termScores)
+				col = intersect(col, acc.scores())
 			}
 		}
-		for id, sc := range col {
-			out[id] += sc * boost
+		if !and {
+			col = acc.scores()
 		}
+		out = union(out, scaled(col, boost))
 	}
 	return out, nil
 }
@@ -385,31 +358,32 @@ func (s *textSearch) match(m store.FtsMatch) (scores, error) {
 // scored by the BM25 of the terms.
 func (s *textSearch) phrase(ph store.FtsPhrase) (scores, error) {
 	if ph.Slop < 0 {
-		return nil, store.Errorf(store.CodeInvalidInput, "slop must not be negative")
+		return scores{}, store.Errorf(store.CodeInvalidInput, "slop must not be negative")
 	}
 	targets, err := s.targets(ph.Column)
 	if err != nil {
-		return nil, err
+		return scores{}, err
 	}
-	out := scores{}
+	var out scores
 	for _, ix := range targets {
 		if !ix.analyzer.WithPosition {
-			return nil, store.Errorf(store.CodeInvalidInput, "phrase queries need positions; the full-text index on %s was built without with_position", ix.column)
+			return scores{}, store.Errorf(store.CodeInvalidInput, "phrase queries need positions; the full-text index on %s was built without with_position", ix.column)
 		}
 		p, err := s.index(ix)
 		if err != nil {
-			return nil, err
+			return scores{}, err
 		}
 		terms := ix.analyzer.terms(ph.Terms)
 		if len(terms) == 0 {
 			continue
 		}
 		matched := p.phrase(terms, ph.Slop, s.allowed)
-		in := func(id int64) bool { return matched[id] }
 		c := p.statsFor(s.version, s.visible)
+		acc := newAccumulator(len(p.docLen))
 		for _, term := range terms {
-			p.score(c, term, s.visible, in, out)
+			p.score(c, term, s.visible, matched, &acc)
 		}
+		out = union(out, acc.scores())
 	}
 	return out, nil
 }

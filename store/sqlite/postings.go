@@ -18,7 +18,9 @@ type postingIndex struct {
 	lastRowID int64
 	positions bool
 	terms     map[string]*postings
-	docLen    map[int64]int32
+	// docLen is the number of terms of each indexed row, by row id; -1
+	// for ids the index does not hold.
+	docLen []int32
 	// corpora caches statistics by the key of the row set they were
 	// computed over (a table version), for the current lastRowID.
 	corporaMu sync.Mutex
@@ -45,7 +47,7 @@ func (c *postingCache) get(name string, positions bool) *postingIndex {
 	}
 	p := c.byKey[name]
 	if p == nil {
-		p = &postingIndex{lastRowID: -1, positions: positions, terms: map[string]*postings{}, docLen: map[int64]int32{}}
+		p = &postingIndex{lastRowID: -1, positions: positions, terms: map[string]*postings{}}
 		c.byKey[name] = p
 	}
 	return p
@@ -89,6 +91,9 @@ func (p *postingIndex) catchUp(ctx context.Context, tx *Tx, table string) error 
 
 // add indexes one row's terms.
 func (p *postingIndex) add(id int64, terms []string) {
+	for int64(len(p.docLen)) <= id {
+		p.docLen = append(p.docLen, -1)
+	}
 	p.docLen[id] = int32(len(terms))
 	for i, term := range terms {
 		ps := p.terms[term]
@@ -127,7 +132,7 @@ type corpus struct {
 
 // statsFor returns the corpus statistics of the rows of a table version
 // (key names it), computing them on first use. Callers hold p.mu.
-func (p *postingIndex) statsFor(key string, visible func(int64) bool) corpus {
+func (p *postingIndex) statsFor(key string, visible rowSet) corpus {
 	key = fmt.Sprintf("%s/%d", key, p.lastRowID)
 	p.corporaMu.Lock()
 	defer p.corporaMu.Unlock()
@@ -143,10 +148,10 @@ func (p *postingIndex) statsFor(key string, visible func(int64) bool) corpus {
 }
 
 // stats computes the corpus statistics over the rows visible passes.
-func (p *postingIndex) stats(visible func(int64) bool) corpus {
+func (p *postingIndex) stats(visible rowSet) corpus {
 	var n, total float64
 	for id, l := range p.docLen {
-		if visible(id) {
+		if l >= 0 && visible.has(int64(id)) {
 			n++
 			total += float64(l)
 		}
@@ -158,46 +163,46 @@ func (p *postingIndex) stats(visible func(int64) bool) corpus {
 	return c
 }
 
-// score adds to out the BM25 score of term for each row match passes.
-// Document frequencies count the rows visible passes.
-func (p *postingIndex) score(c corpus, term string, visible, match func(int64) bool, out scores) {
+// score adds to acc the BM25 score of term for each row of allowed.
+// Document frequencies count the rows of visible (allowed is a subset).
+func (p *postingIndex) score(c corpus, term string, visible, allowed rowSet, acc *accumulator) {
 	ps := p.terms[term]
 	if ps == nil {
 		return
 	}
-	df := 0.0
+	df := 0
 	for _, id := range ps.rows {
-		if visible(id) {
+		if visible.has(id) {
 			df++
 		}
 	}
 	if df == 0 {
 		return
 	}
-	idf := math.Log(1 + (c.docs-df+0.5)/(df+0.5))
+	idf := math.Log(1 + (c.docs-float64(df)+0.5)/(float64(df)+0.5))
+	base, perTerm := bm25K1*(1-bm25B), bm25K1*bm25B/c.avgLen
 	for i, id := range ps.rows {
-		if !match(id) {
+		if !allowed.has(id) {
 			continue
 		}
 		tf := float64(ps.tf[i])
-		norm := bm25K1 * (1 - bm25B + bm25B*float64(p.docLen[id])/c.avgLen)
-		out[id] += float32(idf * tf * (bm25K1 + 1) / (tf + norm))
+		acc.add(id, float32(idf*tf*(bm25K1+1)/(tf+base+perTerm*float64(p.docLen[id]))))
 	}
 }
 
 // phrase returns the visible rows holding terms as a phrase: consecutive,
 // or within slop extra positions, in order.
-func (p *postingIndex) phrase(terms []string, slop int, visible func(int64) bool) map[int64]bool {
+func (p *postingIndex) phrase(terms []string, slop int, visible rowSet) rowSet {
 	lists := make([]*postings, len(terms))
 	for i, t := range terms {
 		if lists[i] = p.terms[t]; lists[i] == nil {
 			return nil
 		}
 	}
-	out := map[int64]bool{}
+	out := make(rowSet, len(visible))
 	first := lists[0]
 	for i, id := range first.rows {
-		if !visible(id) {
+		if !visible.has(id) {
 			continue
 		}
 		// Positions of each later term in this row.
@@ -212,7 +217,7 @@ func (p *postingIndex) phrase(terms []string, slop int, visible func(int64) bool
 			rest[j] = ps.pos[k]
 		}
 		if ok && phraseAt(first.pos[i], rest, slop) {
-			out[id] = true
+			out[id>>6] |= 1 << (id & 63)
 		}
 	}
 	return out
