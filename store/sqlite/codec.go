@@ -12,6 +12,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/endian"
 
 	"github.com/lancens/lancens/store"
 )
@@ -328,13 +329,26 @@ func parseDecimal(s string, scale int32) (*big.Int, error) {
 	return n, nil
 }
 
-// vectorBlob encodes vectors as little-endian element bytes.
+// vectorBlob encodes vectors as little-endian element bytes. On a
+// little-endian machine float vectors are Arrow's own bytes, shared rather
+// than copied (Arrow buffers do not change, and SQLite copies what it
+// binds).
 func vectorBlob(a *array.FixedSizeList) valueFunc {
 	n := int(a.DataType().(*arrow.FixedSizeListType).Len())
 	values := a.ListValues()
 	off := a.Offset()
 	return func(i int) (any, error) {
 		start := (off + i) * n
+		if !endian.IsBigEndian {
+			switch v := values.(type) {
+			case *array.Float32:
+				return arrow.Float32Traits.CastToBytes(v.Float32Values()[start : start+n]), nil
+			case *array.Float64:
+				return arrow.Float64Traits.CastToBytes(v.Float64Values()[start : start+n]), nil
+			case *array.Float16:
+				return arrow.Float16Traits.CastToBytes(v.Values()[start : start+n]), nil
+			}
+		}
 		switch v := values.(type) {
 		case *array.Float32:
 			out := make([]byte, 4*n)

@@ -52,6 +52,8 @@ type DB struct {
 	indexes  indexCache
 	postings postingCache
 	visible  visibleCache
+	// checkpoints moves WAL frames into the database file after commits.
+	checkpoints *checkpointer
 }
 
 // stmtCache holds statements prepared on one connection pool, by query text.
@@ -136,7 +138,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if err := registerAnalyzer(); err != nil {
 		return nil, fmt.Errorf("sqlite: register functions: %w", err)
 	}
-	writer, err := sql.Open("sqlite", dsn(path, opts.Synchronous, true))
+	writer, err := sql.Open("sqlite", dsn(path, opts.Synchronous, roleWriter))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open writer: %w", err)
 	}
@@ -154,7 +156,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		writer.Close()
 		return nil, err
 	}
-	reader, err := sql.Open("sqlite", dsn(path, opts.Synchronous, false))
+	reader, err := sql.Open("sqlite", dsn(path, opts.Synchronous, roleReader))
 	if err != nil {
 		writer.Close()
 		return nil, fmt.Errorf("sqlite: open readers: %w", err)
@@ -167,25 +169,41 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
+	if err := db.startCheckpointer(ctx, opts.Synchronous); err != nil {
+		db.Close()
+		return nil, err
+	}
 	return db, nil
 }
+
+// connRole says what a connection pool is for.
+type connRole int
+
+const (
+	roleWriter connRole = iota
+	roleReader
+	roleCheckpoint
+)
 
 // dsn builds the connection string. Every pragma is in the DSN so that each
 // connection the pool opens gets it; busy_timeout comes first so the
 // connection waits rather than fails while another sets WAL mode.
-func dsn(path, synchronous string, write bool) string {
+func dsn(path, synchronous string, role connRole) string {
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(10000)")
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous("+synchronous+")")
 	q.Add("_pragma", "foreign_keys(ON)")
 	q.Add("_pragma", "temp_store(MEMORY)")
-	q.Add("_pragma", "cache_size(-65536)")
-	if write {
+	switch role {
+	case roleWriter:
+		q.Add("_pragma", "cache_size(-65536)")
+		q.Add("_pragma", fmt.Sprintf("wal_autocheckpoint(%d)", walSafetyPages))
 		// Take the write lock at BEGIN, so a transaction never fails with
 		// SQLITE_BUSY half-way through.
 		q.Add("_txlock", "immediate")
-	} else {
+	case roleReader:
+		q.Add("_pragma", "cache_size(-65536)")
 		q.Add("_pragma", "query_only(ON)")
 	}
 	return "file:" + path + "?" + q.Encode()
@@ -206,11 +224,15 @@ func (db *DB) checkPragmas(ctx context.Context, pool *sql.DB) error {
 	return nil
 }
 
-// Close closes both connection pools. It returns the first error met.
+// Close stops the checkpointer and closes the connection pools. It
+// returns the errors met.
 func (db *DB) Close() error {
 	db.writeStmts.close()
 	db.readStmts.close()
 	var errs []error
+	if db.checkpoints != nil {
+		errs = append(errs, db.checkpoints.close())
+	}
 	if db.reader != nil {
 		errs = append(errs, db.reader.Close())
 	}

@@ -85,6 +85,9 @@ func (db *DB) commitGroup(group []*writeRequest) {
 		}
 		return nil
 	})
+	if err == nil {
+		db.checkpoints.committed()
+	}
 	for i, req := range group {
 		if err != nil {
 			// Nothing was committed.

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 
@@ -174,6 +175,17 @@ func insertRows(ctx context.Context, tx *Tx, table string, ts *tableSchema, vers
 		prefix := fmt.Sprintf("INSERT INTO %s (%s) VALUES ", table, strings.Join(names, ","))
 		n := int(batch.NumRows())
 		args := make([]any, 0, rowsPerStmt*perRow)
+		// Full chunks share one prepared statement: SQLite would parse
+		// the long INSERT again for every chunk.
+		var full *sql.Stmt
+		if n >= rowsPerStmt {
+			var err error
+			full, err = tx.Tx.PrepareContext(tx.context(ctx), prefix+strings.TrimSuffix(strings.Repeat(rowSQL+",", rowsPerStmt), ","))
+			if err != nil {
+				return 0, internal("insert rows", err)
+			}
+			defer full.Close()
+		}
 		for start := 0; start < n; start += rowsPerStmt {
 			end := min(n, start+rowsPerStmt)
 			args = args[:0]
@@ -189,8 +201,13 @@ func insertRows(ctx context.Context, tx *Tx, table string, ts *tableSchema, vers
 					args = append(args, v)
 				}
 			}
-			q := prefix + strings.TrimSuffix(strings.Repeat(rowSQL+",", end-start), ",")
-			if _, err := tx.Tx.ExecContext(tx.context(ctx), q, args...); err != nil {
+			var err error
+			if end-start == rowsPerStmt {
+				_, err = full.ExecContext(tx.context(ctx), args...)
+			} else {
+				_, err = tx.Tx.ExecContext(tx.context(ctx), prefix+strings.TrimSuffix(strings.Repeat(rowSQL+",", end-start), ","), args...)
+			}
+			if err != nil {
 				return 0, internal("insert rows", err)
 			}
 		}

@@ -4,9 +4,14 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/lancens/lancens/internal/conformance"
 	"github.com/lancens/lancens/store"
@@ -110,5 +115,40 @@ func TestJobs(t *testing.T) {
 	}
 	if err := db.FinishJob(ctx, job.TransactionID, nil); store.ErrorCode(err) != store.CodeTransactionNotFound {
 		t.Fatalf("finishing a job twice: %v", err)
+	}
+}
+
+// TestWALStaysBounded writes far more than the WAL limit and checks that
+// the checkpoints (background, or the writer's own past the limit) keep the
+// WAL file within it.
+func TestWALStaysBounded(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lancens.db")
+	db := mustOpen(t, path)
+	defer db.Close()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64}, {Name: "blob", Type: arrow.BinaryTypes.Binary}}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+	for i := range 256 {
+		b.Field(0).(*array.Int64Builder).Append(int64(i))
+		b.Field(1).(*array.BinaryBuilder).Append(make([]byte, 8192))
+	}
+	data := store.Data{Schema: schema, Batches: []arrow.RecordBatch{b.NewRecordBatch()}} // 2 MiB
+	ctx := t.Context()
+	if _, _, err := db.CreateTable(ctx, []string{"t"}, store.NewTable{Mode: store.ModeCreate, Data: data}); err != nil {
+		t.Fatal(err)
+	}
+	for range 30 { // 60 MiB
+		if _, err := db.Insert(ctx, []string{"t"}, store.InsertAppend, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wal, err := os.Stat(path + "-wal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if limit := int64(20 << 20); wal.Size() > limit { // 16 MiB of pages, then one commit
+		t.Fatalf("WAL of %d MiB after 60 MiB of writes", wal.Size()>>20)
+	}
+	if n, _, err := db.CountRows(ctx, []string{"t"}, nil, ""); err != nil || n != 31*256 {
+		t.Fatalf("count %d, %v", n, err)
 	}
 }

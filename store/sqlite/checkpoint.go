@@ -1,0 +1,74 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// walSafetyPages is the writer connection's automatic checkpoint limit. The
+// checkpointer normally keeps the WAL far below it; should it fall behind,
+// a commit that takes the WAL past this many pages checkpoints itself.
+const walSafetyPages = 4096
+
+// checkpointer copies committed WAL frames into the database file on its
+// own connection, after commits, so that a commit does not pay for copying
+// earlier ones (SQLite's automatic checkpoint runs inside the commit that
+// crosses its limit). Checkpoints are PASSIVE: they never block readers or
+// the writer, and skip frames a reader still needs.
+type checkpointer struct {
+	pool *sql.DB
+	kick chan struct{}
+	stop chan struct{}
+	done chan struct{}
+}
+
+// startCheckpointer opens the checkpoint connection and starts its
+// goroutine. Returns an error when the connection cannot be opened.
+func (db *DB) startCheckpointer(ctx context.Context, synchronous string) error {
+	pool, err := sql.Open("sqlite", dsn(db.path, synchronous, roleCheckpoint))
+	if err != nil {
+		return fmt.Errorf("sqlite: open checkpointer: %w", err)
+	}
+	pool.SetMaxOpenConns(1)
+	if err := pool.PingContext(ctx); err != nil {
+		pool.Close()
+		return fmt.Errorf("sqlite: open checkpointer: %w", err)
+	}
+	c := &checkpointer{pool: pool, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	db.checkpoints = c
+	go func() {
+		defer close(c.done)
+		for {
+			select {
+			case <-c.stop:
+				return
+			case <-c.kick:
+			}
+			// A busy or failed passive checkpoint leaves the frames for the
+			// next one (or the writer's safety limit); nothing is lost.
+			_, _ = pool.Exec(`PRAGMA wal_checkpoint(PASSIVE)`)
+		}
+	}()
+	return nil
+}
+
+// committed tells the checkpointer that a transaction committed. Before
+// the checkpointer starts (migrations), c is nil and SQLite's own limit
+// applies.
+func (c *checkpointer) committed() {
+	if c == nil {
+		return
+	}
+	select {
+	case c.kick <- struct{}{}:
+	default: // a checkpoint is already due
+	}
+}
+
+// close stops the goroutine and closes the connection.
+func (c *checkpointer) close() error {
+	close(c.stop)
+	<-c.done
+	return c.pool.Close()
+}
