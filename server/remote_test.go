@@ -281,29 +281,15 @@ func rtResult(t *testing.T, res rtResp) arrow.RecordBatch {
 	if res.status != http.StatusOK {
 		t.Fatalf("query: %d %s", res.status, res.body)
 	}
-	var schema *arrow.Schema
-	var batches []arrow.RecordBatch
 	switch ct := res.header.Get("Content-Type"); ct {
 	case "application/vnd.apache.arrow.file":
-		r, err := ipc.NewFileReader(bytes.NewReader(res.body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		schema = r.Schema()
-		for i := 0; i < r.NumRecords(); i++ {
-			b, err := r.RecordBatch(i)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b.Retain()
-			batches = append(batches, b)
-		}
+		return arrowFile(t, res.body)
 	case "application/vnd.apache.arrow.stream":
 		r, err := ipc.NewReader(bytes.NewReader(res.body))
 		if err != nil {
 			t.Fatal(err)
 		}
-		schema = r.Schema()
+		var batches []arrow.RecordBatch
 		for r.Next() {
 			b := r.RecordBatch()
 			b.Retain()
@@ -312,10 +298,11 @@ func rtResult(t *testing.T, res rtResp) arrow.RecordBatch {
 		if r.Err() != nil {
 			t.Fatal(r.Err())
 		}
+		return arrowtest.Concat(t, r.Schema(), batches)
 	default:
 		t.Fatalf("query answered Content-Type %q", ct)
 	}
-	return arrowtest.Concat(t, schema, batches)
+	return nil
 }
 
 func rtFieldNames(rec arrow.RecordBatch) []string {
