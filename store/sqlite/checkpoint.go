@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"time"
 )
 
 // walSafetyPages is the writer connection's automatic checkpoint limit. The
@@ -11,10 +12,13 @@ import (
 // a commit that takes the WAL past this many pages checkpoints itself.
 const walSafetyPages = 4096
 
+// checkpointPause is the least time between two background checkpoints.
+const checkpointPause = 100 * time.Millisecond
+
 // checkpointer copies committed WAL frames into the database file on its
-// own connection, after commits, so that a commit does not pay for copying
-// earlier ones (SQLite's automatic checkpoint runs inside the commit that
-// crosses its limit). Checkpoints are PASSIVE: they never block readers or
+// own connection, after commits (at most one per checkpointPause), so that
+// a commit does not pay for copying earlier ones (SQLite's automatic
+// checkpoint runs inside the commit that crosses its limit). Checkpoints are PASSIVE: they never block readers or
 // the writer, and skip frames a reader still needs.
 type checkpointer struct {
 	pool *sql.DB
@@ -48,6 +52,14 @@ func (db *DB) startCheckpointer(ctx context.Context, synchronous string) error {
 			// A busy or failed passive checkpoint leaves the frames for the
 			// next one (or the writer's safety limit); nothing is lost.
 			_, _ = pool.Exec(`PRAGMA wal_checkpoint(PASSIVE)`)
+			// Commits that come meanwhile wait for one checkpoint after the
+			// pause: a checkpoint syncs the database file, which small
+			// commits in quick succession should not pay for one by one.
+			select {
+			case <-c.stop:
+				return
+			case <-time.After(checkpointPause):
+			}
 		}
 	}()
 	return nil
