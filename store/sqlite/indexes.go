@@ -142,11 +142,7 @@ func (db *DB) CreateIndex(ctx context.Context, id []string, spec store.IndexSpec
 		if err != nil {
 			return err
 		}
-		v, err := latestManaged(ctx, tx, t)
-		if err != nil {
-			return err
-		}
-		ts, err := loadSchema(ctx, tx, t, v)
+		v, ts, err := schemaAt(ctx, tx, t, nil)
 		if err != nil {
 			return err
 		}
@@ -476,11 +472,8 @@ func (db *DB) ListIndices(ctx context.Context, id []string, version *int64, page
 	if err != nil {
 		return nil, "", err
 	}
-	if len(out) <= size {
-		return out, "", nil
-	}
-	out = out[:size]
-	return out, store.EncodePageToken(out[size-1].Name), nil
+	out, next := cutPage(out, size, func(x store.IndexInfo) string { return x.Name })
+	return out, next, nil
 }
 
 // indexInfo describes index r at version v: a vector index covers the rows

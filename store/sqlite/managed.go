@@ -296,11 +296,7 @@ func (db *DB) Insert(ctx context.Context, id []string, mode store.InsertMode, d 
 			}
 			return errMaterialize
 		}
-		v, err := latestManaged(ctx, tx, t)
-		if err != nil {
-			return err
-		}
-		ts, err := loadSchema(ctx, tx, t, v)
+		v, ts, err := schemaAt(ctx, tx, t, nil)
 		if err != nil {
 			return err
 		}

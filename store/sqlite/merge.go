@@ -60,11 +60,7 @@ func (db *DB) MergeInsert(ctx context.Context, id []string, m store.Merge) (stor
 
 func mergeInto(ctx context.Context, tx *Tx, t *tableRow, m store.Merge) (store.WriteResult, error) {
 	var res store.WriteResult
-	v, err := latestManaged(ctx, tx, t)
-	if err != nil {
-		return res, err
-	}
-	ts, err := loadSchema(ctx, tx, t, v)
+	v, ts, err := schemaAt(ctx, tx, t, nil)
 	if err != nil {
 		return res, err
 	}

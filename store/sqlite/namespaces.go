@@ -161,19 +161,23 @@ func (db *DB) ListNamespaces(ctx context.Context, parent []string, page store.Pa
 	if err != nil {
 		return nil, "", err
 	}
-	names, next := cutPage(names, size)
+	names, next := cutPage(names, size, itself)
 	return names, next, nil
 }
 
 // cutPage trims a listing fetched with one extra row to size and returns the
-// token for the next page when that extra row was there.
-func cutPage(keys []string, size int) ([]string, string) {
-	if len(keys) <= size {
-		return keys, ""
+// token for the next page, made from the key of its last item, when that
+// extra row was there.
+func cutPage[T any](items []T, size int, key func(T) string) ([]T, string) {
+	if len(items) <= size {
+		return items, ""
 	}
-	keys = keys[:size]
-	return keys, store.EncodePageToken(keys[size-1])
+	items = items[:size]
+	return items, store.EncodePageToken(key(items[size-1]))
 }
+
+// itself is the key of a listing of keys.
+func itself(s string) string { return s }
 
 func queryStrings(ctx context.Context, tx *Tx, query string, args ...any) ([]string, error) {
 	rows, err := tx.QueryContext(ctx, query, args...)

@@ -473,11 +473,7 @@ func writeVersion(ctx context.Context, tx *Tx, id []string) (*tableRow, int64, *
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	v, err := latestManaged(ctx, tx, t)
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	ts, err := loadSchema(ctx, tx, t, v)
+	v, ts, err := schemaAt(ctx, tx, t, nil)
 	if err != nil {
 		return nil, 0, nil, err
 	}
@@ -725,11 +721,7 @@ func (db *DB) Stats(ctx context.Context, id []string) (*store.TableStats, error)
 		if err != nil {
 			return err
 		}
-		v, err := latestManaged(ctx, tx, t)
-		if err != nil {
-			return err
-		}
-		ts, err := loadSchema(ctx, tx, t, v)
+		_, ts, err := schemaAt(ctx, tx, t, nil)
 		if err != nil {
 			return err
 		}

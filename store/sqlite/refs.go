@@ -47,11 +47,8 @@ func (db *DB) ListTags(ctx context.Context, id []string, page store.Page) ([]sto
 	if err != nil {
 		return nil, "", err
 	}
-	if len(out) <= size {
-		return out, "", nil
-	}
-	out = out[:size]
-	return out, store.EncodePageToken(out[size-1].Name), nil
+	out, next := cutPage(out, size, func(x store.Tag) string { return x.Name })
+	return out, next, nil
 }
 
 func getTag(ctx context.Context, tx *Tx, t *tableRow, name string) (*store.Tag, error) {
@@ -253,11 +250,8 @@ func (db *DB) ListBranches(ctx context.Context, id []string, page store.Page) ([
 	if err != nil {
 		return nil, "", err
 	}
-	if len(out) <= size {
-		return out, "", nil
-	}
-	out = out[:size]
-	return out, store.EncodePageToken(out[size-1].Name), nil
+	out, next := cutPage(out, size, func(x store.Branch) string { return x.Name })
+	return out, next, nil
 }
 
 // DeleteBranch implements store.Branches.

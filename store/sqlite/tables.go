@@ -101,7 +101,7 @@ func (db *DB) ListTables(ctx context.Context, ns []string, includeDeclared bool,
 	if err != nil {
 		return nil, "", err
 	}
-	names, next := cutPage(names, size)
+	names, next := cutPage(names, size, itself)
 	return names, next, nil
 }
 
@@ -133,7 +133,7 @@ func (db *DB) ListAllTables(ctx context.Context, includeDeclared bool, page stor
 	if err != nil {
 		return nil, "", err
 	}
-	keys, next := cutPage(keys, size)
+	keys, next := cutPage(keys, size, itself)
 	ids := make([][]string, len(keys))
 	for i, k := range keys {
 		ids[i] = strings.Split(k, idKeySeparator)

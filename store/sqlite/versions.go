@@ -272,11 +272,8 @@ func (db *DB) ListVersions(ctx context.Context, id []string, branch string, desc
 	if err != nil {
 		return nil, "", err
 	}
-	if len(out) <= size {
-		return out, "", nil
-	}
-	out = out[:size]
-	return out, store.EncodePageToken(strconv.FormatInt(out[size-1].Version, 10)), nil
+	out, next := cutPage(out, size, func(x store.TableVersion) string { return strconv.FormatInt(x.Version, 10) })
+	return out, next, nil
 }
 
 // DescribeVersion implements store.Versions.
