@@ -46,6 +46,20 @@ func mainBranchOnly(branch *string) error {
 	return nil
 }
 
+// resolveMainID returns the table a data request names (see resolveID),
+// which must be addressed on its main branch (see mainBranchOnly). Returns
+// their errors.
+func resolveMainID(c echo.Context, delimiter *string, bodyID *[]string, branch *string) ([]string, error) {
+	id, err := resolveID(c, delimiter, bodyID)
+	if err != nil {
+		return nil, err
+	}
+	if err := mainBranchOnly(branch); err != nil {
+		return nil, err
+	}
+	return id, nil
+}
+
 // CreateTable handles POST /v1/table/{id}/create: a managed table from an
 // Arrow IPC stream.
 func (s *Server) CreateTable(c echo.Context, _ gen.Id, p gen.CreateTableParams) error {
@@ -154,11 +168,8 @@ func (s *Server) UpdateTable(c echo.Context, _ gen.Id, p gen.UpdateTableParams) 
 	if err := bindJSON(c, &req); err != nil {
 		return err
 	}
-	id, err := resolveID(c, p.Delimiter, req.Id)
+	id, err := resolveMainID(c, p.Delimiter, req.Id, req.Branch)
 	if err != nil {
-		return err
-	}
-	if err := mainBranchOnly(req.Branch); err != nil {
 		return err
 	}
 	updates := make([]store.ColumnUpdate, len(req.Updates))
@@ -181,11 +192,8 @@ func (s *Server) DeleteFromTable(c echo.Context, _ gen.Id, p gen.DeleteFromTable
 	if err := bindJSON(c, &req); err != nil {
 		return err
 	}
-	id, err := resolveID(c, p.Delimiter, req.Id)
+	id, err := resolveMainID(c, p.Delimiter, req.Id, req.Branch)
 	if err != nil {
-		return err
-	}
-	if err := mainBranchOnly(req.Branch); err != nil {
 		return err
 	}
 	res, err := s.store.Delete(c.Request().Context(), id, req.Predicate)
@@ -203,11 +211,8 @@ func (s *Server) CountTableRows(c echo.Context, _ gen.Id, p gen.CountTableRowsPa
 	if err := bindJSON(c, &req); err != nil {
 		return err
 	}
-	id, err := resolveID(c, p.Delimiter, req.Id)
+	id, err := resolveMainID(c, p.Delimiter, req.Id, req.Branch)
 	if err != nil {
-		return err
-	}
-	if err := mainBranchOnly(req.Branch); err != nil {
 		return err
 	}
 	n, v, err := s.store.CountRows(c.Request().Context(), id, req.Version, deref(req.Predicate))
@@ -224,11 +229,8 @@ func (s *Server) RestoreTable(c echo.Context, _ gen.Id, p gen.RestoreTableParams
 	if err := bindJSON(c, &req); err != nil {
 		return err
 	}
-	id, err := resolveID(c, p.Delimiter, req.Id)
+	id, err := resolveMainID(c, p.Delimiter, req.Id, req.Branch)
 	if err != nil {
-		return err
-	}
-	if err := mainBranchOnly(req.Branch); err != nil {
 		return err
 	}
 	if req.Version < 0 {

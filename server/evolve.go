@@ -16,11 +16,8 @@ func (s *Server) AlterTableAddColumns(c echo.Context, _ gen.Id, p gen.AlterTable
 	if err := bindJSON(c, &req); err != nil {
 		return err
 	}
-	id, err := resolveID(c, p.Delimiter, req.Id)
+	id, err := resolveMainID(c, p.Delimiter, req.Id, req.Branch)
 	if err != nil {
-		return err
-	}
-	if err := mainBranchOnly(req.Branch); err != nil {
 		return err
 	}
 	cols := make([]store.NewColumn, len(req.NewColumns))
@@ -54,11 +51,8 @@ func (s *Server) AlterTableBackfillColumns(c echo.Context, _ gen.Id, p gen.Alter
 	if err := bindJSON(c, &req); err != nil {
 		return err
 	}
-	id, err := resolveID(c, p.Delimiter, req.Id)
+	id, err := resolveMainID(c, p.Delimiter, req.Id, req.Branch)
 	if err != nil {
-		return err
-	}
-	if err := mainBranchOnly(req.Branch); err != nil {
 		return err
 	}
 	txID, err := s.store.QueueBackfill(c.Request().Context(), id, req.Column, deref(req.Where))
@@ -77,11 +71,8 @@ func (s *Server) AlterTableAlterColumns(c echo.Context, _ gen.Id, p gen.AlterTab
 	if err := bindJSON(c, &req); err != nil {
 		return err
 	}
-	id, err := resolveID(c, p.Delimiter, req.Id)
+	id, err := resolveMainID(c, p.Delimiter, req.Id, req.Branch)
 	if err != nil {
-		return err
-	}
-	if err := mainBranchOnly(req.Branch); err != nil {
 		return err
 	}
 	alts := make([]store.ColumnAlteration, len(req.Alterations))
@@ -109,11 +100,8 @@ func (s *Server) AlterTableDropColumns(c echo.Context, _ gen.Id, p gen.AlterTabl
 	if err := bindJSON(c, &req); err != nil {
 		return err
 	}
-	id, err := resolveID(c, p.Delimiter, req.Id)
+	id, err := resolveMainID(c, p.Delimiter, req.Id, req.Branch)
 	if err != nil {
-		return err
-	}
-	if err := mainBranchOnly(req.Branch); err != nil {
 		return err
 	}
 	res, err := s.store.DropColumns(c.Request().Context(), id, req.Columns)
@@ -129,11 +117,8 @@ func (s *Server) UpdateFieldMetadata(c echo.Context, _ gen.Id, p gen.UpdateField
 	if err := bindJSON(c, &req); err != nil {
 		return err
 	}
-	id, err := resolveID(c, p.Delimiter, req.Id)
+	id, err := resolveMainID(c, p.Delimiter, req.Id, req.Branch)
 	if err != nil {
-		return err
-	}
-	if err := mainBranchOnly(req.Branch); err != nil {
 		return err
 	}
 	updates := make([]store.FieldMetadataUpdate, len(req.Updates))

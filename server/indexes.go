@@ -59,11 +59,8 @@ func (s *Server) createIndex(c echo.Context, delimiter *string, scalarOnly bool)
 	if err := bindJSON(c, &req); err != nil {
 		return "", err
 	}
-	id, err := resolveID(c, delimiter, req.Id)
+	id, err := resolveMainID(c, delimiter, req.Id, req.Branch)
 	if err != nil {
-		return "", err
-	}
-	if err := mainBranchOnly(req.Branch); err != nil {
 		return "", err
 	}
 	spec, err := indexSpec(&req)
@@ -116,11 +113,8 @@ func (s *Server) ListTableIndices(c echo.Context, _ gen.Id, p gen.ListTableIndic
 	if err := bindJSON(c, &req); err != nil {
 		return err
 	}
-	id, err := resolveID(c, p.Delimiter, req.Id)
+	id, err := resolveMainID(c, p.Delimiter, req.Id, req.Branch)
 	if err != nil {
-		return err
-	}
-	if err := mainBranchOnly(req.Branch); err != nil {
 		return err
 	}
 	list, next, err := s.store.ListIndices(c.Request().Context(), id, req.Version, page(req.PageToken, req.Limit))
