@@ -111,10 +111,6 @@ func (db *DB) planQuery(ctx context.Context, tx *Tx, t *tableRow, q store.Query)
 	if len(p.cols) == 0 {
 		return nil, store.Errorf(store.CodeInvalidInput, "the query selects no columns")
 	}
-	where, err := compileFilter(q.Filter, resolver{schema: ts})
-	if err != nil {
-		return nil, err
-	}
 	md := ts.arrow.Metadata()
 	pq := &plannedQuery{schema: arrow.NewSchema(p.fields, &md), version: v, readers: p.readers}
 	var sb strings.Builder
@@ -137,6 +133,11 @@ func (db *DB) planQuery(ctx context.Context, tx *Tx, t *tableRow, q store.Query)
 		sb.WriteString("_rowid IN (SELECT value FROM json_each(?)) ORDER BY _rowid")
 		pq.sql, pq.args = sb.String(), append(args, string(idJSON))
 		return pq, nil
+	}
+	// The filter runs in SQLite: with order_by, or beyond the evaluator.
+	where, err := compileFilter(q.Filter, resolver{schema: ts})
+	if err != nil {
+		return nil, err
 	}
 	sb.WriteString(visibleAt)
 	args = append(args, v, v)
@@ -436,10 +437,6 @@ func (db *DB) CountRows(ctx context.Context, id []string, version *int64, predic
 			return err
 		}
 		counted = v
-		where, err := compileFilter(predicate, resolver{schema: ts})
-		if err != nil {
-			return err
-		}
 		if predicate == "" {
 			cols, err := db.columnsAt(ctx, tx, t, ts, v)
 			if err != nil {
@@ -452,13 +449,12 @@ func (db *DB) CountRows(ctx context.Context, id []string, version *int64, predic
 			n = int64(rowSet(matched).count())
 			return err
 		}
-		q := fmt.Sprintf("SELECT count(*) FROM %s WHERE %s", dataTable(t), visibleAt)
-		args := []any{v, v}
-		if where.SQL != "" {
-			q += " AND (" + where.SQL + ")"
-			args = append(args, where.Args...)
+		where, err := compileFilter(predicate, resolver{schema: ts})
+		if err != nil {
+			return err
 		}
-		if err := tx.Tx.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
+		q := fmt.Sprintf("SELECT count(*) FROM %s WHERE %s AND (%s)", dataTable(t), visibleAt, where.SQL)
+		if err := tx.Tx.QueryRowContext(ctx, q, append([]any{v, v}, where.Args...)...).Scan(&n); err != nil {
 			return queryError(ctx, err)
 		}
 		return nil

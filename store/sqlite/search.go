@@ -70,10 +70,6 @@ func (s rowSet) has(id int64) bool {
 
 // filterRows returns the rows of t visible at v that match filter.
 func (db *DB) filterRows(ctx context.Context, tx *Tx, t *tableRow, ts *tableSchema, v int64, filter string) (rowSet, error) {
-	where, err := compileFilter(filter, resolver{schema: ts})
-	if err != nil {
-		return nil, err
-	}
 	if matched, cols, ok, err := db.evalFilter(ctx, tx, t, ts, v, filter); err != nil {
 		return nil, err
 	} else if ok {
@@ -86,6 +82,10 @@ func (db *DB) filterRows(ctx context.Context, tx *Tx, t *tableRow, ts *tableSche
 			set[id>>6] |= 1 << (id & 63)
 		}
 		return set, nil
+	}
+	where, err := compileFilter(filter, resolver{schema: ts})
+	if err != nil {
+		return nil, err
 	}
 	rows, err := tx.Tx.QueryContext(ctx, fmt.Sprintf("SELECT _rowid FROM %s WHERE %s AND (%s)", dataTable(t), visibleAt, where.SQL),
 		append([]any{v, v}, where.Args...)...)
