@@ -12,6 +12,9 @@ import (
 // a commit that takes the WAL past this many pages checkpoints itself.
 const walSafetyPages = 4096
 
+// pageSize is SQLite's default page size, which lancens databases use.
+const pageSize = 4096
+
 // checkpointPause is the least time between two background checkpoints.
 const checkpointPause = 100 * time.Millisecond
 
