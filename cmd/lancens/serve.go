@@ -52,7 +52,7 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	if err != nil {
 		return nil, fmt.Errorf("bad LANCENS_CACHE_MB: %w", err)
 	}
-	fs.Int64Var(&cfg.cacheMB, "cache-mb", cacheMB, "memory for cached vectors and filter columns, in MiB (env LANCENS_CACHE_MB)")
+	fs.Int64Var(&cfg.cacheMB, "cache-mb", cacheMB, "memory for cached row sets, vectors and filter columns, in MiB (env LANCENS_CACHE_MB)")
 	level := envOr("LANCENS_LOG_LEVEL", "info")
 	fs.Func("log-level", "log level: debug, info, warn or error (env LANCENS_LOG_LEVEL)", func(v string) error {
 		level = v

@@ -29,8 +29,8 @@ type Options struct {
 	// Now is the clock; tests set it. Default time.Now.
 	Now func() time.Time
 	// CacheBytes bounds the memory of table data kept for reads: the
-	// vectors of searched columns and the columns filters are evaluated
-	// on (default 2 GiB).
+	// visible rows of table versions, the vectors of searched columns and
+	// the columns filters are evaluated on (default 2 GiB).
 	CacheBytes int64
 }
 
@@ -46,12 +46,11 @@ type DB struct {
 	// parses a statement again each time it is not reused.
 	writeStmts, readStmts stmtCache
 	writes                writeQueue
-	// cache keeps vectors and filter columns of table versions; indexes
-	// the loaded vector indexes.
+	// cache keeps the visible rows, vectors and filter columns of table
+	// versions; indexes the loaded vector indexes.
 	cache    *memCache
 	indexes  indexCache
 	postings postingCache
-	visible  visibleCache
 	// checkpoints moves WAL frames into the database file after commits.
 	checkpoints *checkpointer
 }

@@ -8,7 +8,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -361,45 +360,24 @@ func fetchHits(ctx context.Context, tx *Tx, t *tableRow, ts *tableSchema, q stor
 	return &store.Result{Schema: schema, Batches: []arrow.RecordBatch{array.NewRecordBatch(schema, cols, int64(len(hits)))}, Version: v}, nil
 }
 
-// visibleCache keeps the row sets of recently read table versions.
-type visibleCache struct {
-	mu    sync.Mutex
-	order []string
-	sets  map[string]rowSet
-}
+func (s rowSet) cacheBytes() int64 { return int64(len(s)) * 8 }
 
-const visibleCacheSize = 32
-
-// visibleRows returns the rows of t visible at version v.
+// visibleRows returns the rows of t visible at version v, through the
+// memory cache.
 func (db *DB) visibleRows(ctx context.Context, tx *Tx, t *tableRow, v int64) (rowSet, error) {
-	key := fmt.Sprintf("%s@%d", t.UUID, v)
-	c := &db.visible
-	c.mu.Lock()
-	if set, ok := c.sets[key]; ok {
-		c.mu.Unlock()
-		return set, nil
-	}
-	c.mu.Unlock()
-	rows, err := tx.Tx.QueryContext(ctx, fmt.Sprintf("SELECT _rowid FROM %s WHERE %s", dataTable(t), visibleAt), v, v)
-	if err != nil {
-		return nil, internal("visible rows", err)
-	}
-	set, err := collectRows(rows)
-	if err != nil {
-		return nil, internal("visible rows", err)
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.sets == nil {
-		c.sets = map[string]rowSet{}
-	}
-	if _, ok := c.sets[key]; !ok {
-		c.sets[key] = set
-		c.order = append(c.order, key)
-		if len(c.order) > visibleCacheSize {
-			delete(c.sets, c.order[0])
-			c.order = c.order[1:]
+	val, err := db.cache.get(fmt.Sprintf("visible %s@%d", t.UUID, v), func() (cached, error) {
+		rows, err := tx.Tx.QueryContext(ctx, fmt.Sprintf("SELECT _rowid FROM %s WHERE %s", dataTable(t), visibleAt), v, v)
+		if err != nil {
+			return nil, internal("visible rows", err)
 		}
+		set, err := collectRows(rows)
+		if err != nil {
+			return nil, internal("visible rows", err)
+		}
+		return set, nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return set, nil
+	return val.(rowSet), nil
 }
