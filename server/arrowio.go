@@ -2,7 +2,6 @@ package server
 
 import (
 	"errors"
-	"io"
 	"net/http"
 	"strings"
 
@@ -10,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/labstack/echo/v4"
 
+	"github.com/lancens/lancens/internal/arrowin"
 	"github.com/lancens/lancens/store"
 )
 
@@ -19,37 +19,32 @@ const (
 )
 
 // readArrow reads the request body, an Arrow IPC stream (its batches may be
-// LZ4_FRAME or ZSTD compressed), up to MaxArrowBody bytes. A stream with a
-// schema and no batches is valid. Returns InvalidInput (13) for an empty
-// body, a body that is not an IPC stream, or one too large.
+// LZ4_FRAME or ZSTD compressed), through arrowin, which checks every size
+// the stream declares before anything is allocated and validates the
+// decoded data. A stream with a schema and no batches is valid. Returns
+// InvalidInput (13) for an empty, malformed or inconsistent body or one
+// beyond the decoded-bytes or row limits (with HTTP 413 when the body
+// itself is larger than MaxArrowBody), and TableSchemaValidationError (20)
+// for columns of a type lancens cannot store.
 func (s *Server) readArrow(c echo.Context) (store.Data, error) {
-	body := http.MaxBytesReader(c.Response(), c.Request().Body, s.cfg.MaxArrowBody)
-	r, err := ipc.NewReader(body)
-	if err != nil {
-		return store.Data{}, arrowBodyError(err, s.cfg.MaxArrowBody)
+	req := c.Request()
+	if req.ContentLength > s.cfg.MaxArrowBody {
+		return store.Data{}, bodyTooLarge(s.cfg.MaxArrowBody)
 	}
-	defer r.Release()
-	d := store.Data{Schema: r.Schema()}
-	for r.Next() {
-		rec := r.RecordBatch()
-		rec.Retain()
-		d.Batches = append(d.Batches, rec)
-	}
-	if err := r.Err(); err != nil {
-		return store.Data{}, arrowBodyError(err, s.cfg.MaxArrowBody)
-	}
-	return d, nil
-}
-
-func arrowBodyError(err error, limit int64) error {
+	schema, batches, err := arrowin.Decode(req.Body, arrowin.Limits{
+		MaxBodyBytes: s.cfg.MaxArrowBody, MaxDecodedBytes: s.cfg.MaxArrowDecodedBytes, MaxRows: s.cfg.MaxArrowRows,
+	})
 	var tooBig *http.MaxBytesError
+	var refused *arrowin.Error
 	switch {
+	case err == nil:
+		return store.Data{Schema: schema, Batches: batches}, nil
 	case errors.As(err, &tooBig):
-		return invalidInput("the request body is larger than %d bytes", limit)
-	case errors.Is(err, io.EOF):
-		return invalidInput("the request body is empty; send an Arrow IPC stream (a schema, then record batches)")
+		return store.Data{}, bodyTooLarge(s.cfg.MaxArrowBody)
+	case errors.As(err, &refused) && refused.Unsupported:
+		return store.Data{}, store.Errorf(store.CodeTableSchemaValidationError, "%s", refused.Error())
 	}
-	return invalidInput("the request body is not a valid Arrow IPC stream: %v", err)
+	return store.Data{}, invalidInput("%s", err.Error())
 }
 
 // writeArrow writes query results as an Arrow IPC file, or as an IPC stream

@@ -1,11 +1,43 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
 )
+
+// readBody reads a whole request body of at most limit bytes. Returns the
+// error of a body over its limit (code 13, HTTP 413) when it is larger, and
+// InvalidInput (13) when reading fails.
+func readBody(r io.Reader, limit int64) ([]byte, error) {
+	body, err := io.ReadAll(io.LimitReader(r, limit+1))
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig) || int64(len(body)) > limit:
+		return nil, bodyTooLarge(limit)
+	case err != nil:
+		return nil, invalidInput("reading the request body: %v", err)
+	}
+	return body, nil
+}
+
+// oneJSONValue returns InvalidInput (13) unless body is one JSON value,
+// with nothing but white space after it.
+func oneJSONValue(body []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	var v json.RawMessage
+	if err := dec.Decode(&v); err != nil {
+		return invalidInput("malformed JSON body: %v", err)
+	}
+	if len(bytes.TrimSpace(body[dec.InputOffset():])) != 0 {
+		return invalidInput("malformed JSON body: more follows the JSON value at byte %d", dec.InputOffset())
+	}
+	return nil
+}
 
 // bindJSON decodes the request's JSON body (already validated, and `{}` when
 // the client sent none) into v. Returns InvalidInput (13) if it does not

@@ -90,7 +90,7 @@ func (s *Server) classify(err error) (int, store.Code, string) {
 	var he *echo.HTTPError
 	switch {
 	case errors.As(err, &se):
-		return StatusForCode(se.Code), se.Code, se.Error()
+		return statusOf(err, se.Code), se.Code, se.Error()
 	case errors.As(err, &re):
 		return re.status, store.CodeUnsupported, re.message
 	case errors.As(err, &he):
@@ -101,7 +101,7 @@ func (s *Server) classify(err error) (int, store.Code, string) {
 		case http.StatusMethodNotAllowed:
 			return http.StatusMethodNotAllowed, store.CodeUnsupported, "method not allowed on this route"
 		case http.StatusRequestEntityTooLarge:
-			return http.StatusBadRequest, store.CodeInvalidInput, "request body too large"
+			return http.StatusRequestEntityTooLarge, store.CodeInvalidInput, "request body too large"
 		case http.StatusUnauthorized:
 			return http.StatusUnauthorized, store.CodeUnauthenticated, fmt.Sprint(he.Message)
 		}
@@ -119,4 +119,37 @@ func invalidInput(format string, args ...any) error {
 // unsupported is the error of an operation lancens does not offer.
 func unsupported(operationID string) error {
 	return store.Errorf(store.CodeUnsupported, "operation %s is not supported by this server", operationID)
+}
+
+// A request body over its size limit is bad input (code 13) like any other,
+// answered with HTTP 413 rather than 400 so that clients and proxies know
+// that sending it again unchanged cannot succeed. This is the one error
+// whose status is not its code's.
+
+// tooLargeError is the error of a request body over its limit.
+type tooLargeError struct{ err *store.Error }
+
+func (e *tooLargeError) Error() string { return e.err.Error() }
+func (e *tooLargeError) Unwrap() error { return e.err }
+
+// bodyTooLarge returns the error of a request body larger than limit bytes.
+func bodyTooLarge(limit int64) error {
+	return &tooLargeError{store.Errorf(store.CodeInvalidInput, "the request body is larger than %d bytes, the limit for this route", limit)}
+}
+
+// statusOf returns the HTTP status of err, an error of code: 413 for a body
+// over its limit, else the code's status.
+func statusOf(err error, code store.Code) int {
+	var tl *tooLargeError
+	if errors.As(err, &tl) {
+		return http.StatusRequestEntityTooLarge
+	}
+	return StatusForCode(code)
+}
+
+// StatusAllowed reports whether lancens may answer an error of code with
+// status: the code's status, or 413 for InvalidInput (13) when a request
+// body is over its limit.
+func StatusAllowed(code store.Code, status int) bool {
+	return status == StatusForCode(code) || (code == store.CodeInvalidInput && status == http.StatusRequestEntityTooLarge)
 }

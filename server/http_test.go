@@ -56,7 +56,10 @@ func TestBadRequests(t *testing.T) {
 		{"UnknownRoute", "POST", "/v1/nothing/here", `{}`, jsonHeader, 404, 0},
 		{"UnknownTableOp", "POST", "/v1/table/t/prewarm_everything", `{}`, jsonHeader, 404, 0},
 		{"WrongMethod", "DELETE", "/v1/namespace/new/create", "", nil, 405, 0},
-		{"BodyTooLarge", "POST", "/v1/namespace/new/create", `{"properties":{"k":"` + strings.Repeat("x", 33<<20) + `"}}`, jsonHeader, 400, 13},
+		{"BodyTooLarge", "POST", "/v1/namespace/new/create", `{"properties":{"k":"` + strings.Repeat("x", 33<<20) + `"}}`, jsonHeader, 413, 13},
+		{"TrailingGarbage", "POST", "/v1/namespace/new/create", `{} x`, jsonHeader, 400, 13},
+		{"TwoValues", "POST", "/v1/namespace/new/create", `{"mode":"create"} {}`, jsonHeader, 400, 13},
+		{"TrailingGarbageOnReadRoute", "POST", "/v1/table/t/stats", `{}]`, jsonHeader, 400, 13},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var body []byte

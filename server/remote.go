@@ -77,9 +77,9 @@ func (s *Server) remoteBodies(next echo.HandlerFunc) echo.HandlerFunc {
 			return next(c)
 		}
 		if op.body == bodyJSON && req.Body != nil && req.Body != http.NoBody {
-			raw, err := io.ReadAll(io.LimitReader(req.Body, s.cfg.MaxJSONBody+1))
+			raw, err := readBody(req.Body, s.cfg.MaxJSONBody)
 			if err != nil {
-				return invalidInput("reading the request body: %v", err)
+				return err
 			}
 			if out, ok := translateRequest(op.id, raw); ok {
 				raw = out

@@ -47,6 +47,15 @@ type Config struct {
 	// MaxArrowBody is the largest Arrow request body accepted, in bytes.
 	// Default 1 GiB.
 	MaxArrowBody int64
+	// MaxArrowDecodedBytes bounds the memory one Arrow request body may
+	// decode to, counted after decompression. Default 1 GiB, the same as
+	// MaxArrowBody: compression then never lets a request cost more than
+	// an uncompressed body of the largest accepted size would.
+	MaxArrowDecodedBytes int64
+	// MaxArrowRows bounds the rows of one Arrow request body. Default 10
+	// million: a write of that size already takes SQLite tens of seconds,
+	// and larger loads can be sent as several requests.
+	MaxArrowRows int64
 }
 
 // Server serves the Lance Namespace REST API. It implements
@@ -81,6 +90,12 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxArrowBody <= 0 {
 		cfg.MaxArrowBody = 1 << 30
 	}
+	if cfg.MaxArrowDecodedBytes <= 0 {
+		cfg.MaxArrowDecodedBytes = 1 << 30
+	}
+	if cfg.MaxArrowRows <= 0 {
+		cfg.MaxArrowRows = 10_000_000
+	}
 	doc, err := gen.GetSpec()
 	if err != nil {
 		return nil, fmt.Errorf("server: load embedded spec: %w", err)
@@ -95,7 +110,7 @@ func New(cfg Config) (*Server, error) {
 	e.HidePort = true
 	e.HTTPErrorHandler = s.errorHandler
 	e.Pre(remotePaths, stripTrailingSlash, aliasMethods)
-	e.Use(assignRequestID, s.logRequests, s.recoverPanics, s.authenticate, s.remoteBodies, s.validateRequests)
+	e.Use(assignRequestID, s.logRequests, s.limitBodies, s.recoverPanics, s.authenticate, s.remoteBodies, s.validateRequests)
 	gen.RegisterHandlers(e, s)
 	s.echo = e
 	s.jobs.start()

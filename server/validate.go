@@ -127,21 +127,22 @@ func (s *Server) validateRequests(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // readJSONBody reads a JSON request body of at most limit bytes. An absent,
-// empty or `null` body reads as `{}`. Returns InvalidInput (13) when the body
-// is too large.
+// empty or `null` body reads as `{}`. Returns InvalidInput (13) when the
+// body is more than one JSON value (`{} x`), and with HTTP 413 when it is
+// too large.
 func readJSONBody(req *http.Request, limit int64) ([]byte, error) {
 	if req.Body == nil || req.Body == http.NoBody {
 		return []byte("{}"), nil
 	}
-	body, err := io.ReadAll(io.LimitReader(req.Body, limit+1))
+	body, err := readBody(req.Body, limit)
 	if err != nil {
-		return nil, invalidInput("reading the request body: %v", err)
-	}
-	if int64(len(body)) > limit {
-		return nil, invalidInput("the request body is larger than %d bytes", limit)
+		return nil, err
 	}
 	if t := bytes.TrimSpace(body); len(t) == 0 || string(t) == "null" {
 		return []byte("{}"), nil
+	}
+	if err := oneJSONValue(body); err != nil {
+		return nil, err
 	}
 	return body, nil
 }
