@@ -20,7 +20,7 @@ import (
 type bodyKind int
 
 const (
-	bodyNone  bodyKind = iota // no request body in the spec; any body sent is ignored
+	bodyNone  bodyKind = iota // no request body in the spec: a list route reads one as its request model (listbodies.go), others discard it
 	bodyJSON                  // a JSON document
 	bodyArrow                 // an Arrow IPC stream, read by the handler as it arrives
 )
@@ -104,7 +104,12 @@ func (s *Server) validateRequests(next echo.HandlerFunc) echo.HandlerFunc {
 			req.Body = io.NopCloser(bytes.NewReader(body))
 			req.ContentLength = int64(len(body))
 			req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-		case bodyArrow, bodyNone:
+		case bodyNone:
+			if err := s.queryFromBody(c, op); err != nil {
+				return err
+			}
+			opts.ExcludeRequestBody = true
+		case bodyArrow:
 			opts.ExcludeRequestBody = true
 		}
 		if op.id == "MergeInsertIntoTable" {
