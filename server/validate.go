@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -128,7 +129,7 @@ func (s *Server) validateRequests(next echo.HandlerFunc) echo.HandlerFunc {
 
 // readJSONBody reads a JSON request body of at most limit bytes. An absent,
 // empty or `null` body reads as `{}`. Returns InvalidInput (13) when the body
-// is too large.
+// is too large or not valid UTF-8.
 func readJSONBody(req *http.Request, limit int64) ([]byte, error) {
 	if req.Body == nil || req.Body == http.NoBody {
 		return []byte("{}"), nil
@@ -142,6 +143,11 @@ func readJSONBody(req *http.Request, limit int64) ([]byte, error) {
 	}
 	if t := bytes.TrimSpace(body); len(t) == 0 || string(t) == "null" {
 		return []byte("{}"), nil
+	}
+	if !utf8.Valid(body) {
+		// JSON is UTF-8 (RFC 8259); a decoder would silently turn the bad
+		// bytes into U+FFFD and store a name the client never sent.
+		return nil, invalidInput("the request body is not valid UTF-8")
 	}
 	return body, nil
 }
