@@ -47,7 +47,19 @@ type Config struct {
 	// MaxArrowBody is the largest Arrow request body accepted, in bytes.
 	// Default 1 GiB.
 	MaxArrowBody int64
+	// MaxPageSize is the largest `limit` a listing accepts; a larger one is
+	// InvalidInput (13). A listing without a limit answers pages of
+	// store.DefaultPageSize items (or MaxPageSize, when smaller). Default
+	// and ceiling store.MaxPageSize.
+	MaxPageSize int
+	// MaxSearchRows bounds the rows one vector or full-text search may
+	// answer: k (at most the rows of the table) times the number of query
+	// vectors. A search past it is InvalidInput (13). Default 100,000.
+	MaxSearchRows int64
 }
+
+// DefaultMaxSearchRows is the default of Config.MaxSearchRows.
+const DefaultMaxSearchRows = 100_000
 
 // Server serves the Lance Namespace REST API. It implements
 // gen.ServerInterface; operations lancens does not offer answer
@@ -80,6 +92,15 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.MaxArrowBody <= 0 {
 		cfg.MaxArrowBody = 1 << 30
+	}
+	if cfg.MaxPageSize <= 0 {
+		cfg.MaxPageSize = store.MaxPageSize
+	}
+	if cfg.MaxPageSize > store.MaxPageSize {
+		return nil, fmt.Errorf("server: the largest page size is %d, not %d", store.MaxPageSize, cfg.MaxPageSize)
+	}
+	if cfg.MaxSearchRows <= 0 {
+		cfg.MaxSearchRows = DefaultMaxSearchRows
 	}
 	doc, err := gen.GetSpec()
 	if err != nil {
