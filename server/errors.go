@@ -62,9 +62,10 @@ func (e *routingError) Error() string { return e.message }
 // errorHandler is Echo's HTTPErrorHandler: it turns every error a handler or
 // middleware returns into a JSON ErrorResponse. Internal errors are logged
 // with their cause and answered with a generic message; other errors with
-// an underlying cause (store.Error.Cause) log it at level warn.
+// an underlying cause (store.Error.Cause) log it at level warn. Nothing is
+// written for a request whose client has gone away (see logRequests).
 func (s *Server) errorHandler(err error, c echo.Context) {
-	if c.Response().Committed {
+	if c.Response().Committed || clientGone(c) {
 		return
 	}
 	status, code, message := s.classify(err)

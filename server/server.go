@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -56,10 +57,17 @@ type Config struct {
 	// answer: k (at most the rows of the table) times the number of query
 	// vectors. A search past it is InvalidInput (13). Default 100,000.
 	MaxSearchRows int64
+	// QueryTimeout bounds how long query, count_rows, explain_plan and
+	// analyze_plan may run; one that runs longer answers
+	// ServiceUnavailable (17, HTTP 503). Default 60 s; negative: no bound.
+	QueryTimeout time.Duration
 }
 
-// DefaultMaxSearchRows is the default of Config.MaxSearchRows.
-const DefaultMaxSearchRows = 100_000
+// Defaults of the Config bounds.
+const (
+	DefaultMaxSearchRows = 100_000
+	DefaultQueryTimeout  = 60 * time.Second
+)
 
 // Server serves the Lance Namespace REST API. It implements
 // gen.ServerInterface; operations lancens does not offer answer
@@ -73,6 +81,7 @@ type Server struct {
 	ops       operationTable
 	commits   *committer
 	jobs      *jobRunner
+	uploads   uploads
 }
 
 var _ gen.ServerInterface = (*Server)(nil)
@@ -102,6 +111,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxSearchRows <= 0 {
 		cfg.MaxSearchRows = DefaultMaxSearchRows
 	}
+	if cfg.QueryTimeout == 0 {
+		cfg.QueryTimeout = DefaultQueryTimeout
+	}
 	doc, err := gen.GetSpec()
 	if err != nil {
 		return nil, fmt.Errorf("server: load embedded spec: %w", err)
@@ -116,7 +128,7 @@ func New(cfg Config) (*Server, error) {
 	e.HidePort = true
 	e.HTTPErrorHandler = s.errorHandler
 	e.Pre(remotePaths, stripTrailingSlash, aliasMethods)
-	e.Use(assignRequestID, s.logRequests, s.recoverPanics, s.authenticate, s.remoteBodies, s.validateRequests)
+	e.Use(assignRequestID, s.logRequests, s.recoverPanics, s.trackUploads, s.authenticate, s.remoteBodies, s.validateRequests, s.limitQueryTime)
 	gen.RegisterHandlers(e, s)
 	s.echo = e
 	s.jobs.start()
