@@ -61,15 +61,23 @@ func (e *routingError) Error() string { return e.message }
 
 // errorHandler is Echo's HTTPErrorHandler: it turns every error a handler or
 // middleware returns into a JSON ErrorResponse. Internal errors are logged
-// with their cause and answered with a generic message.
+// with their cause and answered with a generic message; other errors with
+// an underlying cause (store.Error.Cause) log it at level warn. Nothing is
+// written for a request whose client has gone away (see logRequests).
 func (s *Server) errorHandler(err error, c echo.Context) {
-	if c.Response().Committed {
+	if c.Response().Committed || clientGone(c) {
 		return
 	}
 	status, code, message := s.classify(err)
-	if code == store.CodeInternal {
+	var se *store.Error
+	switch {
+	case code == store.CodeInternal:
 		s.log.ErrorContext(c.Request().Context(), "internal error",
 			slog.String("request_id", requestID(c)), slog.String("path", c.Request().URL.Path), slog.Any("error", err))
+	case errors.As(err, &se) && se.Cause != nil:
+		s.log.WarnContext(c.Request().Context(), "request failed",
+			slog.String("request_id", requestID(c)), slog.String("path", c.Request().URL.Path),
+			slog.Int("code", int(code)), slog.Any("cause", se.Cause))
 	}
 	instance := c.Request().URL.Path
 	body := gen.ErrorResponse{Code: int(code), Error: &message, Instance: &instance}

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/lancens/lancens/store"
 )
 
 // DefaultDelimiter joins the names of a string identifier when the request
@@ -60,7 +62,8 @@ func pathValues(c echo.Context, name string) (form, literal string, err error) {
 // route's {id} is split on the delimiter; when the JSON body carries an id
 // too, it must name the same object (under either reading of "+", see
 // pathValues) and is then used as given, since it holds the exact names.
-// Returns InvalidInput (13) when the two differ or the path is malformed.
+// Returns InvalidInput (13) when the two differ, the path is malformed, or a
+// name is not valid UTF-8 or holds a control character.
 func resolveID(c echo.Context, delimiter *string, bodyID *[]string) ([]string, error) {
 	form, literal, err := pathValues(c, "id")
 	if err != nil {
@@ -68,11 +71,26 @@ func resolveID(c echo.Context, delimiter *string, bodyID *[]string) ([]string, e
 	}
 	d := delimiterOf(delimiter)
 	id := splitID(form, d)
-	if bodyID == nil {
-		return id, nil
+	if bodyID != nil {
+		if !slices.Equal(*bodyID, id) && !slices.Equal(*bodyID, splitID(literal, d)) {
+			return nil, invalidInput("the id in the request body %q does not match the id in the path %q", *bodyID, id)
+		}
+		id = *bodyID
 	}
-	if slices.Equal(*bodyID, id) || slices.Equal(*bodyID, splitID(literal, d)) {
-		return *bodyID, nil
+	if err := checkNames(id); err != nil {
+		return nil, err
 	}
-	return nil, invalidInput("the id in the request body %q does not match the id in the path %q", *bodyID, id)
+	return id, nil
+}
+
+// checkNames returns InvalidInput (13) when a name of id is not valid UTF-8
+// or holds a control character: no object can have such a name, so a
+// request naming one is malformed rather than about a missing object.
+func checkNames(id []string) error {
+	for _, name := range id {
+		if err := store.ValidateText("name", name); err != nil {
+			return err
+		}
+	}
+	return nil
 }

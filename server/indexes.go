@@ -117,7 +117,11 @@ func (s *Server) ListTableIndices(c echo.Context, _ gen.Id, p gen.ListTableIndic
 	if err != nil {
 		return err
 	}
-	list, next, err := s.store.ListIndices(c.Request().Context(), id, req.Version, page(req.PageToken, req.Limit))
+	pg, err := s.page(req.PageToken, req.Limit)
+	if err != nil {
+		return err
+	}
+	list, next, err := s.store.ListIndices(c.Request().Context(), id, req.Version, pg)
 	if err != nil {
 		return err
 	}

@@ -55,7 +55,21 @@ func requestID(c echo.Context) string {
 	return c.Request().Header.Get(headerRequestID)
 }
 
-// logRequests writes one structured log line per request.
+// statusClientClosed is the status logged for a request whose client went
+// away before its answer was sent (nginx's 499); it is never sent.
+const statusClientClosed = 499
+
+// clientGone reports whether the client of the request has gone away: the
+// server cancels a request's context when its connection closes.
+func clientGone(c echo.Context) bool {
+	return c.Request().Context().Err() != nil
+}
+
+// logRequests writes one structured log line per request: at level error
+// for an internal error (500), warn for other 5xx answers, info otherwise.
+// A request whose client went away before any answer was written is logged
+// with status 499 at level info, and its connection is dropped without an
+// answer.
 func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		start := time.Now()
@@ -65,17 +79,28 @@ func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 			c.Error(err)
 		}
 		req := c.Request()
+		status := c.Response().Status
+		abandoned := clientGone(c) && !c.Response().Committed
 		level := slog.LevelInfo
-		if c.Response().Status >= 500 {
+		switch {
+		case abandoned:
+			status = statusClientClosed
+		case status == http.StatusInternalServerError:
 			level = slog.LevelError
+		case status >= 500:
+			level = slog.LevelWarn
 		}
 		s.log.LogAttrs(req.Context(), level, "request",
 			slog.String("method", req.Method),
 			slog.String("path", req.URL.Path),
-			slog.Int("status", c.Response().Status),
+			slog.Int("status", status),
 			slog.Int64("bytes", c.Response().Size),
 			slog.Duration("duration", time.Since(start)),
 			slog.String("request_id", requestID(c)))
+		if abandoned {
+			// The documented way to end a handler without an answer.
+			panic(http.ErrAbortHandler)
+		}
 		return nil
 	}
 }

@@ -36,7 +36,11 @@ func (s *Server) ListNamespaces(c echo.Context, _ gen.Id, p gen.ListNamespacesPa
 	if err != nil {
 		return err
 	}
-	names, next, err := s.store.ListNamespaces(c.Request().Context(), id, store.Page{Token: deref(p.PageToken), Limit: deref(p.Limit)})
+	pg, err := s.page(p.PageToken, p.Limit)
+	if err != nil {
+		return err
+	}
+	names, next, err := s.store.ListNamespaces(c.Request().Context(), id, pg)
 	if err != nil {
 		return err
 	}

@@ -96,9 +96,10 @@ func requestBody(c echo.Context) []byte {
 
 // storeQuery turns a QueryTableRequest into a store query: a scan, where k
 // is the row limit (0: all rows), or a vector or full-text search, where k
-// is the number of results (0: 10). extras holds column_aliases in request
-// order and the sort keys. Returns InvalidInput (13) for malformed parts.
-func storeQuery(q *gen.QueryTableRequest, extras queryExtras) (store.Query, error) {
+// is the number of results (0: 10), bounded by Config.MaxSearchRows. extras
+// holds column_aliases in request order and the sort keys. Returns
+// InvalidInput (13) for malformed parts.
+func (s *Server) storeQuery(q *gen.QueryTableRequest, extras queryExtras) (store.Query, error) {
 	if err := mainBranchOnly(q.Branch); err != nil {
 		return store.Query{}, err
 	}
@@ -107,7 +108,7 @@ func storeQuery(q *gen.QueryTableRequest, extras queryExtras) (store.Query, erro
 	}
 	out := store.Query{
 		Version: q.Version, Filter: deref(q.Filter), Limit: int64(q.K), Offset: int64(deref(q.Offset)),
-		WithRowID: boolOr(q.WithRowId, false),
+		WithRowID: boolOr(q.WithRowId, false), MaxSearchRows: s.cfg.MaxSearchRows,
 	}
 	var aliases orderedAliases
 	if extras.Columns != nil {
@@ -277,7 +278,7 @@ func (s *Server) QueryTable(c echo.Context, _ gen.Id, p gen.QueryTableParams) er
 	if err != nil {
 		return err
 	}
-	q, err := storeQuery(&req, extras)
+	q, err := s.storeQuery(&req, extras)
 	if err != nil {
 		return err
 	}
@@ -308,7 +309,7 @@ func (s *Server) ExplainTableQueryPlan(c echo.Context, _ gen.Id, p gen.ExplainTa
 	if err != nil {
 		return err
 	}
-	q, err := storeQuery(&req.Query, extras)
+	q, err := s.storeQuery(&req.Query, extras)
 	if err != nil {
 		return err
 	}
@@ -341,7 +342,7 @@ func (s *Server) AnalyzeTableQueryPlan(c echo.Context, _ gen.Id, p gen.AnalyzeTa
 	if err := json.Unmarshal(raw, &qreq); err != nil {
 		return invalidInput("malformed query: %v", err)
 	}
-	q, err := storeQuery(&qreq, extras)
+	q, err := s.storeQuery(&qreq, extras)
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,10 @@ func (s *Server) ListTableTags(c echo.Context, _ gen.Id, p gen.ListTableTagsPara
 	}
 	all, _ := c.Get(contextAllPages).(bool)
 	out := map[string]gen.TagContents{}
-	pg := page(p.PageToken, p.Limit)
+	pg, err := s.page(p.PageToken, p.Limit)
+	if err != nil {
+		return err
+	}
 	for {
 		tags, next, err := s.store.ListTags(c.Request().Context(), id, pg)
 		if err != nil {
@@ -146,7 +149,11 @@ func (s *Server) ListTableBranches(c echo.Context, _ gen.Id, p gen.ListTableBran
 	if err != nil {
 		return err
 	}
-	branches, next, err := s.store.ListBranches(c.Request().Context(), id, page(p.PageToken, p.Limit))
+	pg, err := s.page(p.PageToken, p.Limit)
+	if err != nil {
+		return err
+	}
+	branches, next, err := s.store.ListBranches(c.Request().Context(), id, pg)
 	if err != nil {
 		return err
 	}

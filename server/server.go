@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -56,7 +57,26 @@ type Config struct {
 	// million: a write of that size already takes SQLite tens of seconds,
 	// and larger loads can be sent as several requests.
 	MaxArrowRows int64
+	// MaxPageSize is the largest `limit` a listing accepts; a larger one is
+	// InvalidInput (13). A listing without a limit answers pages of
+	// store.DefaultPageSize items (or MaxPageSize, when smaller). Default
+	// and ceiling store.MaxPageSize.
+	MaxPageSize int
+	// MaxSearchRows bounds the rows one vector or full-text search may
+	// answer: k (at most the rows of the table) times the number of query
+	// vectors. A search past it is InvalidInput (13). Default 100,000.
+	MaxSearchRows int64
+	// QueryTimeout bounds how long query, count_rows, explain_plan and
+	// analyze_plan may run; one that runs longer answers
+	// ServiceUnavailable (17, HTTP 503). Default 60 s; negative: no bound.
+	QueryTimeout time.Duration
 }
+
+// Defaults of the Config bounds.
+const (
+	DefaultMaxSearchRows = 100_000
+	DefaultQueryTimeout  = 60 * time.Second
+)
 
 // Server serves the Lance Namespace REST API. It implements
 // gen.ServerInterface; operations lancens does not offer answer
@@ -70,6 +90,7 @@ type Server struct {
 	ops       operationTable
 	commits   *committer
 	jobs      *jobRunner
+	uploads   uploads
 }
 
 var _ gen.ServerInterface = (*Server)(nil)
@@ -96,6 +117,18 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxArrowRows <= 0 {
 		cfg.MaxArrowRows = 10_000_000
 	}
+	if cfg.MaxPageSize <= 0 {
+		cfg.MaxPageSize = store.MaxPageSize
+	}
+	if cfg.MaxPageSize > store.MaxPageSize {
+		return nil, fmt.Errorf("server: the largest page size is %d, not %d", store.MaxPageSize, cfg.MaxPageSize)
+	}
+	if cfg.MaxSearchRows <= 0 {
+		cfg.MaxSearchRows = DefaultMaxSearchRows
+	}
+	if cfg.QueryTimeout == 0 {
+		cfg.QueryTimeout = DefaultQueryTimeout
+	}
 	doc, err := gen.GetSpec()
 	if err != nil {
 		return nil, fmt.Errorf("server: load embedded spec: %w", err)
@@ -110,7 +143,7 @@ func New(cfg Config) (*Server, error) {
 	e.HidePort = true
 	e.HTTPErrorHandler = s.errorHandler
 	e.Pre(remotePaths, stripTrailingSlash, aliasMethods)
-	e.Use(assignRequestID, s.logRequests, s.limitBodies, s.recoverPanics, s.authenticate, s.remoteBodies, s.validateRequests)
+	e.Use(assignRequestID, s.logRequests, s.limitBodies, s.trackUploads, s.recoverPanics, s.authenticate, s.remoteBodies, s.validateRequests, s.limitQueryTime)
 	gen.RegisterHandlers(e, s)
 	s.echo = e
 	s.jobs.start()

@@ -12,17 +12,17 @@ import (
 	"github.com/lancens/lancens/warehouse"
 )
 
-func page(token *string, limit *int) store.Page {
-	return store.Page{Token: deref(token), Limit: deref(limit)}
-}
-
 // ListTables handles GET /v1/namespace/{id}/table/list.
 func (s *Server) ListTables(c echo.Context, _ gen.Id, p gen.ListTablesParams) error {
 	ns, err := resolveID(c, p.Delimiter, nil)
 	if err != nil {
 		return err
 	}
-	names, next, err := s.store.ListTables(c.Request().Context(), ns, boolOr(p.IncludeDeclared, true), page(p.PageToken, p.Limit))
+	pg, err := s.page(p.PageToken, p.Limit)
+	if err != nil {
+		return err
+	}
+	names, next, err := s.store.ListTables(c.Request().Context(), ns, boolOr(p.IncludeDeclared, true), pg)
 	if err != nil {
 		return err
 	}
@@ -32,7 +32,11 @@ func (s *Server) ListTables(c echo.Context, _ gen.Id, p gen.ListTablesParams) er
 // ListAllTables handles GET /v1/table: every table, as full identifiers
 // joined by the delimiter.
 func (s *Server) ListAllTables(c echo.Context, p gen.ListAllTablesParams) error {
-	ids, next, err := s.store.ListAllTables(c.Request().Context(), boolOr(p.IncludeDeclared, true), page(p.PageToken, p.Limit))
+	pg, err := s.page(p.PageToken, p.Limit)
+	if err != nil {
+		return err
+	}
+	ids, next, err := s.store.ListAllTables(c.Request().Context(), boolOr(p.IncludeDeclared, true), pg)
 	if err != nil {
 		return err
 	}

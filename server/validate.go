@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -133,8 +134,8 @@ func (s *Server) validateRequests(next echo.HandlerFunc) echo.HandlerFunc {
 
 // readJSONBody reads a JSON request body of at most limit bytes. An absent,
 // empty or `null` body reads as `{}`. Returns InvalidInput (13) when the
-// body is more than one JSON value (`{} x`), and with HTTP 413 when it is
-// too large.
+// body is not valid UTF-8 or is more than one JSON value (`{} x`), and with
+// HTTP 413 when it is too large.
 func readJSONBody(req *http.Request, limit int64) ([]byte, error) {
 	if req.Body == nil || req.Body == http.NoBody {
 		return []byte("{}"), nil
@@ -145,6 +146,11 @@ func readJSONBody(req *http.Request, limit int64) ([]byte, error) {
 	}
 	if t := bytes.TrimSpace(body); len(t) == 0 || string(t) == "null" {
 		return []byte("{}"), nil
+	}
+	if !utf8.Valid(body) {
+		// JSON is UTF-8 (RFC 8259); a decoder would silently turn the bad
+		// bytes into U+FFFD and store a name the client never sent.
+		return nil, invalidInput("the request body is not valid UTF-8")
 	}
 	if err := oneJSONValue(body); err != nil {
 		return nil, err

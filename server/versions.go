@@ -32,7 +32,11 @@ func (s *Server) ListTableVersions(c echo.Context, _ gen.Id, p gen.ListTableVers
 	if err != nil {
 		return err
 	}
-	versions, next, err := s.store.ListVersions(c.Request().Context(), id, branch, boolOr(p.Descending, false), page(p.PageToken, p.Limit))
+	pg, err := s.page(p.PageToken, p.Limit)
+	if err != nil {
+		return err
+	}
+	versions, next, err := s.store.ListVersions(c.Request().Context(), id, branch, boolOr(p.Descending, false), pg)
 	if err != nil {
 		return err
 	}

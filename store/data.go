@@ -112,6 +112,12 @@ type Query struct {
 	OrderBy []SortKey
 	Vector  *VectorSearch
 	Text    *TextSearch
+	// MaxSearchRows, when positive, bounds the rows a search may answer: k
+	// (at most the rows searched) times the query vectors of a vector
+	// search, or the matches kept (at most k) of a full-text search. A
+	// search past it fails with InvalidInput naming the bound. Scans are not
+	// bounded by it: they answer at most the table.
+	MaxSearchRows int64
 }
 
 // SortKey is one column a scan is sorted by.

@@ -60,6 +60,9 @@ func (c Code) String() string {
 type Error struct {
 	Code    Code
 	Message string
+	// Cause, when set, is the underlying failure (a driver error, say): it is
+	// for logs and errors.As, never shown to the caller.
+	Cause error
 }
 
 // Errorf returns an *Error with the given code and a formatted message.
@@ -73,6 +76,9 @@ func (e *Error) Error() string {
 	}
 	return e.Message
 }
+
+// Unwrap returns the cause of e (nil when it has none).
+func (e *Error) Unwrap() error { return e.Cause }
 
 // Is reports whether target is an *Error with the same code, so that
 // errors.Is(err, ErrTableNotFound) matches any table-not-found error whatever

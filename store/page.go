@@ -3,6 +3,8 @@ package store
 import (
 	"encoding/base64"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // DefaultPageSize is the page size used when a listing gives no limit, and
@@ -45,8 +47,9 @@ func DecodePageToken(token string) (string, error) {
 	return strings.TrimPrefix(string(raw), pageTokenPrefix), nil
 }
 
-// ValidateName checks one element of an identifier: it must be non-empty and
-// free of control characters. It returns an InvalidInput error otherwise.
+// ValidateName checks one element of an identifier: it must be non-empty,
+// valid UTF-8 and free of control characters (C0, DEL and C1). It returns an
+// InvalidInput error otherwise.
 func ValidateName(kind, name string) error {
 	if name == "" {
 		return Errorf(CodeInvalidInput, "%s name must not be empty", kind)
@@ -54,9 +57,19 @@ func ValidateName(kind, name string) error {
 	if len(name) > 1024 {
 		return Errorf(CodeInvalidInput, "%s name is longer than 1024 bytes", kind)
 	}
-	for _, r := range name {
-		if r < 0x20 || r == 0x7f {
-			return Errorf(CodeInvalidInput, "%s name %q contains a control character", kind, name)
+	return ValidateText(kind+" name", name)
+}
+
+// ValidateText checks that s is valid UTF-8 without control characters
+// (C0, DEL and C1), as names and other identifiers must be. what says what s
+// is in the message. It returns an InvalidInput error otherwise.
+func ValidateText(what, s string) error {
+	if !utf8.ValidString(s) {
+		return Errorf(CodeInvalidInput, "%s %q is not valid UTF-8", what, s)
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			return Errorf(CodeInvalidInput, "%s %q contains a control character", what, s)
 		}
 	}
 	return nil

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/lancens/lancens/server"
+	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/store/sqlite"
 	"github.com/lancens/lancens/warehouse"
 )
@@ -31,7 +32,21 @@ type serveConfig struct {
 	logFormat   string
 	synchronous string
 	cacheMB     int64
+	// HTTP timeouts; see the flags.
+	readHeaderTimeout, readTimeout, writeTimeout, idleTimeout, queryTimeout time.Duration
+	// Answer bounds; see the flags.
+	maxPageSize   int
+	maxSearchRows int64
 }
+
+// Defaults of the serve flags that bound time.
+const (
+	defaultReadHeaderTimeout = 10 * time.Second
+	defaultReadTimeout       = 5 * time.Minute
+	defaultWriteTimeout      = 10 * time.Minute
+	defaultIdleTimeout       = 2 * time.Minute
+	shutdownGrace            = 30 * time.Second
+)
 
 func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer) (*serveConfig, error) {
 	cfg := &serveConfig{}
@@ -53,6 +68,37 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 		return nil, fmt.Errorf("bad LANCENS_CACHE_MB: %w", err)
 	}
 	fs.Int64Var(&cfg.cacheMB, "cache-mb", cacheMB, "memory for cached row sets, vectors and filter columns, in MiB (env LANCENS_CACHE_MB)")
+	var envErr error
+	duration := func(p *time.Duration, name, env string, def time.Duration, usage string) {
+		if s := getenv(env); s != "" {
+			d, err := time.ParseDuration(s)
+			if err != nil {
+				envErr = errors.Join(envErr, fmt.Errorf("bad %s %q: want a duration such as 30s or 5m", env, s))
+			}
+			def = d
+		}
+		fs.DurationVar(p, name, def, usage+" (env "+env+")")
+	}
+	duration(&cfg.readHeaderTimeout, "read-header-timeout", "LANCENS_READ_HEADER_TIMEOUT", defaultReadHeaderTimeout,
+		"time a client has to send the headers of a request")
+	duration(&cfg.readTimeout, "read-timeout", "LANCENS_READ_TIMEOUT", defaultReadTimeout,
+		"time a client has to send a whole request, body included (large Arrow uploads); 0: no limit")
+	duration(&cfg.writeTimeout, "write-timeout", "LANCENS_WRITE_TIMEOUT", defaultWriteTimeout,
+		"time from the end of a request's headers to the end of its answer; 0: no limit")
+	duration(&cfg.idleTimeout, "idle-timeout", "LANCENS_IDLE_TIMEOUT", defaultIdleTimeout,
+		"time an idle keep-alive connection stays open")
+	duration(&cfg.queryTimeout, "query-timeout", "LANCENS_QUERY_TIMEOUT", server.DefaultQueryTimeout,
+		"time a query, count_rows, explain_plan or analyze_plan may run before it answers 503 (code 17); 0: no limit")
+	maxPage, err := strconv.Atoi(envOr("LANCENS_MAX_PAGE_SIZE", strconv.Itoa(store.MaxPageSize)))
+	if err != nil {
+		return nil, fmt.Errorf("bad LANCENS_MAX_PAGE_SIZE: %w", err)
+	}
+	fs.IntVar(&cfg.maxPageSize, "max-page-size", maxPage, fmt.Sprintf("largest limit a listing accepts, at most %d (env LANCENS_MAX_PAGE_SIZE)", store.MaxPageSize))
+	maxRows, err := strconv.ParseInt(envOr("LANCENS_MAX_SEARCH_ROWS", strconv.Itoa(server.DefaultMaxSearchRows)), 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("bad LANCENS_MAX_SEARCH_ROWS: %w", err)
+	}
+	fs.Int64Var(&cfg.maxSearchRows, "max-search-rows", maxRows, "most rows one vector or full-text search may answer: k (at most the table's rows) times the query vectors (env LANCENS_MAX_SEARCH_ROWS)")
 	level := envOr("LANCENS_LOG_LEVEL", "info")
 	fs.Func("log-level", "log level: debug, info, warn or error (env LANCENS_LOG_LEVEL)", func(v string) error {
 		level = v
@@ -70,6 +116,9 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 		cfg.apiKeys = append(cfg.apiKeys, v)
 		return nil
 	})
+	if envErr != nil {
+		return nil, envErr
+	}
 	if err := fs.Parse(args); err != nil {
 		return nil, errUsage
 	}
@@ -86,6 +135,21 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	cfg.synchronous = strings.ToUpper(cfg.synchronous)
 	if cfg.cacheMB < 1 {
 		return nil, fmt.Errorf("bad cache size %d MiB (at least 1)", cfg.cacheMB)
+	}
+	for name, d := range map[string]time.Duration{"read-header-timeout": cfg.readHeaderTimeout, "read-timeout": cfg.readTimeout,
+		"write-timeout": cfg.writeTimeout, "idle-timeout": cfg.idleTimeout, "query-timeout": cfg.queryTimeout} {
+		if d < 0 {
+			return nil, fmt.Errorf("bad --%s %s (not negative)", name, d)
+		}
+	}
+	if cfg.readHeaderTimeout == 0 || cfg.idleTimeout == 0 {
+		return nil, errors.New("--read-header-timeout and --idle-timeout must be positive: without them a client can hold a connection forever")
+	}
+	if cfg.maxPageSize < 1 || cfg.maxPageSize > store.MaxPageSize {
+		return nil, fmt.Errorf("bad --max-page-size %d (1 to %d)", cfg.maxPageSize, store.MaxPageSize)
+	}
+	if cfg.maxSearchRows < 1 {
+		return nil, fmt.Errorf("bad --max-search-rows %d (at least 1)", cfg.maxSearchRows)
 	}
 	return cfg, nil
 }
@@ -118,7 +182,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
-	srv, err := server.New(server.Config{Store: db, Warehouse: wh, APIKeys: cfg.apiKeys, Logger: logger})
+	queryTimeout := cfg.queryTimeout
+	if queryTimeout == 0 {
+		queryTimeout = -1 // the flag's 0 is no limit; the Config's is the default
+	}
+	srv, err := server.New(server.Config{Store: db, Warehouse: wh, APIKeys: cfg.apiKeys, Logger: logger,
+		MaxPageSize: cfg.maxPageSize, MaxSearchRows: cfg.maxSearchRows, QueryTimeout: queryTimeout})
 	if err != nil {
 		return err
 	}
@@ -127,7 +196,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
-	httpServer := &http.Server{Handler: srv, ReadHeaderTimeout: 30 * time.Second}
+	httpServer := &http.Server{Handler: srv, ReadHeaderTimeout: cfg.readHeaderTimeout, ReadTimeout: cfg.readTimeout,
+		WriteTimeout: cfg.writeTimeout, IdleTimeout: cfg.idleTimeout}
+	// A shutdown closes idle connections at once and cuts off bodies still
+	// arriving; requests being served get shutdownGrace to finish.
+	httpServer.RegisterOnShutdown(srv.StopReading)
 	fmt.Fprintf(stdout, "lancens listening on http://%s (database %s, warehouse %s)\n", ln.Addr(), cfg.dbPath, wh.Root())
 	logger.Info("listening", slog.String("addr", ln.Addr().String()), slog.Bool("auth", len(cfg.apiKeys) > 0))
 
@@ -139,9 +212,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	case <-ctx.Done():
 	}
 	logger.Info("shutting down")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	if err := httpServer.Shutdown(shutdownCtx); err != nil {
+		httpServer.Close()
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil

@@ -39,11 +39,16 @@ type Options struct {
 	// Warehouse reuses a warehouse directory; default: a new one in
 	// t.TempDir().
 	Warehouse string
+	// Tune, when set, adjusts the server's configuration before it starts.
+	Tune func(*server.Config)
 }
 
 // Server is a running test server.
 type Server struct {
-	URL       string
+	URL string
+	// API is the server itself, for requests that bypass HTTP and the
+	// response validation.
+	API       *server.Server
 	DB        *sqlite.DB
 	Warehouse *warehouse.Warehouse
 	Client    *client.Client
@@ -71,12 +76,16 @@ func Start(t testing.TB, opts Options) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := server.New(server.Config{Store: db, Warehouse: wh, APIKeys: opts.APIKeys})
+	cfg := server.Config{Store: db, Warehouse: wh, APIKeys: opts.APIKeys}
+	if opts.Tune != nil {
+		opts.Tune(&cfg)
+	}
+	srv, err := server.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	hs := httptest.NewServer(NewValidator(t).Wrap(srv))
-	s := &Server{URL: hs.URL, DB: db, Warehouse: wh, HTTP: hs.Client()}
+	s := &Server{URL: hs.URL, API: srv, DB: db, Warehouse: wh, HTTP: hs.Client()}
 	var copts []client.Option
 	if len(opts.APIKeys) > 0 {
 		copts = append(copts, client.WithAPIKey(opts.APIKeys[0]))

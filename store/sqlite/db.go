@@ -107,7 +107,9 @@ func (c *stmtCache) close() {
 
 // Open opens (creating if needed) the database at path and applies pending
 // migrations. It returns an error if the file cannot be opened, a pragma does
-// not take effect, or a migration fails.
+// not take effect, or a migration fails; a database lancens cannot write
+// (a read-only file or directory) or cannot open is a ServiceUnavailable (17)
+// error saying so in plain words.
 func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if path == "" || path == ":memory:" {
 		return nil, errors.New("sqlite: a file path is required (an in-memory database cannot be shared by a connection pool)")
@@ -149,11 +151,15 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	db.writeStmts.pool = writer
 	if err := db.checkPragmas(ctx, writer); err != nil {
 		writer.Close()
-		return nil, err
+		return nil, openError(path, err)
 	}
 	if err := db.migrate(ctx); err != nil {
 		writer.Close()
-		return nil, err
+		return nil, openError(path, err)
+	}
+	if err := checkWritable(ctx, writer); err != nil {
+		writer.Close()
+		return nil, openError(path, err)
 	}
 	reader, err := sql.Open("sqlite", dsn(path, opts.Synchronous, roleReader))
 	if err != nil {
@@ -166,7 +172,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	db.readStmts.pool = reader
 	if err := db.checkPragmas(ctx, reader); err != nil {
 		db.Close()
-		return nil, err
+		return nil, openError(path, err)
 	}
 	if err := db.startCheckpointer(ctx, opts.Synchronous); err != nil {
 		db.Close()
@@ -207,6 +213,20 @@ func dsn(path, synchronous string, role connRole) string {
 		q.Add("_pragma", "query_only(ON)")
 	}
 	return "file:" + path + "?" + q.Encode()
+}
+
+// checkWritable makes a change to the database and undoes it, so that a
+// database lancens cannot write fails when it opens rather than at the
+// first write (SQLite opens a file it may not write read-only, and a
+// transaction may even begin). It returns the error of the change.
+func checkWritable(ctx context.Context, pool *sql.DB) error {
+	tx, err := pool.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	_, err = tx.ExecContext(ctx, `CREATE TABLE lancens_write_check (x)`)
+	return err
 }
 
 func (db *DB) checkPragmas(ctx context.Context, pool *sql.DB) error {
@@ -300,13 +320,15 @@ func (tx *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *s
 }
 
 // write runs fn in a write transaction and commits it if fn returns nil; an
-// error undoes everything fn did. Writes that arrive while another is
+// error undoes everything fn did. A full disk or a read-only database is
+// ServiceUnavailable (17), see storageError. Writes that arrive while another is
 // committing are grouped (see writeQueue).
 func (db *DB) write(ctx context.Context, fn func(tx *Tx) error) error {
 	return db.writes.do(ctx, db, fn)
 }
 
-// read runs fn in a read-only transaction: one consistent snapshot.
+// read runs fn in a read-only transaction: one consistent snapshot. Its
+// errors are classified as write's are.
 func (db *DB) read(ctx context.Context, fn func(tx *Tx) error) error {
 	return db.run(ctx, &db.readStmts, fn)
 }
@@ -324,7 +346,7 @@ func (db *DB) run(ctx context.Context, stmts *stmtCache, fn func(tx *Tx) error) 
 	}()
 	if err := fn(tx); err != nil {
 		_ = sqlTx.Rollback()
-		return err
+		return storeError(err)
 	}
 	if err := sqlTx.Commit(); err != nil {
 		return internal("commit", err)

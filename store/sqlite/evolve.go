@@ -217,7 +217,11 @@ func castColumn(ctx context.Context, tx *Tx, t *tableRow, ts *tableSchema, path 
 	}
 	if _, err := tx.Tx.ExecContext(tx.context(ctx), fmt.Sprintf(`UPDATE %s SET %s = (%s) WHERE _to = ?`,
 		dataTable(t), quoteColumn(cols[0].Column), compiled.SQL), append(compiled.Args, maxVersion)...); err != nil {
-		return store.Errorf(store.CodeTableSchemaValidationError, "cannot change column %s to %s: %v", formatPath(path), dt, err)
+		if err = queryError(ctx, err); store.ErrorCode(err) != store.CodeInvalidInput {
+			return err
+		}
+		return &store.Error{Code: store.CodeTableSchemaValidationError, Cause: err,
+			Message: fmt.Sprintf("cannot change column %s to %s: %s", formatPath(path), dt, store.ErrorMessage(err))}
 	}
 	*f = nf
 	fl.Column = cols[0].Column

@@ -128,6 +128,9 @@ func (db *DB) searchText(ctx context.Context, tx *Tx, t *tableRow, q store.Query
 	if k <= 0 {
 		k = defaultK
 	}
+	if err := checkSearchRows(q, int64(min(k, len(found.ids))), "the matches up to k"); err != nil {
+		return nil, err
+	}
 	hits := topScores(found, k)
 	hits = hits[min(len(hits), int(q.Offset)):]
 	return fetchHits(ctx, tx, t, ts, q, v, hits, "_score", false)

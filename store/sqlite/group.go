@@ -80,6 +80,12 @@ func (db *DB) commitGroup(group []*writeRequest) {
 				undo = `ROLLBACK TO write_request; RELEASE write_request`
 			}
 			if _, err := tx.Tx.ExecContext(context.Background(), undo); err != nil {
+				if results[i] != nil {
+					// SQLite rolls the whole transaction back after some
+					// failures (a full disk, an I/O error): the request's
+					// error says why, for every request of the group.
+					return fmt.Errorf("sqlite: end savepoint after %w: %v", results[i], err)
+				}
 				return internal("end savepoint", err)
 			}
 		}
@@ -93,7 +99,7 @@ func (db *DB) commitGroup(group []*writeRequest) {
 			// Nothing was committed.
 			results[i] = err
 		}
-		req.done <- results[i]
+		req.done <- storeError(results[i])
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/lancens/lancens/store"
@@ -14,10 +13,6 @@ import (
 const rootNamespaceID = 1
 
 var _ store.Namespaces = (*DB)(nil)
-
-func internal(op string, err error) error {
-	return fmt.Errorf("sqlite: %s: %w", op, err)
-}
 
 // displayID renders an identifier for messages.
 func displayID(id []string) string {

@@ -293,17 +293,6 @@ func runQuery(ctx context.Context, tx *Tx, pq *plannedQuery) (*store.Result, err
 	return &store.Result{Schema: pq.schema, Batches: batches, Version: pq.version}, nil
 }
 
-// queryError reports a failure of SQL the compiler produced. Most are
-// evaluation errors of the user's expression (a bad regular expression, a
-// value that does not cast), so they are InvalidInput; a cancelled request
-// reports its context's error.
-func queryError(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	return store.Errorf(store.CodeInvalidInput, "evaluating the expression failed: %v", err)
-}
-
 // ExplainQuery implements store.ManagedData.
 func (db *DB) ExplainQuery(ctx context.Context, id []string, q store.Query, analyze bool) (string, error) {
 	var out string

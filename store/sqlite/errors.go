@@ -1,0 +1,130 @@
+package sqlite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	sqlite "modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/lancens/lancens/expr"
+	"github.com/lancens/lancens/store"
+)
+
+// Messages of the storage failures a caller or an operator can act on.
+const (
+	msgDiskFull = "the database disk is full: lancens cannot write until space is freed on the disk that holds its database"
+	msgReadOnly = "the database is read-only: lancens cannot write to its database file or the directory that holds it"
+	msgBusy     = "the database is locked by another process; retry later"
+)
+
+// driverCode returns the primary result code of a SQLite error in err's
+// chain, and false when err holds none.
+func driverCode(err error) (int, bool) {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return 0, false
+	}
+	return se.Code() & 0xff, true
+}
+
+// storageError classifies a failure of the database itself: a full disk, a
+// read-only database or a database another process keeps locked is
+// ServiceUnavailable (17) with a message saying so and err as its cause.
+// It returns nil for any other error.
+func storageError(err error) *store.Error {
+	code, ok := driverCode(err)
+	if !ok {
+		return nil
+	}
+	var msg string
+	switch code {
+	case sqlite3.SQLITE_FULL:
+		msg = msgDiskFull
+	case sqlite3.SQLITE_READONLY:
+		msg = msgReadOnly
+	case sqlite3.SQLITE_BUSY:
+		msg = msgBusy
+	default:
+		return nil
+	}
+	return &store.Error{Code: store.CodeServiceUnavailable, Message: msg, Cause: err}
+}
+
+// storeError returns err with storage failures classified (see
+// storageError); errors that already carry a Lance code, and all others,
+// are returned as they are.
+func storeError(err error) error {
+	var se *store.Error
+	if err == nil || errors.As(err, &se) {
+		return err
+	}
+	if s := storageError(err); s != nil {
+		return s
+	}
+	return err
+}
+
+// internal wraps an unexpected error of operation op; storage failures
+// become ServiceUnavailable (17) instead (see storageError).
+func internal(op string, err error) error {
+	if s := storageError(err); s != nil {
+		return s
+	}
+	return fmt.Errorf("sqlite: %s: %w", op, err)
+}
+
+// openError explains a failure to open the database at path: a database
+// lancens may not write, or cannot open or create, is ServiceUnavailable
+// (17) with a message that names the file and says what to check. Other
+// errors are returned as they are.
+func openError(path string, err error) error {
+	code, _ := driverCode(err)
+	switch code {
+	case sqlite3.SQLITE_READONLY:
+		return &store.Error{Code: store.CodeServiceUnavailable, Cause: err, Message: fmt.Sprintf(
+			"the database %s is read-only: lancens must be able to write to the file and to its directory (for the -wal and -shm files beside it); check their permissions and that the file system is mounted read-write", path)}
+	case sqlite3.SQLITE_CANTOPEN:
+		return &store.Error{Code: store.CodeServiceUnavailable, Cause: err, Message: fmt.Sprintf(
+			"cannot open the database %s: check that it is a file (or does not exist yet) in a directory lancens may write to", path)}
+	case sqlite3.SQLITE_FULL:
+		return &store.Error{Code: store.CodeServiceUnavailable, Cause: err, Message: fmt.Sprintf(
+			"cannot open the database %s: the disk that holds it is full", path)}
+	}
+	return err
+}
+
+// queryError reports a failure of SQL the expression compiler produced. A
+// cancelled request reports its context's error; a storage failure is
+// ServiceUnavailable (17). SQLite reports the evaluation errors of the
+// user's expression (a value that does not convert, an invalid regular
+// expression) as generic errors: those are InvalidInput (13), with the
+// message of lancens's own SQL function when one failed and a generic one
+// otherwise, so SQLite's wording never reaches the caller. Anything else
+// is an internal error.
+func queryError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var se *store.Error
+	if errors.As(err, &se) {
+		return err
+	}
+	if s := storageError(err); s != nil {
+		return s
+	}
+	if msg, ok := expr.FunctionError(err); ok {
+		return &store.Error{Code: store.CodeInvalidInput, Message: "evaluating the expression failed: " + msg, Cause: err}
+	}
+	code, ok := driverCode(err)
+	if !ok {
+		return internal("query", err)
+	}
+	switch code {
+	case sqlite3.SQLITE_ERROR, sqlite3.SQLITE_TOOBIG, sqlite3.SQLITE_MISMATCH, sqlite3.SQLITE_RANGE:
+		return &store.Error{Code: store.CodeInvalidInput, Cause: err,
+			Message: "evaluating the expression failed on the table's values (an overflow, or a value too large or of the wrong type)"}
+	}
+	return internal("query", err)
+}
