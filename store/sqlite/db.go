@@ -155,6 +155,10 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		writer.Close()
 		return nil, err
 	}
+	if err := db.keyLocations(ctx); err != nil {
+		writer.Close()
+		return nil, err
+	}
 	reader, err := sql.Open("sqlite", dsn(path, opts.Synchronous, roleReader))
 	if err != nil {
 		writer.Close()
