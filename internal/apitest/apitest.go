@@ -39,6 +39,9 @@ type Options struct {
 	// Warehouse reuses a warehouse directory; default: a new one in
 	// t.TempDir().
 	Warehouse string
+	// ExternalRoots are where tables may lie besides the warehouse (see
+	// warehouse.Open).
+	ExternalRoots []string
 }
 
 // Server is a running test server.
@@ -67,7 +70,7 @@ func Start(t testing.TB, opts Options) *Server {
 	if whPath == "" {
 		whPath = t.TempDir()
 	}
-	wh, err := warehouse.Open(whPath)
+	wh, err := warehouse.Open(whPath, opts.ExternalRoots...)
 	if err != nil {
 		t.Fatal(err)
 	}
