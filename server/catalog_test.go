@@ -221,7 +221,7 @@ func TestCommitRaceFiles(t *testing.T) {
 func TestRestart(t *testing.T) {
 	dbPath := filepath.Join(t.TempDir(), "lancens.db")
 	wh := t.TempDir()
-	s := apitest.Start(t, apitest.Options{DBPath: dbPath, Warehouse: wh})
+	s := apitest.Start(t, apitest.Options{DBPath: dbPath, Warehouse: wh, ExternalRoots: []string{"s3://b"}})
 	ctx := t.Context()
 	c := s.Client
 	if _, err := c.DeclareTable(ctx, []string{"t"}, &client.DeclareTableOptions{Location: "s3://b/t"}); err != nil {
@@ -240,7 +240,7 @@ func TestRestart(t *testing.T) {
 	}
 	s.Stop()
 
-	s = apitest.Start(t, apitest.Options{DBPath: dbPath, Warehouse: wh})
+	s = apitest.Start(t, apitest.Options{DBPath: dbPath, Warehouse: wh, ExternalRoots: []string{"s3://b"}})
 	c = s.Client
 	latest, err := c.LatestTableVersion(ctx, []string{"t"}, "")
 	if err != nil || latest.Version != 3 || latest.ManifestPath != "b/t/3" {
@@ -283,7 +283,8 @@ func waitTransaction(t testing.TB, c *client.Client, txID string) *client.Transa
 // lancens owns (in the background, tracked by a transaction) and never data
 // outside the warehouse; deregistering keeps data.
 func TestDropDeletesOwnedData(t *testing.T) {
-	s := apitest.Start(t, apitest.Options{})
+	ext := t.TempDir()
+	s := apitest.Start(t, apitest.Options{ExternalRoots: []string{ext}})
 	ctx := t.Context()
 	c := s.Client
 	mkdata := func(dir string) {
@@ -295,7 +296,7 @@ func TestDropDeletesOwnedData(t *testing.T) {
 		t.Fatal(err)
 	}
 	mkdata(owned.Location)
-	outside := filepath.Join(t.TempDir(), "outside.lance")
+	outside := filepath.Join(ext, "outside.lance")
 	mkdata(outside)
 	if _, err := c.DeclareTable(ctx, []string{"outside"}, &client.DeclareTableOptions{Location: outside}); err != nil {
 		t.Fatal(err)
@@ -350,41 +351,6 @@ func TestDropDeletesOwnedData(t *testing.T) {
 	waitTransaction(t, c, dropped.TransactionIDs[0])
 	if _, err := os.Stat(inNS.Location); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("cascaded table data still there: %v", err)
-	}
-}
-
-func TestLocations(t *testing.T) {
-	s := apitest.Start(t, apitest.Options{})
-	for _, tc := range []struct {
-		name, location string
-		wantCode       store.Code // -1: success
-		want           string
-	}{
-		{"Relative", "sub/t.lance", -1, filepath.Join(s.Warehouse.Root(), "sub", "t.lance")},
-		{"Absolute", "/srv/data/t.lance", -1, "/srv/data/t.lance"},
-		{"URI", "s3://bucket/t.lance", -1, "s3://bucket/t.lance"},
-		{"EscapesWarehouse", "../t.lance", store.CodeInvalidInput, ""},
-		{"DotDotInside", "a/../../t.lance", store.CodeInvalidInput, ""},
-		{"AbsoluteDotDot", "/srv/../etc", store.CodeInvalidInput, ""},
-		{"URIDotDot", "s3://bucket/a/../b", store.CodeInvalidInput, ""},
-		{"RelativeFileURI", "file://relative/path", store.CodeInvalidInput, ""},
-		{"Blank", "  ", store.CodeInvalidInput, ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			info, err := s.Client.DeclareTable(t.Context(), []string{tc.name}, &client.DeclareTableOptions{Location: tc.location})
-			if tc.wantCode >= 0 {
-				if store.ErrorCode(err) != tc.wantCode {
-					t.Fatalf("got %v, want code %d", err, tc.wantCode)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if info.Location != tc.want {
-				t.Fatalf("location %q, want %q", info.Location, tc.want)
-			}
-		})
 	}
 }
 

@@ -22,10 +22,11 @@ import (
 // manifest of a version that has no record is never trusted: the next
 // commit of that version replaces it.
 type committer struct {
-	store Store
-	log   *slog.Logger
-	mu    sync.Mutex
-	locks map[string]*lockEntry
+	store     Store
+	warehouse *warehouse.Warehouse
+	log       *slog.Logger
+	mu        sync.Mutex
+	locks     map[string]*lockEntry
 }
 
 type lockEntry struct {
@@ -33,8 +34,8 @@ type lockEntry struct {
 	users int
 }
 
-func newCommitter(st Store, log *slog.Logger) *committer {
-	return &committer{store: st, log: log, locks: map[string]*lockEntry{}}
+func newCommitter(st Store, wh *warehouse.Warehouse, log *slog.Logger) *committer {
+	return &committer{store: st, warehouse: wh, log: log, locks: map[string]*lockEntry{}}
 }
 
 // lock takes the commit locks of the given locations, in a fixed order, and
@@ -86,7 +87,9 @@ type pendingCommit struct {
 // prepare moves the staged manifest of a commit whose table is on local disk
 // and whose version is not recorded yet to its final name, and fills in the
 // paths to record. Commits on remote storage record the staged path as
-// given.
+// given. The staged file must lie inside the table's location, reached
+// through no symbolic link, and the location inside the warehouse or an
+// external root: otherwise it returns InvalidInput (13) and touches nothing.
 func (m *committer) prepare(ctx context.Context, p *pendingCommit) error {
 	c := p.commit
 	c.ManifestPath = c.StagedPath
@@ -96,6 +99,9 @@ func (m *committer) prepare(ctx context.Context, p *pendingCommit) error {
 	}
 	staged, err := warehouse.StagedManifest(dir, c.StagedPath)
 	if err != nil {
+		return err
+	}
+	if err := m.warehouse.CheckStaged(dir, staged); err != nil {
 		return err
 	}
 	final := warehouse.ManifestPath(dir, c.Branch, c.Version, p.scheme)
@@ -112,7 +118,7 @@ func (m *committer) prepare(ctx context.Context, p *pendingCommit) error {
 			return nil
 		}
 	}
-	man, err := warehouse.Finalize(staged, final, !p.newTable)
+	man, err := m.warehouse.Finalize(dir, staged, final, !p.newTable)
 	if err != nil {
 		return err
 	}
@@ -128,7 +134,7 @@ func (m *committer) discard(pending []*pendingCommit) {
 		if p.finalized == nil {
 			continue
 		}
-		if err := warehouse.Discard(p.finalized.LocalPath); err != nil {
+		if err := m.warehouse.Discard(p.finalized); err != nil {
 			m.log.Warn("remove manifest file", slog.String("path", p.finalized.LocalPath), slog.Any("error", err))
 		}
 	}

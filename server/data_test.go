@@ -679,7 +679,7 @@ func TestTimeTravelAcrossSchemaChanges(t *testing.T) {
 // TestExternalTablesRefuseData checks that data operations on tables whose
 // data Lance clients own fail with code 19 naming the location.
 func TestExternalTablesRefuseData(t *testing.T) {
-	s := apitest.Start(t, apitest.Options{})
+	s := apitest.Start(t, apitest.Options{ExternalRoots: []string{"s3://bucket"}})
 	ctx := t.Context()
 	if _, err := s.Client.RegisterTable(ctx, []string{"ext"}, "s3://bucket/ext.lance", nil); err != nil {
 		t.Fatal(err)

@@ -64,7 +64,7 @@ func rtStart(t *testing.T) *rtEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wh, err := warehouse.Open(t.TempDir())
+	wh, err := warehouse.Open(t.TempDir(), "s3://bucket")
 	if err != nil {
 		t.Fatal(err)
 	}

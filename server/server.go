@@ -135,7 +135,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		cfg: cfg, store: cfg.Store, warehouse: cfg.Warehouse, log: cfg.Logger, ops: newOperationTable(doc),
-		commits: newCommitter(cfg.Store, cfg.Logger),
+		commits: newCommitter(cfg.Store, cfg.Warehouse, cfg.Logger),
 		jobs:    newJobRunner(cfg.Store, cfg.Warehouse, cfg.Logger),
 	}
 	e := echo.New()

@@ -49,7 +49,9 @@ func (s *Server) ListAllTables(c echo.Context, p gen.ListAllTablesParams) error 
 }
 
 // declaration decides where a declared table's data goes: the location the
-// client asked for, checked, or a new directory in the warehouse.
+// client asked for, checked (it must lie inside the warehouse or an
+// external root), or a new directory in the warehouse. Returns
+// InvalidInput (13) for a location that is refused.
 func (s *Server) declaration(id []string, req gen.DeclareTableRequest) (store.TableDeclaration, error) {
 	decl := store.TableDeclaration{Properties: deref(req.Properties)}
 	if len(id) == 0 {
@@ -63,7 +65,11 @@ func (s *Server) declaration(id []string, req gen.DeclareTableRequest) (store.Ta
 		decl.Location, decl.Owned = loc, owned
 		return decl, nil
 	}
-	decl.Location, decl.Owned = s.warehouse.Allocate(id[:len(id)-1], id[len(id)-1]), true
+	loc, err := s.warehouse.Allocate(id[:len(id)-1], id[len(id)-1])
+	if err != nil {
+		return decl, err
+	}
+	decl.Location, decl.Owned = loc, true
 	return decl, nil
 }
 
@@ -98,7 +104,9 @@ func (s *Server) DeclareTable(c echo.Context, _ gen.Id, p gen.DeclareTableParams
 	return ok(c, declareResponse(t, txID))
 }
 
-// RegisterTable handles POST /v1/table/{id}/register.
+// RegisterTable handles POST /v1/table/{id}/register. The location must lie
+// inside the warehouse or an external root (InvalidInput, 13); lancens
+// never deletes a registered table's data.
 func (s *Server) RegisterTable(c echo.Context, _ gen.Id, p gen.RegisterTableParams) error {
 	var req gen.RegisterTableRequest
 	if err := bindJSON(c, &req); err != nil {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/lancens/lancens/gen"
 	"github.com/lancens/lancens/store"
+	"github.com/lancens/lancens/warehouse"
 )
 
 func apiVersion(v *store.TableVersion) gen.TableVersion {
@@ -57,6 +58,9 @@ func versionCommit(branch *string, version int64, manifestPath string, size *int
 	}
 	if manifestPath == "" {
 		return store.VersionCommit{}, 0, invalidInput("manifest_path is required")
+	}
+	if err := warehouse.CheckPathText("manifest_path", manifestPath); err != nil {
+		return store.VersionCommit{}, 0, err
 	}
 	return store.VersionCommit{
 		Branch: b, Version: version, StagedPath: manifestPath,

@@ -2,6 +2,7 @@ package warehouse
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"net/url"
 	"os"
@@ -19,6 +20,8 @@ type Manifest struct {
 	// without its leading "/" (an object-store path on the local store).
 	ObjectPath string
 	Size       int64
+	// tableDir is the location of its table.
+	tableDir string
 }
 
 // ObjectPath returns the object-store form of a local path.
@@ -39,9 +42,13 @@ func ManifestPath(tableDir, branch string, v int64, scheme store.NamingScheme) s
 // StagedManifest returns the local file a client named as the manifest it
 // staged for the table at tableDir. Lance sends an object-store path (the
 // absolute path without its leading "/"); absolute paths and file:// URIs
-// are accepted too. The file must lie inside the table's directory. Returns
-// InvalidInput (13) otherwise.
+// are accepted too. The file must lie inside the table's directory, by
+// name; CheckStaged looks at the file itself. Returns InvalidInput (13)
+// otherwise, and for a path with a control character or invalid UTF-8.
 func StagedManifest(tableDir, manifestPath string) (string, error) {
+	if err := CheckPathText("manifest_path", manifestPath); err != nil {
+		return "", err
+	}
 	p := manifestPath
 	switch {
 	case strings.HasPrefix(p, "file://"):
@@ -63,14 +70,77 @@ func StagedManifest(tableDir, manifestPath string) (string, error) {
 	return p, nil
 }
 
-// Finalize moves the staged manifest to its final name, durably. With
-// replace, it replaces any file a failed earlier attempt left there: callers
-// pass it only while holding the table's commit lock, having checked that
-// the version has no record. Without replace, an existing final file is a
-// ConcurrentModification (14). Returns InvalidInput (13) when the staged
-// file does not exist.
-func Finalize(staged, final string, replace bool) (*Manifest, error) {
-	n, err := publish(staged, final, replace)
+// checkTableDir checks that the local table location dir lies strictly
+// inside a local root and is reached through no symbolic link. Returns
+// InvalidInput (13) otherwise.
+func (w *Warehouse) checkTableDir(dir string) error {
+	if err := noLinks(dir); err != nil {
+		return store.Errorf(store.CodeInvalidInput, "table location %q: %v; lancens does not follow links out of a table's location", dir, err)
+	}
+	if _, err := w.checkLocal(dir, dir); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkInside checks that p, a path inside table location dir by name, is
+// reached through no symbolic link. Returns InvalidInput (13) otherwise.
+func checkInside(dir, p, what string) error {
+	if err := noLinks(p); err != nil {
+		return store.Errorf(store.CodeInvalidInput, "%s %q inside table location %q: %v; lancens does not follow links in a table's location", what, ObjectPath(p), dir, err)
+	}
+	return nil
+}
+
+// CheckStaged checks a staged manifest (from StagedManifest) of the table
+// at tableDir without moving it: the table's location must lie inside the
+// warehouse or an external root, and neither it nor the staged file may be
+// reached through a symbolic link; the staged file, if it exists, must be a
+// regular file. Returns InvalidInput (13) otherwise.
+func (w *Warehouse) CheckStaged(tableDir, staged string) error {
+	if err := w.checkTableDir(tableDir); err != nil {
+		return err
+	}
+	if err := checkInside(tableDir, staged, "staged manifest"); err != nil {
+		return err
+	}
+	info, err := os.Lstat(staged)
+	if err == nil && !info.Mode().IsRegular() {
+		return store.Errorf(store.CodeInvalidInput, "staged manifest %q is not a regular file", ObjectPath(staged))
+	}
+	return nil
+}
+
+// Finalize moves the staged manifest of the table at tableDir to its final
+// name, durably, after the checks of CheckStaged; the final name must be
+// reached through no symbolic link either. All file operations go through a
+// handle on the table's directory, so a link swapped in meanwhile cannot
+// make them leave it. With replace, it replaces any file a failed earlier
+// attempt left there: callers pass it only while holding the table's commit
+// lock, having checked that the version has no record. Without replace, an
+// existing final file is a ConcurrentModification (14). Returns
+// InvalidInput (13) when the checks fail or the staged file does not exist.
+func (w *Warehouse) Finalize(tableDir, staged, final string, replace bool) (*Manifest, error) {
+	if err := w.CheckStaged(tableDir, staged); err != nil {
+		return nil, err
+	}
+	if err := checkInside(tableDir, final, "final manifest"); err != nil {
+		return nil, err
+	}
+	if !within(tableDir, final) {
+		return nil, fmt.Errorf("warehouse: final manifest %q is outside %q", final, tableDir)
+	}
+	dir, err := os.OpenRoot(tableDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, store.Errorf(store.CodeInvalidInput, "staged manifest %q does not exist", ObjectPath(staged))
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer dir.Close()
+	relStaged, _ := filepath.Rel(tableDir, staged)
+	relFinal, _ := filepath.Rel(tableDir, final)
+	n, err := publish(dir, relStaged, relFinal, replace)
 	if errors.Is(err, fs.ErrExist) {
 		return nil, store.Errorf(store.CodeConcurrentModification, "manifest %q already exists", ObjectPath(final))
 	}
@@ -80,13 +150,74 @@ func Finalize(staged, final string, replace bool) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Manifest{LocalPath: final, ObjectPath: ObjectPath(final), Size: n}, nil
+	return &Manifest{LocalPath: final, ObjectPath: ObjectPath(final), Size: n, tableDir: tableDir}, nil
+}
+
+// errNotRegular reports a staged manifest that was replaced by something
+// other than a regular file while it was being published.
+var errNotRegular = errors.New("not a regular file")
+
+// publish moves src to dst inside dir durably: it syncs src's data, moves
+// it (rename, replacing an existing dst, with replace; otherwise a hard
+// link, which fails with an fs.ErrExist error when dst exists, then removal
+// of src), and syncs the directory. It returns the file's size.
+func publish(dir *os.Root, src, dst string, replace bool) (int64, error) {
+	f, err := dir.Open(src)
+	if err != nil {
+		return 0, err
+	}
+	info, err := f.Stat()
+	if err == nil && !info.Mode().IsRegular() {
+		err = errNotRegular
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return 0, err
+	}
+	dstDir := filepath.Dir(dst)
+	if err := dir.MkdirAll(dstDir, 0o755); err != nil {
+		return 0, err
+	}
+	if replace {
+		err = dir.Rename(src, dst)
+	} else if err = dir.Link(src, dst); err == nil {
+		err = dir.Remove(src)
+	}
+	if err != nil {
+		return 0, err
+	}
+	// A link swapped in for the staged file after it was opened is moved
+	// as a link: take it out again rather than publish it.
+	if moved, err := dir.Lstat(dst); err != nil || !moved.Mode().IsRegular() || !os.SameFile(moved, info) {
+		_ = dir.Remove(dst)
+		return 0, fmt.Errorf("warehouse: staged manifest changed while it was published: %w", errNotRegular)
+	}
+	d, err := dir.Open(dstDir)
+	if err != nil {
+		return 0, err
+	}
+	defer d.Close()
+	return info.Size(), d.Sync()
 }
 
 // Discard removes a manifest finalised for a commit that did not happen; a
 // missing file is not an error.
-func Discard(path string) error {
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+func (w *Warehouse) Discard(m *Manifest) error {
+	dir, err := os.OpenRoot(m.tableDir)
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	rel, err := filepath.Rel(m.tableDir, m.LocalPath)
+	if err != nil {
+		return err
+	}
+	if err := dir.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	return nil

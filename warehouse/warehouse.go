@@ -1,7 +1,9 @@
-// Package warehouse manages the local directory where Lance clients write the
-// data of tables lancens declares: it chooses and checks table locations,
-// finalises the manifests clients commit, and deletes the data of dropped
-// tables — never anything outside its root.
+// Package warehouse manages where table data lives: the local directory
+// where Lance clients write the data of tables lancens declares, and the
+// external roots an operator allows tables to be registered in. It chooses
+// and checks table locations, finalises the manifests clients commit, and
+// deletes the data of dropped tables — never touching anything outside a
+// table's own location.
 package warehouse
 
 import (
@@ -12,46 +14,119 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/lancens/lancens/store"
 )
 
-// Warehouse is a root directory for table data.
+// Warehouse is a root directory for table data, plus the other roots table
+// locations may lie in.
 type Warehouse struct {
+	// root is the warehouse directory: absolute, symbolic links resolved.
 	root string
+	// roots are the places a table location may lie in: the warehouse
+	// first, then the external roots.
+	roots []root
 }
 
-// Open returns the warehouse at root, creating the directory if needed. It
-// returns an error if root cannot be made absolute or created.
-func Open(root string) (*Warehouse, error) {
-	abs, err := filepath.Abs(root)
+// root is one place table locations may lie in: a local directory (dir,
+// absolute with symbolic links resolved) or a prefix on object storage
+// (scheme, host and a cleaned path, "/" for a whole bucket).
+type root struct {
+	dir                string
+	scheme, host, path string
+}
+
+func (r root) String() string {
+	if r.dir != "" {
+		return r.dir
+	}
+	return r.scheme + "://" + r.host + strings.TrimSuffix(r.path, "/")
+}
+
+// Open returns the warehouse at dir, creating the directory if needed.
+// Table locations must lie inside it or inside one of externalRoots: local
+// directories, which must exist, or object-store prefixes such as
+// s3://bucket/prefix. It returns an error if dir cannot be made absolute or
+// created, or if an external root is malformed or missing.
+func Open(dir string, externalRoots ...string) (*Warehouse, error) {
+	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("warehouse: %w", err)
 	}
 	if err := os.MkdirAll(abs, 0o755); err != nil {
 		return nil, fmt.Errorf("warehouse: %w", err)
 	}
-	return &Warehouse{root: abs}, nil
+	if abs, err = filepath.EvalSymlinks(abs); err != nil {
+		return nil, fmt.Errorf("warehouse: %w", err)
+	}
+	w := &Warehouse{root: abs, roots: []root{{dir: abs}}}
+	for _, ext := range externalRoots {
+		r, err := parseRoot(ext)
+		if err != nil {
+			return nil, fmt.Errorf("warehouse: external root %q: %w", ext, err)
+		}
+		w.roots = append(w.roots, r)
+	}
+	return w, nil
 }
 
-// Root returns the absolute path of the warehouse.
+// parseRoot reads an external root: an object-store URI with a bucket, or a
+// local directory (a path or a file:// URI) that exists.
+func parseRoot(s string) (root, error) {
+	if err := checkText(s); err != nil {
+		return root{}, err
+	}
+	if isURI(s) && !strings.HasPrefix(s, "file://") {
+		u, err := url.Parse(s)
+		if err != nil || u.Host == "" {
+			return root{}, errors.New("an object-store root needs a scheme and a bucket, as in s3://bucket/prefix")
+		}
+		if hasDotDot(u.Path) {
+			return root{}, errors.New("must not contain '..'")
+		}
+		return root{scheme: strings.ToLower(u.Scheme), host: u.Host, path: cleanURIPath(u.Path)}, nil
+	}
+	p, ok := LocalPath(s)
+	if !ok {
+		abs, err := filepath.Abs(s)
+		if err != nil {
+			return root{}, err
+		}
+		p = abs
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return root{}, err
+	}
+	if info, err := os.Stat(real); err != nil || !info.IsDir() {
+		return root{}, errors.New("not a directory")
+	}
+	return root{dir: real}, nil
+}
+
+// Root returns the absolute path of the warehouse, symbolic links resolved.
 func (w *Warehouse) Root() string { return w.root }
 
 // Allocate returns a new location for table name in namespace ns: a
 // directory under the root that no other table uses, named after the table
-// so people can find it.
-func (w *Warehouse) Allocate(ns []string, name string) string {
-	parts := []string{w.root}
+// so people can find it. It returns InvalidInput (13) when the directory
+// would be reached through a symbolic link that leaves the warehouse.
+func (w *Warehouse) Allocate(ns []string, name string) (string, error) {
+	parts := []string{}
 	for _, n := range ns {
 		parts = append(parts, sanitize(n))
 	}
 	var b [4]byte
 	_, _ = rand.Read(b[:])
 	parts = append(parts, sanitize(name)+"-"+hex.EncodeToString(b[:])+".lance")
-	return filepath.Join(parts...)
+	loc, _, err := w.Resolve(filepath.Join(parts...))
+	return loc, err
 }
 
 // sanitize keeps a name readable as a path element: letters, digits, '.',
@@ -72,18 +147,24 @@ func sanitize(name string) string {
 }
 
 // Resolve checks a location a client asked for and returns the location to
-// record. A URI (s3://, gs://, file://, …) or an absolute path is kept as
-// given; a relative path is placed under the root, and lancens then owns it.
-// It returns InvalidInput (13) for a location with a ".." element, an empty
-// one, or a malformed URI.
+// record, and whether lancens owns it (deletes it when the table is
+// dropped). A relative path is placed under the warehouse, and lancens then
+// owns it. A local location (a path or a file:// URI) is recorded as its
+// real path: symbolic links in its longest existing prefix resolved. Other
+// URIs are kept as given.
+//
+// The location must lie strictly inside the warehouse or an external root,
+// after resolving symbolic links. It returns InvalidInput (13) otherwise,
+// and for an empty location, one with a ".." element or a control
+// character, or a malformed URI.
 func (w *Warehouse) Resolve(location string) (string, bool, error) {
 	if strings.TrimSpace(location) == "" {
 		return "", false, store.Errorf(store.CodeInvalidInput, "location must not be empty")
 	}
-	if strings.ContainsRune(location, 0) {
-		return "", false, store.Errorf(store.CodeInvalidInput, "location contains a NUL character")
+	if err := CheckPathText("location", location); err != nil {
+		return "", false, err
 	}
-	if strings.Contains(location, "://") {
+	if isURI(location) && !strings.HasPrefix(location, "file://") {
 		u, err := url.Parse(location)
 		if err != nil || u.Scheme == "" {
 			return "", false, store.Errorf(store.CodeInvalidInput, "malformed location URI %q", location)
@@ -91,18 +172,114 @@ func (w *Warehouse) Resolve(location string) (string, bool, error) {
 		if hasDotDot(u.Path) {
 			return "", false, store.Errorf(store.CodeInvalidInput, "location %q must not contain '..'", location)
 		}
-		if u.Scheme == "file" && (!filepath.IsAbs(u.Path) || (u.Host != "" && u.Host != "localhost")) {
-			return "", false, store.Errorf(store.CodeInvalidInput, "file location %q must be absolute", location)
+		if err := w.checkURI(location, u); err != nil {
+			return "", false, err
 		}
 		return location, false, nil
 	}
-	if hasDotDot(location) {
+	p, relative := location, false
+	if strings.HasPrefix(location, "file://") {
+		var ok bool
+		if p, ok = LocalPath(location); !ok {
+			return "", false, store.Errorf(store.CodeInvalidInput, "file location %q must be absolute", location)
+		}
+	}
+	if hasDotDot(p) {
 		return "", false, store.Errorf(store.CodeInvalidInput, "location %q must not contain '..'", location)
 	}
-	if filepath.IsAbs(location) {
-		return filepath.Clean(location), false, nil
+	if !filepath.IsAbs(p) {
+		p, relative = filepath.Join(w.root, p), true
 	}
-	return filepath.Join(w.root, location), true, nil
+	real, err := w.checkLocal(location, filepath.Clean(p))
+	if err != nil {
+		return "", false, err
+	}
+	return real, relative && within(w.root, real), nil
+}
+
+// checkLocal returns the real path of local location p (as the client
+// wrote it: original) after checking it lies strictly inside a local root.
+// Returns InvalidInput (13) otherwise.
+func (w *Warehouse) checkLocal(original, p string) (string, error) {
+	real, err := resolveExisting(p)
+	if err != nil {
+		return "", store.Errorf(store.CodeInvalidInput, "location %q cannot be resolved: %v", original, err)
+	}
+	for _, r := range w.roots {
+		if r.dir == "" {
+			continue
+		}
+		if real == r.dir {
+			return "", store.Errorf(store.CodeInvalidInput, "location %q is the root %q itself; a table needs a directory of its own inside it", original, r.dir)
+		}
+		if within(r.dir, real) {
+			return real, nil
+		}
+	}
+	return "", w.outside(original, real)
+}
+
+// checkURI checks that an object-store location lies strictly inside an
+// object-store root. Returns InvalidInput (13) otherwise.
+func (w *Warehouse) checkURI(original string, u *url.URL) error {
+	scheme, p := strings.ToLower(u.Scheme), cleanURIPath(u.Path)
+	for _, r := range w.roots {
+		if r.dir != "" || r.scheme != scheme || r.host != u.Host {
+			continue
+		}
+		if p == r.path {
+			return store.Errorf(store.CodeInvalidInput, "location %q is the root %q itself; a table needs a directory of its own inside it", original, r)
+		}
+		if strings.HasPrefix(p, r.path) {
+			return nil
+		}
+	}
+	return w.outside(original, original)
+}
+
+func (w *Warehouse) outside(original, real string) error {
+	names := make([]string, len(w.roots))
+	for i, r := range w.roots {
+		names[i] = r.String()
+	}
+	shown := fmt.Sprintf("%q", original)
+	if real != original {
+		shown += fmt.Sprintf(" (really %q)", real)
+	}
+	return store.Errorf(store.CodeInvalidInput, "location %s is outside the warehouse and the external roots (%s); "+
+		"an operator can allow more with --external-root", shown, strings.Join(names, ", "))
+}
+
+// cleanURIPath returns an object-store path cleaned, starting and ending
+// with "/", so that prefix comparison respects path elements.
+func cleanURIPath(p string) string {
+	c := path.Clean("/" + p)
+	if c != "/" {
+		c += "/"
+	}
+	return c
+}
+
+func isURI(s string) bool { return strings.Contains(s, "://") }
+
+// CheckPathText checks a path or URI a client sent as field what: it
+// returns InvalidInput (13) for text that is not valid UTF-8 or holds a
+// control character (NUL included), which no path lancens records has.
+func CheckPathText(what, s string) error {
+	if err := checkText(s); err != nil {
+		return store.Errorf(store.CodeInvalidInput, "%s %q: %v", what, s, err)
+	}
+	return nil
+}
+
+func checkText(s string) error {
+	if !utf8.ValidString(s) {
+		return errors.New("not valid UTF-8")
+	}
+	if strings.IndexFunc(s, unicode.IsControl) >= 0 {
+		return errors.New("contains a control character")
+	}
+	return nil
 }
 
 func hasDotDot(p string) bool {
@@ -135,27 +312,34 @@ func TableURI(location string) string {
 }
 
 // Remove deletes the directory at location, which must lie strictly inside
-// the root. A missing directory is not an error. It returns an error for a
-// location outside the root, whatever it is.
+// the warehouse and be reached through no symbolic link. A missing
+// directory is not an error. It returns an error for any other location,
+// whatever it is, and deletes nothing then.
 func (w *Warehouse) Remove(location string) error {
 	p, ok := LocalPath(location)
 	if !ok {
 		return fmt.Errorf("warehouse: refusing to delete non-local location %q", location)
 	}
-	if !w.contains(p) {
+	if !within(w.root, p) {
 		return fmt.Errorf("warehouse: refusing to delete %q, which is outside %q", p, w.root)
 	}
-	if err := os.RemoveAll(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := noLinks(p); err != nil {
+		return fmt.Errorf("warehouse: refusing to delete %q: %w", p, err)
+	}
+	parent, err := os.OpenRoot(filepath.Dir(p))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("warehouse: %w", err)
+	}
+	defer parent.Close()
+	// Through the parent's handle: a link swapped in after the check above
+	// cannot redirect the deletion, and RemoveAll never follows links.
+	if err := parent.RemoveAll(filepath.Base(p)); err != nil {
 		return fmt.Errorf("warehouse: %w", err)
 	}
 	return nil
-}
-
-// contains reports whether p is strictly inside the root, after resolving
-// symbolic links in the root and in p's existing parent.
-func (w *Warehouse) contains(p string) bool {
-	root, dir := realPath(w.root), realPath(filepath.Dir(p))
-	return within(w.root, p) && (dir == root || within(root, dir))
 }
 
 // within reports whether p lies strictly below dir.
@@ -164,52 +348,41 @@ func within(dir, p string) bool {
 	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
-func realPath(p string) string {
-	if r, err := filepath.EvalSymlinks(p); err == nil {
-		return r
+// resolveExisting returns p with the symbolic links of its longest existing
+// prefix resolved and the rest appended. It returns an error when that
+// prefix ends in a link that cannot be resolved (dangling, or a loop).
+func resolveExisting(p string) (string, error) {
+	var rest []string
+	for cur := p; ; {
+		if _, err := os.Lstat(cur); err == nil {
+			real, err := filepath.EvalSymlinks(cur)
+			if err != nil {
+				return "", err
+			}
+			slices.Reverse(rest)
+			return filepath.Join(append([]string{real}, rest...)...), nil
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return p, nil
+		}
+		rest = append(rest, filepath.Base(cur))
+		cur = parent
 	}
-	return p
 }
 
-// publish moves src to dst durably: it syncs src's data, moves it (rename,
-// replacing an existing dst, with replace; otherwise a hard link, which fails
-// with an fs.ErrExist error when dst exists, then removal of src), and syncs
-// the directory. It returns the file's size.
-func publish(src, dst string, replace bool) (int64, error) {
-	f, err := os.Open(src)
-	if err != nil {
-		return 0, err
-	}
-	info, err := f.Stat()
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return 0, err
-	}
-	dir := filepath.Dir(dst)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return 0, err
-	}
-	if replace {
-		err = os.Rename(src, dst)
-	} else if err = os.Link(src, dst); err == nil {
-		err = os.Remove(src)
-	}
-	if err != nil {
-		return 0, err
-	}
-	return info.Size(), syncDir(dir)
-}
+// errLink reports a path that a symbolic link redirects.
+var errLink = errors.New("it is reached through a symbolic link")
 
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
+// noLinks returns an error wrapping errLink unless absolute path p is its
+// own real path: no symbolic link in its existing prefix.
+func noLinks(p string) error {
+	real, err := resolveExisting(p)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w that cannot be resolved: %v", errLink, err)
 	}
-	defer d.Close()
-	return d.Sync()
+	if real != p {
+		return fmt.Errorf("%w (to %q)", errLink, real)
+	}
+	return nil
 }

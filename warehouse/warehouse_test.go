@@ -15,8 +15,11 @@ func TestAllocate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := w.Allocate([]string{"prod", "team a"}, "my/table")
-	b := w.Allocate([]string{"prod", "team a"}, "my/table")
+	a, errA := w.Allocate([]string{"prod", "team a"}, "my/table")
+	b, errB := w.Allocate([]string{"prod", "team a"}, "my/table")
+	if errA != nil || errB != nil {
+		t.Fatal(errA, errB)
+	}
 	if a == b {
 		t.Fatal("two allocations gave the same location")
 	}
@@ -25,6 +28,123 @@ func TestAllocate(t *testing.T) {
 	}
 	if got := sanitize("..hidden"); got != "_.hidden" {
 		t.Fatalf("sanitize(..hidden) = %q", got)
+	}
+	// A namespace directory that is a link out of the warehouse is refused.
+	if err := os.Symlink(t.TempDir(), filepath.Join(w.Root(), "evil")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Allocate([]string{"evil"}, "t"); store.ErrorCode(err) != store.CodeInvalidInput {
+		t.Fatalf("allocation through a link out: %v", err)
+	}
+}
+
+// mkdir creates directory p (and its parents) and returns it.
+func mkdir(t *testing.T, p string) string {
+	t.Helper()
+	if err := os.MkdirAll(p, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func symlink(t *testing.T, target, link string) string {
+	t.Helper()
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	return link
+}
+
+func TestResolve(t *testing.T) {
+	base := t.TempDir()
+	ext := mkdir(t, filepath.Join(base, "datasets"))
+	outside := mkdir(t, filepath.Join(base, "outside"))
+	w, err := Open(filepath.Join(base, "wh"), ext, "s3://bucket/prefix")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := w.Root()
+	symlink(t, outside, filepath.Join(root, "out"))
+	symlink(t, ext, filepath.Join(root, "toext"))
+	mkdir(t, filepath.Join(root, "real"))
+	symlink(t, filepath.Join(root, "real"), filepath.Join(root, "alias"))
+	symlink(t, filepath.Join(base, "missing"), filepath.Join(root, "dangling"))
+	for _, tc := range []struct {
+		name, location string
+		want           string // "" when refused with InvalidInput
+		owned          bool
+	}{
+		{"Relative", "ns/t.lance", filepath.Join(root, "ns", "t.lance"), true},
+		{"AbsoluteInside", filepath.Join(root, "t.lance"), filepath.Join(root, "t.lance"), false},
+		{"FileURIInside", "file://" + filepath.Join(root, "u.lance"), filepath.Join(root, "u.lance"), false},
+		{"External", filepath.Join(ext, "ds.lance"), filepath.Join(ext, "ds.lance"), false},
+		{"LinkInsideRecordedAsRealPath", "alias/t.lance", filepath.Join(root, "real", "t.lance"), true},
+		{"RelativeThroughLinkToExternal", "toext/t.lance", filepath.Join(ext, "t.lance"), false},
+		{"ObjectStoreInsideExternal", "s3://bucket/prefix/t.lance", "s3://bucket/prefix/t.lance", false},
+		{"Etc", "/etc", "", false},
+		{"FileSystemRoot", "/", "", false},
+		{"FileURIEtc", "file:///etc", "", false},
+		{"OutsideDir", filepath.Join(outside, "t.lance"), "", false},
+		{"WarehouseRoot", root, "", false},
+		{"WarehouseRootDot", ".", "", false},
+		{"ExternalRoot", ext, "", false},
+		{"ParentOfRoot", base, "", false},
+		{"DotDot", "../t.lance", "", false},
+		{"DotDotInside", "a/../../t.lance", "", false},
+		{"AbsoluteDotDot", filepath.Join(root, "a") + "/../../x", "", false},
+		{"ThroughLinkOut", "out/t.lance", "", false},
+		{"LinkOutItself", "out", "", false},
+		{"DanglingLink", "dangling/t.lance", "", false},
+		{"NUL", "t\x00.lance", "", false},
+		{"ControlChar", "t\n.lance", "", false},
+		{"InvalidUTF8", "t\xff.lance", "", false},
+		{"Blank", "  ", "", false},
+		{"ObjectStoreOtherBucket", "s3://other/t.lance", "", false},
+		{"ObjectStoreOtherPrefix", "s3://bucket/prefixed/t.lance", "", false},
+		{"ObjectStoreOtherScheme", "gs://bucket/prefix/t.lance", "", false},
+		{"ObjectStoreRoot", "s3://bucket/prefix/", "", false},
+		{"ObjectStoreDotDot", "s3://bucket/prefix/../x", "", false},
+		{"RelativeFileURI", "file://relative/path", "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, owned, err := w.Resolve(tc.location)
+			if tc.want == "" {
+				if store.ErrorCode(err) != store.CodeInvalidInput {
+					t.Fatalf("Resolve(%q) = %q, %v; want InvalidInput", tc.location, got, err)
+				}
+				return
+			}
+			if err != nil || got != tc.want || owned != tc.owned {
+				t.Fatalf("Resolve(%q) = %q, owned %v, %v; want %q, owned %v", tc.location, got, owned, err, tc.want, tc.owned)
+			}
+		})
+	}
+}
+
+func TestOpenExternalRoots(t *testing.T) {
+	base := t.TempDir()
+	file := filepath.Join(base, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, root string
+		ok         bool
+	}{
+		{"Directory", base, true},
+		{"FileURI", "file://" + base, true},
+		{"Bucket", "s3://bucket", true},
+		{"Missing", filepath.Join(base, "missing"), false},
+		{"NotADirectory", file, false},
+		{"NoBucket", "s3:///prefix", false},
+		{"DotDot", "s3://bucket/a/../b", false},
+		{"NUL", "s3://bucket/\x00", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := Open(filepath.Join(base, "wh"), tc.root); (err == nil) != tc.ok {
+				t.Fatalf("Open with external root %q: %v, want ok %v", tc.root, err, tc.ok)
+			}
+		})
 	}
 }
 
@@ -36,9 +156,7 @@ func TestRemove(t *testing.T) {
 	}
 	mk := func(p string) string {
 		t.Helper()
-		if err := os.MkdirAll(p, 0o755); err != nil {
-			t.Fatal(err)
-		}
+		mkdir(t, p)
 		if err := os.WriteFile(filepath.Join(p, "f"), []byte("x"), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -46,10 +164,11 @@ func TestRemove(t *testing.T) {
 	}
 	inside := mk(filepath.Join(w.Root(), "ns", "t.lance"))
 	outside := mk(filepath.Join(base, "outside"))
-	// A symbolic link inside the warehouse to a directory outside it.
-	if err := os.Symlink(outside, filepath.Join(w.Root(), "link")); err != nil {
-		t.Fatal(err)
-	}
+	// A symbolic link inside the warehouse to a directory outside it, and
+	// one to a table inside it.
+	symlink(t, outside, filepath.Join(w.Root(), "link"))
+	other := mk(filepath.Join(w.Root(), "other.lance"))
+	symlink(t, other, filepath.Join(w.Root(), "alias.lance"))
 	for _, tc := range []struct {
 		name, location string
 		ok             bool
@@ -60,6 +179,8 @@ func TestRemove(t *testing.T) {
 		{"Root", w.Root(), false},
 		{"Outside", outside, false},
 		{"ThroughSymlink", filepath.Join(w.Root(), "link", "sub"), false},
+		{"SymlinkItself", filepath.Join(w.Root(), "link"), false},
+		{"LinkToAnotherTable", filepath.Join(w.Root(), "alias.lance"), false},
 		{"Remote", "s3://bucket/t", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -71,8 +192,10 @@ func TestRemove(t *testing.T) {
 	if _, err := os.Stat(inside); !errors.Is(err, os.ErrNotExist) {
 		t.Fatal("inside not removed")
 	}
-	if _, err := os.Stat(filepath.Join(outside, "f")); err != nil {
-		t.Fatalf("outside touched: %v", err)
+	for _, f := range []string{filepath.Join(outside, "f"), filepath.Join(other, "f")} {
+		if _, err := os.Stat(f); err != nil {
+			t.Fatalf("%s touched: %v", f, err)
+		}
 	}
 }
 
@@ -88,6 +211,8 @@ func TestStagedManifest(t *testing.T) {
 		{"wh/other.lance/_versions/1.manifest", "", false},
 		{"wh/t.lance/../other/_versions/1", "", false},
 		{"wh/t.lance", "", false},
+		{"wh/t.lance/_versions/1\x00.manifest", "", false},
+		{"wh/t.lance/_versions/1\r.manifest", "", false},
 	} {
 		got, err := StagedManifest(dir, tc.path)
 		if (err == nil) != tc.ok || got != tc.want {
@@ -103,7 +228,11 @@ func TestStagedManifest(t *testing.T) {
 }
 
 func TestFinalize(t *testing.T) {
-	dir := t.TempDir()
+	w, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := mkdir(t, filepath.Join(w.Root(), "t.lance"))
 	staged := filepath.Join(dir, "staged")
 	final := filepath.Join(dir, "_versions", "1.manifest")
 	write := func(content string) {
@@ -113,7 +242,7 @@ func TestFinalize(t *testing.T) {
 		}
 	}
 	write("abc")
-	m, err := Finalize(staged, final, false)
+	m, err := w.Finalize(dir, staged, final, false)
 	if err != nil || m.Size != 3 || m.ObjectPath != strings.TrimPrefix(final, "/") {
 		t.Fatalf("Finalize = %+v, %v", m, err)
 	}
@@ -121,19 +250,108 @@ func TestFinalize(t *testing.T) {
 		t.Fatal("staged file still there")
 	}
 	write("other")
-	if _, err := Finalize(staged, final, false); store.ErrorCode(err) != store.CodeConcurrentModification {
+	if _, err := w.Finalize(dir, staged, final, false); store.ErrorCode(err) != store.CodeConcurrentModification {
 		t.Fatalf("create-only over an existing file: %v", err)
 	}
 	if b, _ := os.ReadFile(final); string(b) != "abc" {
 		t.Fatalf("create-only changed the final file to %q", b)
 	}
-	if _, err := Finalize(staged, final, true); err != nil {
+	if _, err := w.Finalize(dir, staged, final, true); err != nil {
 		t.Fatalf("replace: %v", err)
 	}
 	if b, _ := os.ReadFile(final); string(b) != "other" {
 		t.Fatalf("replace left %q", b)
 	}
-	if _, err := Finalize(filepath.Join(dir, "missing"), final, true); store.ErrorCode(err) != store.CodeInvalidInput {
+	if _, err := w.Finalize(dir, filepath.Join(dir, "missing"), final, true); store.ErrorCode(err) != store.CodeInvalidInput {
 		t.Fatalf("missing staged file: %v", err)
+	}
+	if err := w.Discard(m); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(final); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("discarded manifest still there")
+	}
+}
+
+// TestFinalizeRefusesLinks checks that no symbolic link in or to a table's
+// location makes a commit move, create or replace a file outside it.
+func TestFinalizeRefusesLinks(t *testing.T) {
+	base := t.TempDir()
+	w, err := Open(filepath.Join(base, "wh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := filepath.Join(mkdir(t, filepath.Join(base, "outside")), "secret")
+	if err := os.WriteFile(secret, []byte("secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	outDir := mkdir(t, filepath.Join(base, "outdir"))
+	regular := func(dir string) string {
+		t.Helper()
+		p := filepath.Join(dir, "staged")
+		if err := os.WriteFile(p, []byte("m"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		name string
+		// setup makes table directory dir and returns the staged path.
+		setup func(t *testing.T, dir string) string
+		// finalOnly: only the final name is bad, CheckStaged accepts.
+		finalOnly bool
+	}{
+		{"StagedLinkToOutsideFile", func(t *testing.T, dir string) string {
+			return symlink(t, secret, filepath.Join(mkdir(t, dir), "staged"))
+		}, false},
+		{"StagedThroughLinkedDir", func(t *testing.T, dir string) string {
+			symlink(t, filepath.Dir(secret), filepath.Join(mkdir(t, dir), "sub"))
+			return filepath.Join(dir, "sub", "secret")
+		}, false},
+		{"VersionsDirLinkedOut", func(t *testing.T, dir string) string {
+			symlink(t, outDir, filepath.Join(mkdir(t, dir), "_versions"))
+			return regular(dir)
+		}, true},
+		{"FinalManifestLinkedOut", func(t *testing.T, dir string) string {
+			symlink(t, secret, filepath.Join(mkdir(t, filepath.Join(dir, "_versions")), "1.manifest"))
+			return regular(dir)
+		}, true},
+		{"TableDirIsALink", func(t *testing.T, dir string) string {
+			symlink(t, outDir, dir)
+			return filepath.Join(dir, "staged")
+		}, false},
+		{"StagedIsADirectory", func(t *testing.T, dir string) string {
+			return mkdir(t, filepath.Join(dir, "staged"))
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(w.Root(), tc.name+".lance")
+			staged := tc.setup(t, dir)
+			final := ManifestPath(dir, "", 1, store.NamingV1)
+			for _, replace := range []bool{false, true} {
+				if _, err := w.Finalize(dir, staged, final, replace); store.ErrorCode(err) != store.CodeInvalidInput {
+					t.Fatalf("Finalize (replace %v) = %v, want InvalidInput", replace, err)
+				}
+			}
+			if err := w.CheckStaged(dir, staged); !tc.finalOnly && store.ErrorCode(err) != store.CodeInvalidInput {
+				t.Fatalf("CheckStaged = %v, want InvalidInput", err)
+			}
+			if b, err := os.ReadFile(secret); err != nil || string(b) != "secret" {
+				t.Fatalf("outside file changed: %q %v", b, err)
+			}
+			if entries, _ := os.ReadDir(outDir); len(entries) != 0 {
+				t.Fatalf("files written outside: %v", entries)
+			}
+		})
+	}
+	// A table location outside every root, recorded before lancens
+	// checked, is refused too.
+	outsideTable := mkdir(t, filepath.Join(base, "outside-table"))
+	staged := regular(outsideTable)
+	if _, err := w.Finalize(outsideTable, staged, ManifestPath(outsideTable, "", 1, store.NamingV1), true); store.ErrorCode(err) != store.CodeInvalidInput {
+		t.Fatalf("Finalize outside the roots = %v, want InvalidInput", err)
+	}
+	if _, err := os.Stat(staged); err != nil {
+		t.Fatalf("staged file outside moved: %v", err)
 	}
 }

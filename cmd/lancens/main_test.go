@@ -5,8 +5,11 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -83,5 +86,57 @@ func TestUsage(t *testing.T) {
 		if (err != nil) != tc.wantErr {
 			t.Errorf("run(%q) = %v, want error: %v", tc.args, err, tc.wantErr)
 		}
+	}
+}
+
+func TestExternalRootFlags(t *testing.T) {
+	env := map[string]string{"LANCENS_EXTERNAL_ROOTS": "/data/a, s3://lake/x,"}
+	cfg, err := parseServeFlags([]string{"--external-root", "/data/b", "--external-root", "gs://g"}, func(k string) string { return env[k] }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"/data/a", "s3://lake/x", "/data/b", "gs://g"}; !slices.Equal(cfg.externalRoots, want) {
+		t.Fatalf("external roots %q, want %q", cfg.externalRoots, want)
+	}
+	if _, err := parseServeFlags([]string{"--external-root", ""}, func(string) string { return "" }, io.Discard); err == nil {
+		t.Fatal("accepted an empty external root")
+	}
+	// A root that does not exist stops the server at start.
+	dir := t.TempDir()
+	err = run(t.Context(), []string{"serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(dir, "lancens.db"),
+		"--warehouse", filepath.Join(dir, "wh"), "--external-root", filepath.Join(dir, "missing")}, func(string) string { return "" }, io.Discard, io.Discard)
+	if err == nil {
+		t.Fatal("served with a missing external root")
+	}
+}
+
+// TestSecondServerRefused starts a server, then a second one on the same
+// database: the second fails at once, naming the first's pid, so two
+// servers can never race commits on one database.
+func TestSecondServerRefused(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "lancens.db")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stdout, w := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--db", db, "--warehouse", filepath.Join(dir, "wh")},
+			func(string) string { return "" }, w, io.Discard)
+		w.Close()
+	}()
+	if _, err := bufio.NewReader(stdout).ReadString('\n'); err != nil {
+		t.Fatalf("no startup line: %v", err)
+	}
+	go io.Copy(io.Discard, stdout)
+
+	err := run(t.Context(), []string{"serve", "--addr", "127.0.0.1:0", "--db", db, "--warehouse", filepath.Join(dir, "wh2")},
+		func(string) string { return "" }, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "pid "+strconv.Itoa(os.Getpid())) {
+		t.Fatalf("second server on one database: %v; want a refusal naming pid %d", err, os.Getpid())
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("first server: %v", err)
 	}
 }

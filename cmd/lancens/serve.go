@@ -37,6 +37,9 @@ type serveConfig struct {
 	// Answer bounds; see the flags.
 	maxPageSize   int
 	maxSearchRows int64
+
+	// externalRoots are where tables may lie besides the warehouse.
+	externalRoots []string
 }
 
 // Defaults of the serve flags that bound time.
@@ -109,6 +112,18 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 			cfg.apiKeys = append(cfg.apiKeys, k)
 		}
 	}
+	for _, r := range strings.Split(getenv("LANCENS_EXTERNAL_ROOTS"), ",") {
+		if r = strings.TrimSpace(r); r != "" {
+			cfg.externalRoots = append(cfg.externalRoots, r)
+		}
+	}
+	fs.Func("external-root", "a directory (or object-store prefix such as s3://bucket/prefix) outside the warehouse where tables may be registered or declared; repeatable (env LANCENS_EXTERNAL_ROOTS, comma-separated)", func(v string) error {
+		if v == "" {
+			return errors.New("empty external root")
+		}
+		cfg.externalRoots = append(cfg.externalRoots, v)
+		return nil
+	})
 	fs.Func("api-key", "an API key clients must send; repeatable (env LANCENS_API_KEYS, comma-separated); none means open access", func(v string) error {
 		if v == "" {
 			return errors.New("empty API key")
@@ -177,8 +192,17 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	defer db.Close()
+	conflicts, err := db.LocationConflicts(ctx)
+	if err != nil {
+		return err
+	}
+	for _, c := range conflicts {
+		logger.Warn("two tables share files: their locations are the same or one lies inside the other; dropping either keeps the data, drop or re-register one of them",
+			slog.String("table", strings.Join(c.Tables[0], "$")), slog.String("location", c.Locations[0]),
+			slog.String("other_table", strings.Join(c.Tables[1], "$")), slog.String("other_location", c.Locations[1]))
+	}
 
-	wh, err := warehouse.Open(cfg.warehouse)
+	wh, err := warehouse.Open(cfg.warehouse, cfg.externalRoots...)
 	if err != nil {
 		return err
 	}

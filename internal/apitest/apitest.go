@@ -41,6 +41,9 @@ type Options struct {
 	Warehouse string
 	// Tune, when set, adjusts the server's configuration before it starts.
 	Tune func(*server.Config)
+	// ExternalRoots are where tables may lie besides the warehouse (see
+	// warehouse.Open).
+	ExternalRoots []string
 }
 
 // Server is a running test server.
@@ -72,7 +75,7 @@ func Start(t testing.TB, opts Options) *Server {
 	if whPath == "" {
 		whPath = t.TempDir()
 	}
-	wh, err := warehouse.Open(whPath)
+	wh, err := warehouse.Open(whPath, opts.ExternalRoots...)
 	if err != nil {
 		t.Fatal(err)
 	}

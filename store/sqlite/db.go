@@ -38,7 +38,10 @@ type Options struct {
 // queue in Go instead of contending for SQLite's write lock; reads use a pool
 // and see the last committed state (WAL).
 type DB struct {
-	path   string
+	path string
+	// lock keeps any other DB, in this process or another, from opening
+	// the same file while this one is open.
+	lock   *dbLock
 	writer *sql.DB
 	reader *sql.DB
 	now    func() time.Time
@@ -106,10 +109,13 @@ func (c *stmtCache) close() {
 }
 
 // Open opens (creating if needed) the database at path and applies pending
-// migrations. It returns an error if the file cannot be opened, a pragma does
-// not take effect, or a migration fails; a database lancens cannot write
-// (a read-only file or directory) or cannot open is a ServiceUnavailable (17)
-// error saying so in plain words.
+// migrations. It holds an exclusive lock on the database (the file
+// path+".lock", which records the holder's pid) until Close: one server per
+// database. It returns an error if another DB, in this process or another,
+// has the database open (naming the holder), if the file cannot be opened,
+// a pragma does not take effect, or a migration fails; a database lancens
+// cannot write (a read-only file or directory) or cannot open is a
+// ServiceUnavailable (17) error saying so in plain words.
 func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if path == "" || path == ":memory:" {
 		return nil, errors.New("sqlite: a file path is required (an in-memory database cannot be shared by a connection pool)")
@@ -139,6 +145,22 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if err := registerAnalyzer(); err != nil {
 		return nil, fmt.Errorf("sqlite: register functions: %w", err)
 	}
+	lock, err := lockDatabase(path)
+	if err != nil {
+		return nil, err
+	}
+	db, err := open(ctx, path, opts)
+	if err != nil {
+		lock.release()
+		return nil, err
+	}
+	db.lock = lock
+	return db, nil
+}
+
+// open opens the database at path, whose lock the caller holds, and
+// migrates it.
+func open(ctx context.Context, path string, opts Options) (*DB, error) {
 	writer, err := sql.Open("sqlite", dsn(path, opts.Synchronous, roleWriter))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open writer: %w", err)
@@ -160,6 +182,10 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if err := checkWritable(ctx, writer); err != nil {
 		writer.Close()
 		return nil, openError(path, err)
+	}
+	if err := db.keyLocations(ctx); err != nil {
+		writer.Close()
+		return nil, err
 	}
 	reader, err := sql.Open("sqlite", dsn(path, opts.Synchronous, roleReader))
 	if err != nil {
@@ -244,8 +270,8 @@ func (db *DB) checkPragmas(ctx context.Context, pool *sql.DB) error {
 	return nil
 }
 
-// Close stops the checkpointer and closes the connection pools. It
-// returns the errors met.
+// Close stops the checkpointer, closes the connection pools and releases
+// the database's lock. It returns the errors met.
 func (db *DB) Close() error {
 	db.writeStmts.close()
 	db.readStmts.close()
@@ -257,6 +283,9 @@ func (db *DB) Close() error {
 		errs = append(errs, db.reader.Close())
 	}
 	errs = append(errs, db.writer.Close())
+	if db.lock != nil {
+		errs = append(errs, db.lock.release())
+	}
 	return errors.Join(errs...)
 }
 

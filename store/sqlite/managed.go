@@ -176,8 +176,7 @@ func (db *DB) CreateTable(ctx context.Context, id []string, nt store.NewTable) (
 				return err
 			}
 			if existing.Owned {
-				if _, err := recordTx(ctx, tx, store.JobDeleteTableData, &existing.Table, store.TxQueued, nil,
-					store.DeleteTableData{Location: existing.Location}); err != nil {
+				if _, err := queueDataDeletion(ctx, tx, existing); err != nil {
 					return err
 				}
 			}

@@ -164,14 +164,27 @@ func declareTable(ctx context.Context, tx *Tx, id []string, decl store.TableDecl
 	})
 }
 
-// insertTable adds a catalog entry for t under id. Returns NamespaceNotFound
-// or TableAlreadyExists.
+// insertTable adds a catalog entry for t under id. Returns NamespaceNotFound,
+// TableAlreadyExists, or InvalidInput when t's location is, contains or lies
+// inside another table's.
 func insertTable(ctx context.Context, tx *Tx, id []string, t store.Table) (*store.Table, error) {
 	if err := checkTableID(id); err != nil {
 		return nil, err
 	}
 	nsID, err := findNamespace(ctx, tx, id[:len(id)-1])
 	if err != nil {
+		return nil, err
+	}
+	// The name is checked first: declaring a table twice is "already
+	// exists", whatever the location.
+	var taken int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM tables WHERE namespace_id = ? AND name = ?`, nsID, id[len(id)-1]).Scan(&taken); err != nil {
+		return nil, internal("insert table", err)
+	}
+	if taken > 0 {
+		return nil, store.Errorf(store.CodeTableAlreadyExists, "table %s already exists", displayID(id))
+	}
+	if err := checkLocationFree(ctx, tx, t.Location); err != nil {
 		return nil, err
 	}
 	props, err := encodeMap(t.Properties)
@@ -187,9 +200,9 @@ func insertTable(ctx context.Context, tx *Tx, id []string, t store.Table) (*stor
 	}
 	t.ID, t.CreatedAt = id, tx.now
 	t.Properties, t.StorageOptions = orEmpty(t.Properties), orEmpty(t.StorageOptions)
-	_, err = tx.ExecContext(ctx, `INSERT INTO tables (uuid, namespace_id, name, kind, location, owned, managed_versioning,
-		declared, properties, storage_options, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		t.UUID, nsID, id[len(id)-1], kindName(t.Kind), t.Location, t.Owned, t.ManagedVersioning, t.Declared,
+	_, err = tx.ExecContext(ctx, `INSERT INTO tables (uuid, namespace_id, name, kind, location, location_key, owned, managed_versioning,
+		declared, properties, storage_options, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		t.UUID, nsID, id[len(id)-1], kindName(t.Kind), t.Location, locationKey(t.Location), t.Owned, t.ManagedVersioning, t.Declared,
 		props, opts, tx.now.UnixMilli())
 	if isConstraint(err) {
 		return nil, store.Errorf(store.CodeTableAlreadyExists, "table %s already exists", displayID(id))
@@ -264,9 +277,26 @@ func dropTable(ctx context.Context, tx *Tx, t *tableRow) (string, error) {
 		return "", err
 	}
 	if t.Owned {
-		return recordTx(ctx, tx, store.JobDeleteTableData, &t.Table, store.TxQueued, nil, store.DeleteTableData{Location: t.Location})
+		return queueDataDeletion(ctx, tx, t)
 	}
 	return recordTx(ctx, tx, "DropTable", &t.Table, store.TxSucceeded, nil, nil)
+}
+
+// queueDataDeletion queues the deletion of the data of t, whose catalog
+// entry is already gone, and returns the id of the transaction doing it.
+// When another table's location is the same, contains it or lies inside
+// it (a catalog from before lancens refused that), the data stays and the
+// transaction, recorded as succeeded, says why.
+func queueDataDeletion(ctx context.Context, tx *Tx, t *tableRow) (string, error) {
+	c, err := findLocationClash(ctx, tx, locationKey(t.Location), t.rowID)
+	if err != nil {
+		return "", err
+	}
+	if c != nil {
+		return recordTx(ctx, tx, "DropTable", &t.Table, store.TxSucceeded,
+			map[string]string{"data_kept": clashMessage(ctx, tx, t.Location, c)}, nil)
+	}
+	return recordTx(ctx, tx, store.JobDeleteTableData, &t.Table, store.TxQueued, nil, store.DeleteTableData{Location: t.Location})
 }
 
 // deleteTableRow removes a table's catalog entry; versions, branches, tags,

@@ -1,0 +1,256 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"net/url"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/lancens/lancens/store"
+)
+
+// locationKey returns the normalised form of a table location: scheme,
+// host and cleaned path, always ending in "/", so that two spellings of one
+// place get one key and a location inside another has the other's key as a
+// prefix. Local paths and file:// URIs share the "file" scheme; a relative
+// path (recorded only by callers that bypass the server) gets "relative".
+func locationKey(loc string) string {
+	scheme, host, p := "file", "", filepath.ToSlash(loc)
+	if i := strings.Index(loc, "://"); i > 0 && !strings.ContainsAny(loc[:i], `/\`) {
+		scheme, p = strings.ToLower(loc[:i]), loc[i+3:]
+		if u, err := url.Parse(loc); err == nil {
+			host, p = u.Host, u.Path
+		} else if j := strings.IndexByte(p, '/'); j >= 0 {
+			host, p = p[:j], p[j:]
+		} else {
+			host, p = p, ""
+		}
+		if scheme == "file" && host == "localhost" {
+			host = ""
+		}
+	} else if !path.IsAbs(p) {
+		scheme = "relative"
+	}
+	c := path.Clean("/" + p)
+	if c != "/" {
+		c += "/"
+	}
+	return scheme + "://" + host + c
+}
+
+// keyAncestors returns the keys of the places that contain key, from the
+// outermost: for file:///a/b/ these are file:/// and file:///a/.
+func keyAncestors(key string) []string {
+	i := strings.Index(key, "://") + len("://")
+	j := strings.IndexByte(key[i:], '/')
+	if j < 0 {
+		return nil
+	}
+	var out []string
+	for k := i + j; k < len(key)-1; k++ {
+		if key[k] == '/' {
+			out = append(out, key[:k+1])
+		}
+	}
+	return out
+}
+
+// keyRangeEnd returns the smallest string above every key that has key as
+// a prefix (key ends in "/", and "0" follows "/").
+func keyRangeEnd(key string) string { return key[:len(key)-1] + "0" }
+
+// clashTable is a table whose location clashes with another.
+type clashTable struct {
+	uuid, location string
+}
+
+// findLocationClash returns a table other than rowID whose location is
+// the same as the one with key, contains it or lies inside it, or nil.
+func findLocationClash(ctx context.Context, tx *Tx, key string, rowID int64) (*clashTable, error) {
+	scan := func(row *sql.Row) (*clashTable, error) {
+		var c clashTable
+		err := row.Scan(&c.uuid, &c.location)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, internal("check location", err)
+		}
+		return &c, nil
+	}
+	// The same place, or one inside it.
+	c, err := scan(tx.QueryRowContext(ctx, `SELECT uuid, location FROM tables
+		WHERE location_key >= ? AND location_key < ? AND id != ? LIMIT 1`, key, keyRangeEnd(key), rowID))
+	if c != nil || err != nil {
+		return c, err
+	}
+	// A place that contains it.
+	ancestors, err := json.Marshal(keyAncestors(key))
+	if err != nil {
+		return nil, internal("check location", err)
+	}
+	c, err = scan(tx.QueryRowContext(ctx, `SELECT uuid, location FROM tables
+		WHERE location_key IN (SELECT value FROM json_each(?)) AND id != ? LIMIT 1`, string(ancestors), rowID))
+	if c != nil || err != nil {
+		return c, err
+	}
+	// Tables of an older database that shared a location have no key.
+	rows, err := tx.QueryContext(ctx, `SELECT uuid, location FROM tables WHERE location_key IS NULL AND id != ?`, rowID)
+	if err != nil {
+		return nil, internal("check location", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c clashTable
+		if err := rows.Scan(&c.uuid, &c.location); err != nil {
+			return nil, internal("check location", err)
+		}
+		if other := locationKey(c.location); strings.HasPrefix(other, key) || strings.HasPrefix(key, other) {
+			return &c, nil
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, internal("check location", err)
+	}
+	return nil, nil
+}
+
+// clashMessage describes how location clashes with table c.
+func clashMessage(ctx context.Context, tx *Tx, location string, c *clashTable) string {
+	name := c.uuid
+	if id, err := tableIDByUUID(ctx, tx, c.uuid); err == nil {
+		name = displayID(id)
+	}
+	mine, theirs := locationKey(location), locationKey(c.location)
+	switch {
+	case mine == theirs:
+		return "location " + location + " is the location of table " + name
+	case strings.HasPrefix(mine, theirs):
+		return "location " + location + " lies inside " + c.location + ", the location of table " + name
+	default:
+		return "location " + location + " contains " + c.location + ", the location of table " + name
+	}
+}
+
+// checkLocationFree returns InvalidInput (13) when location is the location
+// of another table, lies inside one or contains one: two tables never share
+// files, so that dropping one never deletes the other's data.
+func checkLocationFree(ctx context.Context, tx *Tx, location string) error {
+	c, err := findLocationClash(ctx, tx, locationKey(location), 0)
+	if err != nil {
+		return err
+	}
+	if c != nil {
+		return store.Errorf(store.CodeInvalidInput, "%s; two tables cannot share files", clashMessage(ctx, tx, location, c))
+	}
+	return nil
+}
+
+// keyLocations fills in the location keys of tables recorded before keys
+// existed. A table whose key another table has already is left without one:
+// both stay as they are (LocationConflicts reports them).
+func (db *DB) keyLocations(ctx context.Context) error {
+	return db.write(ctx, func(tx *Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT id, location FROM tables WHERE location_key IS NULL ORDER BY id`)
+		if err != nil {
+			return internal("key locations", err)
+		}
+		type unkeyed struct {
+			id       int64
+			location string
+		}
+		var todo []unkeyed
+		for rows.Next() {
+			var u unkeyed
+			if err := rows.Scan(&u.id, &u.location); err != nil {
+				rows.Close()
+				return internal("key locations", err)
+			}
+			todo = append(todo, u)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return internal("key locations", err)
+		}
+		for _, u := range todo {
+			key := locationKey(u.location)
+			var taken int
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM tables WHERE location_key = ?`, key).Scan(&taken); err != nil {
+				return internal("key locations", err)
+			}
+			if taken > 0 {
+				continue
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE tables SET location_key = ? WHERE id = ?`, key, u.id); err != nil {
+				return internal("key locations", err)
+			}
+		}
+		return nil
+	})
+}
+
+// LocationConflict is a pair of tables whose locations are the same or one
+// inside the other, which lancens refuses to create now but an older
+// version may have recorded.
+type LocationConflict struct {
+	Tables    [2][]string
+	Locations [2]string
+}
+
+// LocationConflicts returns every pair of tables whose locations clash,
+// each table paired with the nearest table containing it. Dropping such a
+// table keeps its data (see dropTable). It returns an error if the catalog
+// cannot be read.
+func (db *DB) LocationConflicts(ctx context.Context) ([]LocationConflict, error) {
+	var out []LocationConflict
+	err := db.read(ctx, func(tx *Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT uuid, location FROM tables`)
+		if err != nil {
+			return internal("list locations", err)
+		}
+		type keyed struct {
+			clashTable
+			key string
+		}
+		var all []keyed
+		for rows.Next() {
+			var k keyed
+			if err := rows.Scan(&k.uuid, &k.location); err != nil {
+				rows.Close()
+				return internal("list locations", err)
+			}
+			k.key = locationKey(k.location)
+			all = append(all, k)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return internal("list locations", err)
+		}
+		// Sorted by key, a location comes right after those containing it:
+		// a stack of the enclosing ones finds every clash in one pass.
+		slices.SortFunc(all, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
+		var enclosing []keyed
+		for _, k := range all {
+			for len(enclosing) > 0 && !strings.HasPrefix(k.key, enclosing[len(enclosing)-1].key) {
+				enclosing = enclosing[:len(enclosing)-1]
+			}
+			if len(enclosing) > 0 {
+				outer := enclosing[len(enclosing)-1]
+				a, errA := tableIDByUUID(ctx, tx, outer.uuid)
+				b, errB := tableIDByUUID(ctx, tx, k.uuid)
+				if err := errors.Join(errA, errB); err != nil {
+					return err
+				}
+				out = append(out, LocationConflict{Tables: [2][]string{a, b}, Locations: [2]string{outer.location, k.location}})
+			}
+			enclosing = append(enclosing, k)
+		}
+		return nil
+	})
+	return out, err
+}
