@@ -158,7 +158,9 @@ func (db *DB) CreateIndex(ctx context.Context, id []string, spec store.IndexSpec
 			return store.Errorf(store.CodeInvalidInput, "hamming distance needs an IVF_FLAT index on a uint8 vector column")
 		}
 		if old, err := findIndex(ctx, tx, t, spec.Name); err == nil {
-			if !spec.Replace {
+			// A failed build leaves nothing behind in Lance; here it
+			// leaves a record saying why, which a new index replaces.
+			if !spec.Replace && old.status != store.IndexFailed {
 				return store.Errorf(store.CodeTableIndexAlreadyExists, "index %q of table %s already exists", spec.Name, displayID(id))
 			}
 			if err := dropIndexRow(ctx, tx, t, old); err != nil {
@@ -288,8 +290,9 @@ func dropAllIndexes(ctx context.Context, tx *Tx, t *tableRow) error {
 }
 
 // BuildIndex implements store.Indexes: it reads the vectors in a read
-// transaction, trains without holding any, and records the result in a
-// short write.
+// transaction, trains without holding any, and records the built index in a
+// short write. It records nothing when it fails: the job's end does
+// (FinishJob marks the index FAILED, ReleaseJob queues the build again).
 func (db *DB) BuildIndex(ctx context.Context, job store.BuildIndex) error {
 	var set *vectorSet
 	var r *indexRow
@@ -303,8 +306,8 @@ func (db *DB) BuildIndex(ctx context.Context, job store.BuildIndex) error {
 		if err != nil {
 			return err
 		}
-		if r, err = indexByUUID(ctx, tx, t, job.IndexUUID); err != nil {
-			return err
+		if r, err = indexByUUID(ctx, tx, t, job.IndexUUID); err != nil || r.status == store.IndexSucceeded {
+			return err // a job run again after a crash may find its work done
 		}
 		if version, err = latestManaged(ctx, tx, t); err != nil {
 			return err
@@ -320,29 +323,32 @@ func (db *DB) BuildIndex(ctx context.Context, job store.BuildIndex) error {
 		set, err = loadVectors(ctx, tx, t, f, fl.Column, version)
 		return err
 	})
-	if err != nil {
+	if err != nil || set == nil {
 		return err
 	}
-	ix, buildErr := buildVectorIndex(ctx, r, set)
-	var data []byte
-	if buildErr == nil {
-		data, buildErr = ix.MarshalBinary()
+	ix, err := buildVectorIndex(ctx, r, set)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return store.Errorf(store.CodeInvalidInput, "building index %s: %v", r.name, err)
+	}
+	data, err := ix.MarshalBinary()
+	if err != nil {
+		return internal("save index", err)
 	}
 	var maxID int64 = -1
 	if ids := set.ids(); len(ids) > 0 {
 		maxID = ids[len(ids)-1]
 	}
 	return db.write(ctx, func(tx *Tx) error {
-		status, errText := store.IndexSucceeded, any(nil)
-		if buildErr != nil {
-			status, errText, data = store.IndexFailed, buildErr.Error(), nil
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE table_indexes SET status = ?, error = ?, built_version = ?, max_rowid = ?, data = ?
-			WHERE uuid = ?`, status, errText, version, maxID, data, job.IndexUUID); err != nil {
+		res, err := tx.ExecContext(ctx, `UPDATE table_indexes SET status = ?, error = NULL, built_version = ?, max_rowid = ?, data = ?
+			WHERE uuid = ?`, store.IndexSucceeded, version, maxID, data, job.IndexUUID)
+		if err != nil {
 			return internal("save index", err)
 		}
-		if buildErr != nil {
-			return store.Errorf(store.CodeInvalidInput, "building index %s: %v", r.name, buildErr)
+		if n, _ := res.RowsAffected(); n == 0 {
+			return store.Errorf(store.CodeTableIndexNotFound, "index %s was dropped or replaced while it was built", r.name)
 		}
 		return nil
 	})
