@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -137,7 +136,9 @@ func (db *DB) CreateIndex(ctx context.Context, id []string, spec store.IndexSpec
 		spec.Metric = metricName(metric)
 	}
 	var txID string
+	var replaced *cacheIndex
 	err := db.write(ctx, func(tx *Tx) error {
+		replaced = nil
 		t, err := findManaged(ctx, tx, id)
 		if err != nil {
 			return err
@@ -166,7 +167,7 @@ func (db *DB) CreateIndex(ctx context.Context, id []string, spec store.IndexSpec
 			if err := dropIndexRow(ctx, tx, t, old); err != nil {
 				return err
 			}
-			db.forgetIndex(old.uuid)
+			replaced = &cacheIndex{table: t.UUID, index: old.uuid}
 		} else if !errors.Is(err, store.ErrTableIndexNotFound) {
 			return err
 		}
@@ -199,6 +200,9 @@ func (db *DB) CreateIndex(ctx context.Context, id []string, spec store.IndexSpec
 		txID, err = recordTx(ctx, tx, "CreateTableIndex", &t.Table, store.TxSucceeded, props, nil)
 		return err
 	})
+	if err == nil && replaced != nil {
+		db.forgetIndex(*replaced)
+	}
 	return txID, err
 }
 
@@ -393,16 +397,27 @@ type vectorIndex struct {
 	maxRowID int64
 }
 
-// indexCache holds loaded vector indexes by uuid.
-type indexCache struct {
-	mu   sync.Mutex
-	byID map[string]*vectorIndex
+func (vi *vectorIndex) cacheBytes() int64 { return vi.ix.MemoryBytes() + 16 }
+
+// cacheIndex names an index of a table for the memory cache.
+type cacheIndex struct {
+	table, index string // uuids
 }
 
-func (db *DB) forgetIndex(uuid string) {
-	db.indexes.mu.Lock()
-	delete(db.indexes.byID, uuid)
-	db.indexes.mu.Unlock()
+// vectorKey and postingsKey are the cache keys of index ci's in-memory
+// forms.
+func (ci cacheIndex) vectorKey() cacheKey {
+	return cacheKey{table: ci.table, name: "index/" + ci.index, version: noVersion}
+}
+
+func (ci cacheIndex) postingsKey() cacheKey {
+	return cacheKey{table: ci.table, name: "postings/" + ci.index, version: noVersion}
+}
+
+// forgetIndex releases the cached forms of a dropped or replaced index.
+func (db *DB) forgetIndex(ci cacheIndex) {
+	db.cache.forget(ci.vectorKey())
+	db.cache.forget(ci.postingsKey())
 }
 
 // usableIndex returns the built vector index on physical column col, if
@@ -421,25 +436,21 @@ func (db *DB) usableIndex(ctx context.Context, tx *Tx, t *tableRow, col string, 
 	if err != nil {
 		return nil, internal("find index", err)
 	}
-	db.indexes.mu.Lock()
-	defer db.indexes.mu.Unlock()
-	if vi, ok := db.indexes.byID[uuid]; ok {
-		return vi, nil
-	}
-	var data []byte
-	if err := tx.QueryRowContext(ctx, `SELECT data FROM table_indexes WHERE uuid = ?`, uuid).Scan(&data); err != nil {
-		return nil, internal("load index", err)
-	}
-	ix, err := vecindex.Load(data)
+	val, err := db.cache.get(ctx, cacheIndex{table: t.UUID, index: uuid}.vectorKey(), func() (cached, error) {
+		var data []byte
+		if err := tx.QueryRowContext(ctx, `SELECT data FROM table_indexes WHERE uuid = ?`, uuid).Scan(&data); err != nil {
+			return nil, internal("load index", err)
+		}
+		ix, err := vecindex.Load(data)
+		if err != nil {
+			return nil, internal("load index", err)
+		}
+		return &vectorIndex{ix: ix, maxRowID: maxID}, nil
+	})
 	if err != nil {
-		return nil, internal("load index", err)
+		return nil, err
 	}
-	vi := &vectorIndex{ix: ix, maxRowID: maxID}
-	if db.indexes.byID == nil {
-		db.indexes.byID = map[string]*vectorIndex{}
-	}
-	db.indexes.byID[uuid] = vi
-	return vi, nil
+	return val.(*vectorIndex), nil
 }
 
 // ListIndices implements store.Indexes.
@@ -545,7 +556,7 @@ func (db *DB) DescribeIndex(ctx context.Context, id []string, name string, versi
 // DropIndex implements store.Indexes.
 func (db *DB) DropIndex(ctx context.Context, id []string, name string) (string, error) {
 	var txID string
-	var uuid string
+	var dropped cacheIndex
 	err := db.write(ctx, func(tx *Tx) error {
 		t, err := findManaged(ctx, tx, id)
 		if err != nil {
@@ -555,7 +566,7 @@ func (db *DB) DropIndex(ctx context.Context, id []string, name string) (string, 
 		if err != nil {
 			return err
 		}
-		uuid = r.uuid
+		dropped = cacheIndex{table: t.UUID, index: r.uuid}
 		if err := dropIndexRow(ctx, tx, t, r); err != nil {
 			return err
 		}
@@ -563,7 +574,7 @@ func (db *DB) DropIndex(ctx context.Context, id []string, name string) (string, 
 		return err
 	})
 	if err == nil {
-		db.forgetIndex(uuid)
+		db.forgetIndex(dropped)
 	}
 	return txID, err
 }
