@@ -3,6 +3,7 @@ package sqlite
 import (
 	"container/list"
 	"context"
+	"slices"
 	"sync"
 )
 
@@ -39,10 +40,20 @@ type memCache struct {
 	used    int64
 	order   *list.List // of *cacheEntry, most recent first
 	entries map[cacheKey]*list.Element
-	loading map[cacheKey]chan struct{} // closed when the load ends
+	// versions lists the entries of each versioned series (a table's
+	// value of one name), in no order.
+	versions map[seriesKey][]*list.Element
+	loading  map[cacheKey]chan struct{} // closed when the load ends
 	// beforeLoad, when set (by tests), runs before each load.
 	beforeLoad func(cacheKey)
 }
+
+// seriesKey names a value of a table at every version.
+type seriesKey struct {
+	table, name string
+}
+
+func (k cacheKey) series() seriesKey { return seriesKey{k.table, k.name} }
 
 type cacheEntry struct {
 	key  cacheKey
@@ -51,7 +62,8 @@ type cacheEntry struct {
 }
 
 func newMemCache(budget int64) *memCache {
-	return &memCache{budget: budget, order: list.New(), entries: map[cacheKey]*list.Element{}, loading: map[cacheKey]chan struct{}{}}
+	return &memCache{budget: budget, order: list.New(), entries: map[cacheKey]*list.Element{},
+		versions: map[seriesKey][]*list.Element{}, loading: map[cacheKey]chan struct{}{}}
 }
 
 // get returns the value stored under key, loading it with load once however
@@ -79,19 +91,26 @@ func (c *memCache) get(ctx context.Context, key cacheKey, load func() (cached, e
 		c.loading[key] = done
 		hook := c.beforeLoad
 		c.mu.Unlock()
-		if hook != nil {
-			hook(key)
-		}
-		val, err := load()
+		return c.load(key, done, hook, load)
+	}
+}
+
+// load runs load for key and caches its value; whatever happens, even a
+// panic, it then wakes the callers waiting on done.
+func (c *memCache) load(key cacheKey, done chan struct{}, hook func(cacheKey), load func() (cached, error)) (val cached, err error) {
+	defer func() {
 		c.mu.Lock()
 		delete(c.loading, key)
 		close(done)
-		if err == nil {
+		if err == nil && val != nil {
 			c.insert(key, val)
 		}
 		c.mu.Unlock()
-		return val, err
+	}()
+	if hook != nil {
+		hook(key)
 	}
+	return load()
 }
 
 // insert caches val under key and evicts what the budget cannot hold.
@@ -101,30 +120,25 @@ func (c *memCache) insert(key cacheKey, val cached) {
 	if size > c.budget {
 		return
 	}
-	if key.version != noVersion {
-		c.releaseOlder(key)
-	}
-	c.entries[key] = c.order.PushFront(&cacheEntry{key: key, val: val, size: size})
+	el := c.order.PushFront(&cacheEntry{key: key, val: val, size: size})
+	c.entries[key] = el
 	c.used += size
-	c.evict()
-}
-
-// releaseOlder drops the entries of key's table and name at older versions.
-// Callers hold c.mu.
-func (c *memCache) releaseOlder(key cacheKey) {
-	for el := c.order.Front(); el != nil; {
-		next := el.Next()
-		if k := el.Value.(*cacheEntry).key; k.table == key.table && k.name == key.name && k.version < key.version {
-			c.remove(el)
+	if key.version != noVersion {
+		sk := key.series()
+		for _, old := range slices.Clone(c.versions[sk]) {
+			if old.Value.(*cacheEntry).key.version < key.version {
+				c.remove(old)
+			}
 		}
-		el = next
+		c.versions[sk] = append(c.versions[sk], el)
 	}
+	c.evict()
 }
 
 // evict drops least recently used entries until the budget holds them.
 // Callers hold c.mu.
 func (c *memCache) evict() {
-	for c.used > c.budget {
+	for c.used > c.budget && c.order.Len() > 0 {
 		c.remove(c.order.Back())
 	}
 }
@@ -134,6 +148,15 @@ func (c *memCache) remove(el *list.Element) {
 	c.order.Remove(el)
 	delete(c.entries, e.key)
 	c.used -= e.size
+	if e.key.version != noVersion {
+		sk := e.key.series()
+		rest := slices.DeleteFunc(c.versions[sk], func(x *list.Element) bool { return x == el })
+		if len(rest) == 0 {
+			delete(c.versions, sk)
+		} else {
+			c.versions[sk] = rest
+		}
+	}
 }
 
 // resize records that val, cached under key, changed size (a posting list

@@ -302,3 +302,96 @@ func TestIndexLoadsDoNotBlockOtherTables(t *testing.T) {
 		t.Fatalf("table a's index was loaded %d times", loads)
 	}
 }
+
+// sized is a cache value of a given size.
+type sized int64
+
+func (s sized) cacheBytes() int64 { return int64(s) }
+
+// TestMemCacheRules checks the rules of the cache on plain values: newer
+// versions release older ones of the same series, a value over the budget
+// is not kept, least recently used values go first, and a load that panics
+// does not leave the callers waiting for it hanging.
+func TestMemCacheRules(t *testing.T) {
+	ctx := t.Context()
+	c := newMemCache(100)
+	put := func(k cacheKey, size int64) {
+		t.Helper()
+		if _, err := c.get(ctx, k, func() (cached, error) { return sized(size), nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	has := func(k cacheKey) bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		_, ok := c.entries[k]
+		return ok
+	}
+	v := func(table, name string, version int64) cacheKey { return cacheKey{table, name, version} }
+	put(v("a", "vectors/c1", 3), 10)
+	put(v("a", "vectors/c1", 1), 10) // time travel: kept beside version 3
+	put(v("a", "vectors/c2", 2), 10)
+	if !has(v("a", "vectors/c1", 3)) || !has(v("a", "vectors/c1", 1)) {
+		t.Fatal("an older version released a newer one")
+	}
+	put(v("a", "vectors/c1", 4), 10)
+	if has(v("a", "vectors/c1", 3)) || has(v("a", "vectors/c1", 1)) || !has(v("a", "vectors/c2", 2)) {
+		t.Fatal("version 4 did not release exactly the older versions of its series")
+	}
+	if c.bytes() != 20 {
+		t.Fatalf("used %d, want 20", c.bytes())
+	}
+	put(v("b", "index/x", noVersion), 101)
+	if has(v("b", "index/x", noVersion)) || c.bytes() != 20 {
+		t.Fatal("a value over the whole budget was kept")
+	}
+	put(v("b", "index/y", noVersion), 70)
+	put(v("b", "index/z", noVersion), 20) // evicts the least recently used: vectors/c2@2
+	if has(v("a", "vectors/c2", 2)) || !has(v("a", "vectors/c1", 4)) || c.bytes() != 100 {
+		t.Fatalf("eviction: used %d", c.bytes())
+	}
+	c.forgetTables([]string{"b"})
+	if c.bytes() != 10 || len(c.versions) != 1 {
+		t.Fatalf("after forgetting b: used %d, series %v", c.bytes(), c.versions)
+	}
+	// A panicking load wakes its waiters, which then load themselves.
+	k := v("c", "rows", 1)
+	started, release := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer func() { _ = recover() }()
+		_, _ = c.get(ctx, k, func() (cached, error) {
+			close(started)
+			<-release
+			panic("load failed")
+		})
+	}()
+	<-started
+	waited := make(chan error, 1)
+	go func() {
+		_, err := c.get(ctx, k, func() (cached, error) { return sized(1), nil })
+		waited <- err
+	}()
+	close(release)
+	if err := <-waited; err != nil || !has(k) {
+		t.Fatalf("after a panicking load: %v, cached %v", err, has(k))
+	}
+	// A caller waiting for another's load stops when its context ends.
+	k2 := v("c", "rows", 2)
+	block := make(chan struct{})
+	go func() { _, _ = c.get(ctx, k2, func() (cached, error) { <-block; return sized(1), nil }) }()
+	for {
+		c.mu.Lock()
+		_, loading := c.loading[k2]
+		c.mu.Unlock()
+		if loading {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := c.get(cctx, k2, func() (cached, error) { return sized(1), nil }); err != context.Canceled {
+		t.Fatalf("waiting with a cancelled context: %v", err)
+	}
+	close(block)
+}
