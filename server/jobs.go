@@ -15,7 +15,7 @@ import (
 // jobRunner does the work queued in transaction records, one job at a time,
 // in the background: when woken after a request queued some, every few
 // seconds, and at start (which also resumes jobs a previous process left
-// running).
+// running or lost). A job interrupted by stop goes back in the queue.
 type jobRunner struct {
 	store     Store
 	warehouse *warehouse.Warehouse
@@ -35,7 +35,7 @@ func (r *jobRunner) start() {
 	r.done.Add(1)
 	go func() {
 		defer r.done.Done()
-		if n, err := r.store.RequeueRunningJobs(ctx); err != nil {
+		if n, err := r.store.RecoverJobs(ctx); err != nil {
 			r.log.Error("requeue jobs", slog.Any("error", err))
 		} else if n > 0 {
 			r.log.Info("resuming interrupted jobs", slog.Int("jobs", n))
@@ -84,6 +84,14 @@ func (r *jobRunner) drain(ctx context.Context) {
 			return
 		}
 		jobErr := r.run(ctx, job)
+		if jobErr != nil && ctx.Err() != nil {
+			// Stopping: the job runs again from the start next time.
+			r.log.Info("job interrupted, queued again", slog.String("transaction_id", job.TransactionID), slog.String("kind", job.Kind))
+			if err := r.store.ReleaseJob(context.WithoutCancel(ctx), job.TransactionID); err != nil {
+				r.log.Error("release job", slog.String("transaction_id", job.TransactionID), slog.Any("error", err))
+			}
+			return
+		}
 		if jobErr != nil {
 			r.log.Error("job failed", slog.String("transaction_id", job.TransactionID), slog.String("kind", job.Kind), slog.Any("error", jobErr))
 		}

@@ -119,13 +119,17 @@ type BuildIndex struct {
 // Indexes manages the indexes of managed tables.
 type Indexes interface {
 	// CreateIndex records the index and queues its build; it returns the
-	// build's transaction id. Returns TableColumnNotFound (12),
-	// TableIndexAlreadyExists (7), InvalidInput (13) for a column of the
-	// wrong type or bad parameters.
+	// build's transaction id. An index of the same name whose build FAILED
+	// is replaced (as in Lance, where a failed build leaves nothing).
+	// Returns TableColumnNotFound (12), TableIndexAlreadyExists (7),
+	// InvalidInput (13) for a column of the wrong type or bad parameters.
 	CreateIndex(ctx context.Context, id []string, spec IndexSpec) (string, error)
 
 	// BuildIndex builds an index a job describes: vector indexes train on
-	// a snapshot without blocking writes.
+	// a snapshot without blocking writes. A build that fails records
+	// nothing; the job's end does (see Jobs). Returns ctx's error when ctx
+	// ends first, InvalidInput (13) when the parameters do not fit the
+	// data.
 	BuildIndex(ctx context.Context, job BuildIndex) error
 
 	// ListIndices lists the indexes of table id at a version (nil: latest),

@@ -32,10 +32,20 @@ type Jobs interface {
 	ClaimJob(ctx context.Context, kinds ...string) (*Job, error)
 
 	// FinishJob records the outcome of a claimed job: Succeeded when jobErr
-	// is nil, otherwise Failed with the error's message.
+	// is nil, otherwise Failed with the error's message (property
+	// "error"); the index a failed JobBuildIndex was building is marked
+	// FAILED with the same message, in the same commit. Returns
+	// TransactionNotFound (10) when the job is not running.
 	FinishJob(ctx context.Context, transactionID string, jobErr error) error
 
-	// RequeueRunningJobs puts jobs left Running (by a process that stopped
-	// mid-way) back in the queue. It returns how many there were.
-	RequeueRunningJobs(ctx context.Context) (int, error)
+	// ReleaseJob puts a claimed job that was interrupted (the process is
+	// stopping) back in the queue, to run again from the start. Returns
+	// TransactionNotFound (10) when the job is not running.
+	ReleaseJob(ctx context.Context, transactionID string) error
+
+	// RecoverJobs, run at start-up, puts jobs left Running (by a process
+	// that stopped mid-way) back in the queue, and queues a JobBuildIndex
+	// for every vector index left BUILDING with no queued or running job to
+	// build it. It returns how many jobs it queued.
+	RecoverJobs(ctx context.Context) (int, error)
 }

@@ -66,11 +66,11 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	fs.StringVar(&cfg.warehouse, "warehouse", envOr("LANCENS_WAREHOUSE", "./data/warehouse"), "root directory for table data written by Lance clients (env LANCENS_WAREHOUSE)")
 	fs.StringVar(&cfg.logFormat, "log-format", envOr("LANCENS_LOG_FORMAT", "text"), "log format: text or json (env LANCENS_LOG_FORMAT)")
 	fs.StringVar(&cfg.synchronous, "sync", envOr("LANCENS_SYNC", "FULL"), "SQLite synchronous mode: FULL (durable across power loss) or NORMAL (env LANCENS_SYNC)")
-	cacheMB, err := strconv.ParseInt(envOr("LANCENS_CACHE_MB", "2048"), 10, 64)
+	cacheMB, err := strconv.ParseInt(envOr("LANCENS_CACHE_MB", strconv.FormatInt(sqlite.DefaultCacheBytes()>>20, 10)), 10, 64)
 	if err != nil {
 		return nil, fmt.Errorf("bad LANCENS_CACHE_MB: %w", err)
 	}
-	fs.Int64Var(&cfg.cacheMB, "cache-mb", cacheMB, "memory for cached row sets, vectors and filter columns, in MiB (env LANCENS_CACHE_MB)")
+	fs.Int64Var(&cfg.cacheMB, "cache-mb", cacheMB, "memory for cached row sets, filter columns, vectors, vector indexes and posting lists, in MiB; the default is a quarter of the machine's (or cgroup's) memory (env LANCENS_CACHE_MB)")
 	var envErr error
 	duration := func(p *time.Duration, name, env string, def time.Duration, usage string) {
 		if s := getenv(env); s != "" {

@@ -28,9 +28,10 @@ type Options struct {
 	Readers int
 	// Now is the clock; tests set it. Default time.Now.
 	Now func() time.Time
-	// CacheBytes bounds the memory of table data kept for reads: the
-	// visible rows of table versions, the vectors of searched columns and
-	// the columns filters are evaluated on (default 2 GiB).
+	// CacheBytes bounds the memory of everything kept for reads: the
+	// visible rows of table versions, the columns filters are evaluated
+	// on, the vectors of searched columns, loaded vector indexes and
+	// full-text posting lists (default: DefaultCacheBytes).
 	CacheBytes int64
 }
 
@@ -49,11 +50,9 @@ type DB struct {
 	// parses a statement again each time it is not reused.
 	writeStmts, readStmts stmtCache
 	writes                writeQueue
-	// cache keeps the visible rows, vectors and filter columns of table
-	// versions; indexes the loaded vector indexes.
-	cache    *memCache
-	indexes  indexCache
-	postings postingCache
+	// cache keeps the visible rows, filter columns and vectors of table
+	// versions, loaded vector indexes and posting lists, in one budget.
+	cache *memCache
 	// checkpoints moves WAL frames into the database file after commits.
 	checkpoints *checkpointer
 }
@@ -135,7 +134,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		opts.Now = time.Now
 	}
 	if opts.CacheBytes <= 0 {
-		opts.CacheBytes = 2 << 30
+		opts.CacheBytes = DefaultCacheBytes()
 	}
 	// The expression compiler's SQL functions must be registered before the
 	// first connection opens.
@@ -302,7 +301,14 @@ type Tx struct {
 	// uninterruptible makes statements ignore the cancellation of the
 	// context they are given.
 	uninterruptible bool
+	// released lists the tables (by uuid) whose cached data the
+	// transaction makes useless (dropped, overwritten): the memory cache
+	// lets it go once the transaction commits.
+	released []string
 }
+
+// release marks the cached data of table uuid for release at commit.
+func (tx *Tx) release(uuid string) { tx.released = append(tx.released, uuid) }
 
 // context returns the context a statement runs under.
 func (tx *Tx) context(ctx context.Context) context.Context {
@@ -380,8 +386,16 @@ func (db *DB) run(ctx context.Context, stmts *stmtCache, fn func(tx *Tx) error) 
 	if err := sqlTx.Commit(); err != nil {
 		return internal("commit", err)
 	}
+	db.cache.forgetTables(tx.released)
 	return nil
 }
+
+// CacheBytes returns the bytes of memory the read cache holds now (at most
+// CacheBudget).
+func (db *DB) CacheBytes() int64 { return db.cache.bytes() }
+
+// CacheBudget returns the byte budget of the read cache.
+func (db *DB) CacheBudget() int64 { return db.cache.budget }
 
 // isConstraint reports whether err is a SQLite UNIQUE or PRIMARY KEY
 // constraint violation.

@@ -80,6 +80,7 @@ type textSearch struct {
 	ctx      context.Context
 	tx       *Tx
 	db       *DB
+	table    string // uuid
 	indexes  map[string]textIndex
 	columns  []string                 // default columns of match queries
 	version  string                   // names the table version, for cached statistics
@@ -105,7 +106,7 @@ func (db *DB) searchText(ctx context.Context, tx *Tx, t *tableRow, q store.Query
 	if err != nil {
 		return nil, err
 	}
-	s := &textSearch{ctx: ctx, tx: tx, db: db, indexes: idx, columns: q.Text.Columns, version: fmt.Sprintf("%s@%d", t.UUID, v),
+	s := &textSearch{ctx: ctx, tx: tx, db: db, table: t.UUID, indexes: idx, columns: q.Text.Columns, version: fmt.Sprintf("%s@%d", t.UUID, v),
 		visible: visible, allowed: visible, postings: map[string]*postingIndex{}}
 	defer s.release()
 	if len(s.columns) == 0 {
@@ -184,9 +185,28 @@ func (s *textSearch) index(ix textIndex) (*postingIndex, error) {
 	if p, ok := s.postings[ix.uuid]; ok {
 		return p, nil
 	}
-	p := s.db.postings.get(ix.uuid, ix.analyzer.WithPosition)
-	if err := p.catchUp(s.ctx, s.tx, ix.table); err != nil {
+	key := cacheIndex{table: s.table, index: ix.uuid}.postingsKey()
+	loaded := false
+	val, err := s.db.cache.get(s.ctx, key, func() (cached, error) {
+		p := newPostingIndex(ix.analyzer.WithPosition)
+		if _, err := p.catchUp(s.ctx, s.tx, ix.table); err != nil {
+			return nil, err
+		}
+		loaded = true
+		return p, nil
+	})
+	if err != nil {
 		return nil, err
+	}
+	p := val.(*postingIndex)
+	if !loaded {
+		grew, err := p.catchUp(s.ctx, s.tx, ix.table)
+		if err != nil {
+			return nil, err
+		}
+		if grew {
+			s.db.cache.resize(key, p)
+		}
 	}
 	p.mu.RLock()
 	s.postings[ix.uuid] = p

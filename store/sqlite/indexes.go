@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -137,7 +136,9 @@ func (db *DB) CreateIndex(ctx context.Context, id []string, spec store.IndexSpec
 		spec.Metric = metricName(metric)
 	}
 	var txID string
+	var replaced *cacheIndex
 	err := db.write(ctx, func(tx *Tx) error {
+		replaced = nil
 		t, err := findManaged(ctx, tx, id)
 		if err != nil {
 			return err
@@ -158,13 +159,15 @@ func (db *DB) CreateIndex(ctx context.Context, id []string, spec store.IndexSpec
 			return store.Errorf(store.CodeInvalidInput, "hamming distance needs an IVF_FLAT index on a uint8 vector column")
 		}
 		if old, err := findIndex(ctx, tx, t, spec.Name); err == nil {
-			if !spec.Replace {
+			// A failed build leaves nothing behind in Lance; here it
+			// leaves a record saying why, which a new index replaces.
+			if !spec.Replace && old.status != store.IndexFailed {
 				return store.Errorf(store.CodeTableIndexAlreadyExists, "index %q of table %s already exists", spec.Name, displayID(id))
 			}
 			if err := dropIndexRow(ctx, tx, t, old); err != nil {
 				return err
 			}
-			db.forgetIndex(old.uuid)
+			replaced = &cacheIndex{table: t.UUID, index: old.uuid}
 		} else if !errors.Is(err, store.ErrTableIndexNotFound) {
 			return err
 		}
@@ -197,6 +200,9 @@ func (db *DB) CreateIndex(ctx context.Context, id []string, spec store.IndexSpec
 		txID, err = recordTx(ctx, tx, "CreateTableIndex", &t.Table, store.TxSucceeded, props, nil)
 		return err
 	})
+	if err == nil && replaced != nil {
+		db.forgetIndex(*replaced)
+	}
 	return txID, err
 }
 
@@ -288,8 +294,9 @@ func dropAllIndexes(ctx context.Context, tx *Tx, t *tableRow) error {
 }
 
 // BuildIndex implements store.Indexes: it reads the vectors in a read
-// transaction, trains without holding any, and records the result in a
-// short write.
+// transaction, trains without holding any, and records the built index in a
+// short write. It records nothing when it fails: the job's end does
+// (FinishJob marks the index FAILED, ReleaseJob queues the build again).
 func (db *DB) BuildIndex(ctx context.Context, job store.BuildIndex) error {
 	var set *vectorSet
 	var r *indexRow
@@ -303,8 +310,8 @@ func (db *DB) BuildIndex(ctx context.Context, job store.BuildIndex) error {
 		if err != nil {
 			return err
 		}
-		if r, err = indexByUUID(ctx, tx, t, job.IndexUUID); err != nil {
-			return err
+		if r, err = indexByUUID(ctx, tx, t, job.IndexUUID); err != nil || r.status == store.IndexSucceeded {
+			return err // a job run again after a crash may find its work done
 		}
 		if version, err = latestManaged(ctx, tx, t); err != nil {
 			return err
@@ -320,29 +327,32 @@ func (db *DB) BuildIndex(ctx context.Context, job store.BuildIndex) error {
 		set, err = loadVectors(ctx, tx, t, f, fl.Column, version)
 		return err
 	})
-	if err != nil {
+	if err != nil || set == nil {
 		return err
 	}
-	ix, buildErr := buildVectorIndex(ctx, r, set)
-	var data []byte
-	if buildErr == nil {
-		data, buildErr = ix.MarshalBinary()
+	ix, err := buildVectorIndex(ctx, r, set)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return store.Errorf(store.CodeInvalidInput, "building index %s: %v", r.name, err)
+	}
+	data, err := ix.MarshalBinary()
+	if err != nil {
+		return internal("save index", err)
 	}
 	var maxID int64 = -1
 	if ids := set.ids(); len(ids) > 0 {
 		maxID = ids[len(ids)-1]
 	}
 	return db.write(ctx, func(tx *Tx) error {
-		status, errText := store.IndexSucceeded, any(nil)
-		if buildErr != nil {
-			status, errText, data = store.IndexFailed, buildErr.Error(), nil
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE table_indexes SET status = ?, error = ?, built_version = ?, max_rowid = ?, data = ?
-			WHERE uuid = ?`, status, errText, version, maxID, data, job.IndexUUID); err != nil {
+		res, err := tx.ExecContext(ctx, `UPDATE table_indexes SET status = ?, error = NULL, built_version = ?, max_rowid = ?, data = ?
+			WHERE uuid = ?`, store.IndexSucceeded, version, maxID, data, job.IndexUUID)
+		if err != nil {
 			return internal("save index", err)
 		}
-		if buildErr != nil {
-			return store.Errorf(store.CodeInvalidInput, "building index %s: %v", r.name, buildErr)
+		if n, _ := res.RowsAffected(); n == 0 {
+			return store.Errorf(store.CodeTableIndexNotFound, "index %s was dropped or replaced while it was built", r.name)
 		}
 		return nil
 	})
@@ -387,16 +397,27 @@ type vectorIndex struct {
 	maxRowID int64
 }
 
-// indexCache holds loaded vector indexes by uuid.
-type indexCache struct {
-	mu   sync.Mutex
-	byID map[string]*vectorIndex
+func (vi *vectorIndex) cacheBytes() int64 { return vi.ix.MemoryBytes() + 16 }
+
+// cacheIndex names an index of a table for the memory cache.
+type cacheIndex struct {
+	table, index string // uuids
 }
 
-func (db *DB) forgetIndex(uuid string) {
-	db.indexes.mu.Lock()
-	delete(db.indexes.byID, uuid)
-	db.indexes.mu.Unlock()
+// vectorKey and postingsKey are the cache keys of index ci's in-memory
+// forms.
+func (ci cacheIndex) vectorKey() cacheKey {
+	return cacheKey{table: ci.table, name: "index/" + ci.index, version: noVersion}
+}
+
+func (ci cacheIndex) postingsKey() cacheKey {
+	return cacheKey{table: ci.table, name: "postings/" + ci.index, version: noVersion}
+}
+
+// forgetIndex releases the cached forms of a dropped or replaced index.
+func (db *DB) forgetIndex(ci cacheIndex) {
+	db.cache.forget(ci.vectorKey())
+	db.cache.forget(ci.postingsKey())
 }
 
 // usableIndex returns the built vector index on physical column col, if
@@ -415,25 +436,21 @@ func (db *DB) usableIndex(ctx context.Context, tx *Tx, t *tableRow, col string, 
 	if err != nil {
 		return nil, internal("find index", err)
 	}
-	db.indexes.mu.Lock()
-	defer db.indexes.mu.Unlock()
-	if vi, ok := db.indexes.byID[uuid]; ok {
-		return vi, nil
-	}
-	var data []byte
-	if err := tx.QueryRowContext(ctx, `SELECT data FROM table_indexes WHERE uuid = ?`, uuid).Scan(&data); err != nil {
-		return nil, internal("load index", err)
-	}
-	ix, err := vecindex.Load(data)
+	val, err := db.cache.get(ctx, cacheIndex{table: t.UUID, index: uuid}.vectorKey(), func() (cached, error) {
+		var data []byte
+		if err := tx.QueryRowContext(ctx, `SELECT data FROM table_indexes WHERE uuid = ?`, uuid).Scan(&data); err != nil {
+			return nil, internal("load index", err)
+		}
+		ix, err := vecindex.Load(data)
+		if err != nil {
+			return nil, internal("load index", err)
+		}
+		return &vectorIndex{ix: ix, maxRowID: maxID}, nil
+	})
 	if err != nil {
-		return nil, internal("load index", err)
+		return nil, err
 	}
-	vi := &vectorIndex{ix: ix, maxRowID: maxID}
-	if db.indexes.byID == nil {
-		db.indexes.byID = map[string]*vectorIndex{}
-	}
-	db.indexes.byID[uuid] = vi
-	return vi, nil
+	return val.(*vectorIndex), nil
 }
 
 // ListIndices implements store.Indexes.
@@ -539,7 +556,7 @@ func (db *DB) DescribeIndex(ctx context.Context, id []string, name string, versi
 // DropIndex implements store.Indexes.
 func (db *DB) DropIndex(ctx context.Context, id []string, name string) (string, error) {
 	var txID string
-	var uuid string
+	var dropped cacheIndex
 	err := db.write(ctx, func(tx *Tx) error {
 		t, err := findManaged(ctx, tx, id)
 		if err != nil {
@@ -549,7 +566,7 @@ func (db *DB) DropIndex(ctx context.Context, id []string, name string) (string, 
 		if err != nil {
 			return err
 		}
-		uuid = r.uuid
+		dropped = cacheIndex{table: t.UUID, index: r.uuid}
 		if err := dropIndexRow(ctx, tx, t, r); err != nil {
 			return err
 		}
@@ -557,7 +574,7 @@ func (db *DB) DropIndex(ctx context.Context, id []string, name string) (string, 
 		return err
 	})
 	if err == nil {
-		db.forgetIndex(uuid)
+		db.forgetIndex(dropped)
 	}
 	return txID, err
 }

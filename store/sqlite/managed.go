@@ -250,6 +250,7 @@ func overwriteManaged(ctx context.Context, tx *Tx, t *tableRow, schema *arrow.Sc
 		return nil, store.WriteResult{}, err
 	}
 	v++
+	tx.release(t.UUID) // the old rows, columns and indexes are of no use now
 	deleted, err := retireAll(ctx, tx, t, v)
 	if err != nil {
 		return nil, store.WriteResult{}, err

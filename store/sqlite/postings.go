@@ -6,13 +6,15 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // postingIndex is the in-memory inverted index of one full-text index:
 // for every term, the rows (row versions, by id, ascending) holding it with
 // its frequency and, when the index keeps positions, where. It is built from
 // the index's table of analysed terms and extended with the rows written
-// since, when a search finds it behind.
+// since, when a search finds it behind. It lives in the memory cache, which
+// counts its size as it grows.
 type postingIndex struct {
 	mu        sync.RWMutex
 	lastRowID int64
@@ -25,6 +27,9 @@ type postingIndex struct {
 	// computed over (a table version), for the current lastRowID.
 	corporaMu sync.Mutex
 	corpora   map[string]corpus
+	// size is the bytes the index holds; add keeps it current. It is
+	// read without mu, by the memory cache.
+	size atomic.Int64
 }
 
 type postings struct {
@@ -33,89 +38,91 @@ type postings struct {
 	pos  [][]int32 // nil unless the index keeps positions
 }
 
-// postingCache holds the posting indexes by index table name.
-type postingCache struct {
-	mu    sync.Mutex
-	byKey map[string]*postingIndex
-}
+// Estimated bytes of the parts of a posting index: the index itself with
+// its corpus statistics (at most 65, of about 80 bytes), and each term (its
+// map slot, string header and postings struct; its text is counted apart).
+const (
+	postingIndexBytes = 256 + 65*80
+	termBytes         = 16 + 8 + 16 + 72
+)
 
-func (c *postingCache) get(name string, positions bool) *postingIndex {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.byKey == nil {
-		c.byKey = map[string]*postingIndex{}
-	}
-	p := c.byKey[name]
-	if p == nil {
-		p = &postingIndex{lastRowID: -1, positions: positions, terms: map[string]*postings{}}
-		c.byKey[name] = p
-	}
+func newPostingIndex(positions bool) *postingIndex {
+	p := &postingIndex{lastRowID: -1, positions: positions, terms: map[string]*postings{}}
+	p.size.Store(postingIndexBytes)
 	return p
 }
 
-func (c *postingCache) forget(name string) {
-	c.mu.Lock()
-	delete(c.byKey, name)
-	c.mu.Unlock()
-}
+func (p *postingIndex) cacheBytes() int64 { return p.size.Load() }
 
-// catchUp adds the rows of the index table written since the last call.
-func (p *postingIndex) catchUp(ctx context.Context, tx *Tx, table string) error {
+// catchUp adds the rows of the index table written since the last call. It
+// reports whether there were any.
+func (p *postingIndex) catchUp(ctx context.Context, tx *Tx, table string) (bool, error) {
 	p.mu.RLock()
 	last := p.lastRowID
 	p.mu.RUnlock()
 	var newest int64
 	if err := tx.Tx.QueryRowContext(ctx, fmt.Sprintf(`SELECT coalesce(max(rowid), -1) FROM %s`, table)).Scan(&newest); err != nil {
-		return internal("full-text index", err)
+		return false, internal("full-text index", err)
 	}
 	if newest <= last {
-		return nil
+		return false, nil
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	rows, err := tx.Tx.QueryContext(ctx, fmt.Sprintf(`SELECT rowid, terms FROM %s WHERE rowid > ? ORDER BY rowid`, table), p.lastRowID)
 	if err != nil {
-		return internal("full-text index", err)
+		return false, internal("full-text index", err)
 	}
 	defer rows.Close()
+	grew := int64(0)
 	for rows.Next() {
 		var id int64
 		var text string
 		if err := rows.Scan(&id, &text); err != nil {
-			return internal("full-text index", err)
+			return false, internal("full-text index", err)
 		}
-		p.add(id, strings.Fields(text))
+		grew += p.add(id, strings.Fields(text))
 	}
-	return rows.Err()
+	p.size.Add(grew)
+	return grew > 0, rows.Err()
 }
 
-// add indexes one row's terms.
-func (p *postingIndex) add(id int64, terms []string) {
+// add indexes one row's terms and returns the bytes that took.
+func (p *postingIndex) add(id int64, terms []string) int64 {
+	var grew int64
+	before := cap(p.docLen)
 	for int64(len(p.docLen)) <= id {
 		p.docLen = append(p.docLen, -1)
 	}
+	grew += int64(cap(p.docLen)-before) * 4
 	p.docLen[id] = int32(len(terms))
 	for i, term := range terms {
 		ps := p.terms[term]
 		if ps == nil {
 			ps = &postings{}
 			p.terms[term] = ps
+			grew += termBytes + int64(len(term))
 		}
 		n := len(ps.rows)
 		if n == 0 || ps.rows[n-1] != id {
+			rows, tf, pos := cap(ps.rows), cap(ps.tf), cap(ps.pos)
 			ps.rows = append(ps.rows, id)
 			ps.tf = append(ps.tf, 0)
 			if p.positions {
 				ps.pos = append(ps.pos, nil)
 			}
+			grew += int64(cap(ps.rows)-rows)*8 + int64(cap(ps.tf)-tf)*4 + int64(cap(ps.pos)-pos)*24
 			n++
 		}
 		ps.tf[n-1]++
 		if p.positions {
+			c := cap(ps.pos[n-1])
 			ps.pos[n-1] = append(ps.pos[n-1], int32(i))
+			grew += int64(cap(ps.pos[n-1])-c) * 4
 		}
 	}
 	p.lastRowID = id
+	return grew
 }
 
 // bm25 scores rows for a version: k1 and b as in Lance (tantivy).

@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"maps"
 	"os"
@@ -100,7 +101,7 @@ func TestJobs(t *testing.T) {
 		t.Fatalf("claimed a running job twice: %+v", again)
 	}
 	// A crash leaves it Running; a restart queues it again.
-	if n, err := db.RequeueRunningJobs(ctx); err != nil || n != 1 {
+	if n, err := db.RecoverJobs(ctx); err != nil || n != 1 {
 		t.Fatalf("requeue: %d %v", n, err)
 	}
 	job, _ = db.ClaimJob(ctx, store.JobDeleteTableData)
@@ -168,5 +169,54 @@ func TestWALStaysBounded(t *testing.T) {
 	}
 	if n, _, err := db.CountRows(ctx, []string{"t"}, nil, ""); err != nil || n != int64(31*256+extra) {
 		t.Fatalf("count %d, %v", n, err)
+	}
+}
+
+// TestRecoverJobsRequeuesLostIndexBuilds leaves an index BUILDING with no
+// job to build it (its job was marked Failed, as a shutdown used to do) and
+// checks that start-up recovery queues a build that finishes it.
+func TestRecoverJobsRequeuesLostIndexBuilds(t *testing.T) {
+	db := mustOpen(t, filepath.Join(t.TempDir(), "lancens.db"))
+	defer db.Close()
+	ctx := t.Context()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "vector", Type: arrow.FixedSizeListOf(2, arrow.PrimitiveTypes.Float32)}}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+	vl := b.Field(0).(*array.FixedSizeListBuilder)
+	for i := range 100 {
+		vl.Append(true)
+		vl.ValueBuilder().(*array.Float32Builder).AppendValues([]float32{float32(i), float32(i % 7)}, nil)
+	}
+	data := store.Data{Schema: schema, Batches: []arrow.RecordBatch{b.NewRecordBatch()}}
+	if _, _, err := db.CreateTable(ctx, []string{"v"}, store.NewTable{Mode: store.ModeCreate, Data: data}); err != nil {
+		t.Fatal(err)
+	}
+	lost, err := db.CreateIndex(ctx, []string{"v"}, store.IndexSpec{Name: "vidx", Column: "vector", Type: store.IndexIVFFlat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed := store.TxFailed
+	if _, err := db.AlterTransaction(ctx, []string{lost}, []store.TransactionAction{{SetStatus: &failed}}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := db.RecoverJobs(ctx); err != nil || n != 1 {
+		t.Fatalf("recover: %d jobs, %v; want 1", n, err)
+	}
+	if n, err := db.RecoverJobs(ctx); err != nil || n != 0 {
+		t.Fatalf("recover again: %d jobs, %v; want none", n, err)
+	}
+	job, err := db.ClaimJob(ctx, store.JobBuildIndex)
+	if err != nil || job == nil || job.TransactionID == lost {
+		t.Fatalf("claim: %+v %v", job, err)
+	}
+	var p store.BuildIndex
+	if err := json.Unmarshal(job.Payload, &p); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.FinishJob(ctx, job.TransactionID, db.BuildIndex(ctx, p)); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := db.DescribeIndex(ctx, []string{"v"}, "vidx", nil)
+	if err != nil || ix.Status != store.IndexSucceeded || ix.NumIndexedRows != 100 {
+		t.Fatalf("index after recovery: %+v %v", ix, err)
 	}
 }

@@ -303,6 +303,7 @@ func queueDataDeletion(ctx context.Context, tx *Tx, t *tableRow) (string, error)
 // schemas go with it (ON DELETE CASCADE), and a managed table's rows with
 // their table.
 func deleteTableRow(ctx context.Context, tx *Tx, t *tableRow) error {
+	tx.release(t.UUID)
 	if t.Kind == store.Managed {
 		if err := dropAllIndexes(ctx, tx, t); err != nil {
 			return err

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/float16"
@@ -104,18 +105,29 @@ func loadVectors(ctx context.Context, tx *Tx, t *tableRow, f arrow.Field, col st
 	if err := rows.Err(); err != nil {
 		return nil, internal("load vectors", err)
 	}
+	// Appending left up to half of each array unused: the set stays in
+	// the memory cache, so it keeps exact copies.
+	set.f32.Data, set.f32.IDs = fit(set.f32.Data), fit(set.f32.IDs)
 	if set.bytes != nil {
-		set.bytes.IDs = set.f32.IDs
+		set.bytes.Data, set.bytes.IDs = fit(set.bytes.Data), set.f32.IDs
 	}
 	set.visible = make([]uint64, maxID/64+1)
 	for _, id := range set.f32.IDs {
 		set.visible[id>>6] |= 1 << (id & 63)
 	}
-	set.size = int64(len(set.f32.Data))*4 + int64(len(set.f32.IDs))*8 + int64(len(set.visible))*8
+	set.size = int64(cap(set.f32.Data))*4 + int64(cap(set.f32.IDs))*8 + int64(cap(set.visible))*8
 	if set.bytes != nil {
-		set.size += int64(len(set.bytes.Data))
+		set.size += int64(cap(set.bytes.Data))
 	}
 	return set, nil
+}
+
+// fit returns s, or a copy of it without spare capacity when it has much.
+func fit[T any](s []T) []T {
+	if cap(s)-len(s) <= len(s)/16 {
+		return s
+	}
+	return slices.Clone(s)
 }
 
 // appendVectorFloats decodes one vector BLOB onto the set.
