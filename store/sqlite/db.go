@@ -32,6 +32,13 @@ type Options struct {
 	// visible rows of table versions, the vectors of searched columns and
 	// the columns filters are evaluated on (default 2 GiB).
 	CacheBytes int64
+	// WriteChunkRows and WriteChunkBytes bound how many rows, and about
+	// how many bytes of values, one write transaction adds (defaults
+	// 32768 rows, 8 MiB). A write of more is staged over several
+	// transactions, so that other writes commit in between; it still
+	// commits whole or not at all (see staging.go).
+	WriteChunkRows  int
+	WriteChunkBytes int64
 }
 
 // DB is an open lancens database. Writes go through one connection, so they
@@ -129,6 +136,12 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if opts.CacheBytes <= 0 {
 		opts.CacheBytes = 2 << 30
 	}
+	if opts.WriteChunkRows <= 0 {
+		opts.WriteChunkRows = 32768
+	}
+	if opts.WriteChunkBytes <= 0 {
+		opts.WriteChunkBytes = 8 << 20
+	}
 	// The expression compiler's SQL functions must be registered before the
 	// first connection opens.
 	if err := expr.Register(); err != nil {
@@ -146,12 +159,17 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	writer.SetConnMaxIdleTime(0)
 	writer.SetConnMaxLifetime(0)
 	db := &DB{path: path, writer: writer, now: opts.Now, cache: newMemCache(opts.CacheBytes)}
+	db.writes.chunk = chunkLimits{rows: opts.WriteChunkRows, bytes: opts.WriteChunkBytes}
 	db.writeStmts.pool = writer
 	if err := db.checkPragmas(ctx, writer); err != nil {
 		writer.Close()
 		return nil, err
 	}
 	if err := db.migrate(ctx); err != nil {
+		writer.Close()
+		return nil, err
+	}
+	if err := db.sweepStaged(ctx); err != nil {
 		writer.Close()
 		return nil, err
 	}
@@ -253,6 +271,9 @@ type Tx struct {
 	// uninterruptible makes statements ignore the cancellation of the
 	// context they are given.
 	uninterruptible bool
+	// writes is the write queue in a write transaction (nil in a read):
+	// finding a table a staged write holds there is tableBusy.
+	writes *writeQueue
 }
 
 // context returns the context a statement runs under.
