@@ -70,7 +70,9 @@ func (db *DB) MergeInsert(ctx context.Context, id []string, m store.Merge) (stor
 // mergePlan is a merge checked against the target's schema.
 type mergePlan struct {
 	m store.Merge
-	// match is the condition on the key columns, over target t and source s.
+	// keys are the physical key columns, quoted; match is the condition on
+	// them, over target t and source s.
+	keys                       []string
 	match                      string
 	updateFilter, deleteFilter expr.Compiled
 }
@@ -94,6 +96,7 @@ func planMerge(ts *tableSchema, m store.Merge) (*mergePlan, error) {
 			return nil, store.Errorf(store.CodeTableSchemaValidationError, "the source rows have no key column %s", on)
 		}
 		c := quoteColumn(fl.Column)
+		p.keys = append(p.keys, c)
 		keys = append(keys, fmt.Sprintf("t.%s = s.%s", c, c))
 	}
 	p.match = strings.Join(keys, " AND ")
@@ -122,12 +125,9 @@ func (db *DB) merge(ctx context.Context, id []string, uuid string, ts *tableSche
 			if err != nil {
 				return err
 			}
-			phys, err := physicalColumns(ctx, tx, t)
+			phys, err := plan.createSource(ctx, tx, t, mergeSource)
 			if err != nil {
 				return err
-			}
-			if _, err := tx.Tx.ExecContext(ctx, fmt.Sprintf(`CREATE TEMP TABLE merge_source (%s)`, sourceColumns(phys))); err != nil {
-				return internal("merge source", err)
 			}
 			defer tx.Tx.ExecContext(context.WithoutCancel(ctx), `DROP TABLE IF EXISTS `+mergeSource)
 			if err := first.insert(ctx, tx, mergeSource, layoutColumns(ts.fields), 0); err != nil {
@@ -150,13 +150,8 @@ func (db *DB) merge(ctx context.Context, id []string, uuid string, ts *tableSche
 	var phys []string
 	last, err := sw.stage(ctx, first, src, func(tx *Tx) error {
 		var err error
-		if phys, err = physicalColumns(ctx, tx, t); err != nil {
-			return err
-		}
-		if _, err := tx.Tx.ExecContext(ctx, fmt.Sprintf(`CREATE TABLE %s (%s)`, sw.table, sourceColumns(phys))); err != nil {
-			return internal("merge source", err)
-		}
-		return nil
+		phys, err = plan.createSource(ctx, tx, t, sw.table)
+		return err
 	})
 	if err != nil {
 		return store.WriteResult{}, sw.abort(ctx, err)
@@ -178,10 +173,52 @@ func (db *DB) merge(ctx context.Context, id []string, uuid string, ts *tableSche
 	return res, nil
 }
 
-// sourceColumns declares the columns of a table of merge source rows: the
-// source order, then the target's physical columns.
-func sourceColumns(phys []string) string {
-	return "_src INTEGER PRIMARY KEY, " + strings.Join(quoteAll(phys), ", ")
+// createSource creates the table name (temp.x for a temporary one) that
+// holds the merge's source rows: their order (_src), then the physical
+// columns of target t, with their types, and it returns those columns. The
+// table is indexed on the key columns, so that every merge statement finds
+// a row's matches by lookup, not by scanning; the index only serves
+// comparisons with the target's columns when both sides have the same
+// column affinity, hence the types.
+func (p *mergePlan) createSource(ctx context.Context, tx *Tx, t *tableRow, name string) ([]string, error) {
+	phys, err := physicalColumns(ctx, tx, t)
+	if err != nil {
+		return nil, err
+	}
+	types := map[string]string{}
+	rows, err := tx.Tx.QueryContext(ctx, `SELECT name, type FROM pragma_table_info(?)`, dataTable(t))
+	if err != nil {
+		return nil, internal("merge source", err)
+	}
+	for rows.Next() {
+		var col, typ string
+		if err := rows.Scan(&col, &typ); err != nil {
+			rows.Close()
+			return nil, internal("merge source", err)
+		}
+		types[col] = typ
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, internal("merge source", err)
+	}
+	defs := make([]string, len(phys))
+	for i, c := range phys {
+		defs[i] = quoteColumn(c) + " " + types[c]
+	}
+	schema, table := "", name
+	if s, t, ok := strings.Cut(name, "."); ok {
+		schema, table = s+".", t
+	}
+	for _, q := range []string{
+		fmt.Sprintf(`CREATE TABLE %s (_src INTEGER PRIMARY KEY, %s)`, name, strings.Join(defs, ", ")),
+		fmt.Sprintf(`CREATE INDEX %s%s_key ON %s (%s)`, schema, table, table, strings.Join(p.keys, ", ")),
+	} {
+		if _, err := tx.Tx.ExecContext(ctx, q); err != nil {
+			return nil, internal("merge source", err)
+		}
+	}
+	return phys, nil
 }
 
 // apply merges the rows of the SQL table source (the target's physical
@@ -212,8 +249,10 @@ func (p *mergePlan) apply(ctx context.Context, tx *Tx, t *tableRow, v int64, sou
 	sCols := "s." + strings.Join(quoteAll(phys), ", s.")
 	var err error
 	if m.WhenNotMatchedInsertAll {
+		// The matched source rows are found from the target's live rows
+		// (the source is indexed on the key, the target maybe not).
 		if res.Inserted, err = exec(fmt.Sprintf(`INSERT INTO %s (_from, %s) SELECT ?, %s FROM %s s
-			WHERE NOT EXISTS (SELECT 1 FROM %s WHERE %s AND %s) ORDER BY s._src`, rows, cols, sCols, source, target, live, match),
+			WHERE s._src NOT IN (SELECT s._src FROM %s JOIN %s s ON %s WHERE %s) ORDER BY s._src`, rows, cols, sCols, source, target, source, match, live),
 			v, maxVersion, v); err != nil {
 			return res, err
 		}
