@@ -33,6 +33,13 @@ type Options struct {
 	// on, the vectors of searched columns, loaded vector indexes and
 	// full-text posting lists (default: DefaultCacheBytes).
 	CacheBytes int64
+	// WriteChunkRows and WriteChunkBytes bound how many rows, and about
+	// how many bytes of values, one write transaction adds (defaults
+	// 32768 rows, 8 MiB). A write of more is staged over several
+	// transactions, so that other writes commit in between; it still
+	// commits whole or not at all (see staging.go).
+	WriteChunkRows  int
+	WriteChunkBytes int64
 }
 
 // DB is an open lancens database. Writes go through one connection, so they
@@ -136,6 +143,12 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if opts.CacheBytes <= 0 {
 		opts.CacheBytes = DefaultCacheBytes()
 	}
+	if opts.WriteChunkRows <= 0 {
+		opts.WriteChunkRows = 32768
+	}
+	if opts.WriteChunkBytes <= 0 {
+		opts.WriteChunkBytes = 8 << 20
+	}
 	// The expression compiler's SQL functions must be registered before the
 	// first connection opens.
 	if err := expr.Register(); err != nil {
@@ -169,6 +182,7 @@ func open(ctx context.Context, path string, opts Options) (*DB, error) {
 	writer.SetConnMaxIdleTime(0)
 	writer.SetConnMaxLifetime(0)
 	db := &DB{path: path, writer: writer, now: opts.Now, cache: newMemCache(opts.CacheBytes)}
+	db.writes.chunk = chunkLimits{rows: opts.WriteChunkRows, bytes: opts.WriteChunkBytes}
 	db.writeStmts.pool = writer
 	if err := db.checkPragmas(ctx, writer); err != nil {
 		writer.Close()
@@ -183,6 +197,10 @@ func open(ctx context.Context, path string, opts Options) (*DB, error) {
 		return nil, openError(path, err)
 	}
 	if err := db.keyLocations(ctx); err != nil {
+		writer.Close()
+		return nil, err
+	}
+	if err := db.sweepStaged(ctx); err != nil {
 		writer.Close()
 		return nil, err
 	}
@@ -305,6 +323,9 @@ type Tx struct {
 	// transaction makes useless (dropped, overwritten): the memory cache
 	// lets it go once the transaction commits.
 	released []string
+	// writes is the write queue in a write transaction (nil in a read):
+	// finding a table a staged write holds there is tableBusy.
+	writes *writeQueue
 }
 
 // release marks the cached data of table uuid for release at commit.

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 )
@@ -15,10 +16,19 @@ const maxGroup = 64
 // them with one sync. A write whose function fails is rolled back to its
 // savepoint alone; the others commit. The first writer to find no
 // transaction in progress leads the group; the others wait for its result.
+//
+// A write that finds its table held by a staged write (see staging.go)
+// waits, outside the writer, until the staged write ends, and then runs
+// again.
 type writeQueue struct {
 	mu      sync.Mutex
 	pending []*writeRequest
 	leading bool
+	// held are the tables staged writes hold.
+	held tableLocks
+	// chunk bounds the rows a staged write adds per transaction.
+	chunk chunkLimits
+	hooks stagingHooks
 }
 
 type writeRequest struct {
@@ -28,6 +38,23 @@ type writeRequest struct {
 }
 
 func (q *writeQueue) do(ctx context.Context, db *DB, fn func(tx *Tx) error) error {
+	for {
+		err := q.submit(ctx, db, fn)
+		var busy *tableBusy
+		if !errors.As(err, &busy) {
+			return err
+		}
+		if q.hooks.waiting != nil {
+			q.hooks.waiting()
+		}
+		if err := busy.held.wait(ctx); err != nil {
+			return err
+		}
+	}
+}
+
+// submit runs fn once in a group and returns its result.
+func (q *writeQueue) submit(ctx context.Context, db *DB, fn func(tx *Tx) error) error {
 	req := &writeRequest{ctx: ctx, fn: fn, done: make(chan error, 1)}
 	q.mu.Lock()
 	q.pending = append(q.pending, req)
@@ -66,6 +93,7 @@ func (db *DB) commitGroup(group []*writeRequest) {
 	results := make([]error, len(group))
 	err := db.run(context.Background(), &db.writeStmts, func(tx *Tx) error {
 		tx.uninterruptible = true
+		tx.writes = &db.writes
 		for i, req := range group {
 			if err := req.ctx.Err(); err != nil {
 				results[i] = err

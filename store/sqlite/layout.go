@@ -60,6 +60,47 @@ func decodeSchema(b []byte) (*arrow.Schema, error) {
 	return r.Schema(), nil
 }
 
+// columnDef is a physical column to add: its name and declared SQL type.
+type columnDef struct {
+	name, sqlType string
+}
+
+// planColumns lays fields out on new physical columns numbered from next:
+// every leaf and struct gets one. It returns the layout, the columns in
+// layout order, and the next free number.
+func planColumns(fields []arrow.Field, next int) ([]*fieldLayout, []columnDef, int) {
+	var defs []columnDef
+	var plan func(f arrow.Field) *fieldLayout
+	plan = func(f arrow.Field) *fieldLayout {
+		fl := &fieldLayout{Name: f.Name, Column: fmt.Sprintf("c%d", next)}
+		next++
+		def := columnDef{fl.Column, sqlType(f.Type)}
+		defs = append(defs, def)
+		if st, ok := f.Type.(*arrow.StructType); ok {
+			defs[len(defs)-1].sqlType = "INTEGER"
+			for _, child := range st.Fields() {
+				fl.Children = append(fl.Children, plan(child))
+			}
+		}
+		return fl
+	}
+	out := make([]*fieldLayout, len(fields))
+	for i, f := range fields {
+		out[i] = plan(f)
+	}
+	return out, defs, next
+}
+
+// layoutColumns returns the physical columns of a layout in the order the
+// row codec writes them (see fieldLayout.columns).
+func layoutColumns(fields []*fieldLayout) []string {
+	var out []string
+	for _, fl := range fields {
+		out = append(out, fl.columns()...)
+	}
+	return out
+}
+
 // allocateColumns gives every leaf and struct of fields a new physical
 // column, adds the columns to the data table, and returns the layout.
 func allocateColumns(ctx context.Context, tx *Tx, t *tableRow, fields []arrow.Field) ([]*fieldLayout, error) {
@@ -67,33 +108,11 @@ func allocateColumns(ctx context.Context, tx *Tx, t *tableRow, fields []arrow.Fi
 	if err := tx.QueryRowContext(ctx, `SELECT next_column FROM managed_tables WHERE table_id = ?`, t.rowID).Scan(&next); err != nil {
 		return nil, internal("allocate columns", err)
 	}
-	var alloc func(f arrow.Field) (*fieldLayout, error)
-	alloc = func(f arrow.Field) (*fieldLayout, error) {
-		fl := &fieldLayout{Name: f.Name, Column: fmt.Sprintf("c%d", next)}
-		next++
-		colType := sqlType(f.Type)
-		if st, ok := f.Type.(*arrow.StructType); ok {
-			colType = "INTEGER"
-			for _, child := range st.Fields() {
-				c, err := alloc(child)
-				if err != nil {
-					return nil, err
-				}
-				fl.Children = append(fl.Children, c)
-			}
-		}
-		if _, err := tx.Tx.ExecContext(ctx, fmt.Sprintf(`ALTER TABLE %s ADD COLUMN %s %s`, dataTable(t), quoteColumn(fl.Column), colType)); err != nil {
+	out, defs, next := planColumns(fields, next)
+	for _, d := range defs {
+		if _, err := tx.Tx.ExecContext(ctx, fmt.Sprintf(`ALTER TABLE %s ADD COLUMN %s %s`, dataTable(t), quoteColumn(d.name), d.sqlType)); err != nil {
 			return nil, internal("add column", err)
 		}
-		return fl, nil
-	}
-	out := make([]*fieldLayout, len(fields))
-	for i, f := range fields {
-		fl, err := alloc(f)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = fl
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE managed_tables SET next_column = ? WHERE table_id = ?`, next, t.rowID); err != nil {
 		return nil, internal("allocate columns", err)

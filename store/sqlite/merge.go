@@ -32,78 +32,204 @@ func (r mergeResolver) Resolve(path []string) (expr.Column, error) {
 	return resolver{schema: r.schema, alias: alias}.Resolve(path)
 }
 
-// MergeInsert implements store.ManagedData.
+// MergeInsert implements store.ManagedData. Everything that needs no
+// database (the schema, the keys, the filters, the source rows' values) is
+// checked and converted before the write takes the writer. Source rows of
+// more than one chunk are staged into a staging table over several
+// transactions (staging.go); the merge itself runs in the last one.
 func (db *DB) MergeInsert(ctx context.Context, id []string, m store.Merge) (store.WriteResult, error) {
 	if len(m.On) == 0 {
 		return store.WriteResult{}, store.Errorf(store.CodeInvalidInput, "merge_insert needs at least one key column in on")
 	}
-	var res store.WriteResult
-	err := db.write(ctx, func(tx *Tx) error {
-		t, err := findTable(ctx, tx, id)
+	for {
+		t, ts, err := db.writeTarget(ctx, id)
+		if errors.Is(err, errMaterialize) {
+			_, res, err := db.CreateTable(ctx, id, store.NewTable{Mode: store.ModeCreate, Data: m.Data})
+			return res, err
+		}
 		if err != nil {
-			return err
+			return store.WriteResult{}, err
 		}
-		if t.Kind != store.Managed {
-			if t.Declared {
-				return errMaterialize
-			}
-			return notManaged(t)
+		plan, err := planMerge(ts, m)
+		if err != nil {
+			return store.WriteResult{}, err
 		}
-		res, err = mergeInto(ctx, tx, t, m)
-		return err
-	})
-	if errors.Is(err, errMaterialize) {
-		_, res, err = db.CreateTable(ctx, id, store.NewTable{Mode: store.ModeCreate, Data: m.Data})
+		if err := checkAllNulls(ts, m.Data.Batches); err != nil {
+			return store.WriteResult{}, err
+		}
+		res, err := db.merge(ctx, id, t.UUID, ts, plan)
+		if !errors.Is(err, errStale) {
+			return res, err
+		}
+		if err := ctx.Err(); err != nil {
+			return store.WriteResult{}, err
+		}
 	}
-	return res, err
 }
 
-func mergeInto(ctx context.Context, tx *Tx, t *tableRow, m store.Merge) (store.WriteResult, error) {
-	var res store.WriteResult
-	v, ts, err := schemaAt(ctx, tx, t, nil)
-	if err != nil {
-		return res, err
-	}
-	v++
+// mergePlan is a merge checked against the target's schema.
+type mergePlan struct {
+	m store.Merge
+	// keys are the physical key columns, quoted; match is the condition on
+	// them, over target t and source s.
+	keys                       []string
+	match                      string
+	updateFilter, deleteFilter expr.Compiled
+}
+
+// planMerge checks merge m against the target schema ts. It returns
+// TableSchemaValidationError (20) for source rows that do not fit,
+// TableColumnNotFound (12) for a missing key and the filters' errors.
+func planMerge(ts *tableSchema, m store.Merge) (*mergePlan, error) {
 	if err := conform(ts, m.Data.Schema); err != nil {
-		return res, err
+		return nil, err
 	}
-	// The match condition on the key columns.
+	p := &mergePlan{m: m}
 	var keys []string
 	for _, on := range m.On {
 		path := splitPath(on)
 		_, fl, ok := ts.lookup(path)
 		if !ok || len(fl.Children) > 0 {
-			return res, store.Errorf(store.CodeTableColumnNotFound, "key column %s not found", on)
+			return nil, store.Errorf(store.CodeTableColumnNotFound, "key column %s not found", on)
 		}
 		if !m.Data.Schema.HasField(path[0]) {
-			return res, store.Errorf(store.CodeTableSchemaValidationError, "the source rows have no key column %s", on)
+			return nil, store.Errorf(store.CodeTableSchemaValidationError, "the source rows have no key column %s", on)
 		}
 		c := quoteColumn(fl.Column)
+		p.keys = append(p.keys, c)
 		keys = append(keys, fmt.Sprintf("t.%s = s.%s", c, c))
 	}
-	match := strings.Join(keys, " AND ")
-	mr := mergeResolver{schema: ts}
-	updateFilter, err := compileFilter(m.WhenMatchedUpdateFilter, mr)
-	if err != nil {
-		return res, err
+	p.match = strings.Join(keys, " AND ")
+	var err error
+	if p.updateFilter, err = compileFilter(m.WhenMatchedUpdateFilter, mergeResolver{schema: ts}); err != nil {
+		return nil, err
 	}
-	deleteFilter, err := compileFilter(m.WhenNotMatchedBySourceDeleteFilter, resolver{schema: ts, alias: "t"})
-	if err != nil {
-		return res, err
+	if p.deleteFilter, err = compileFilter(m.WhenNotMatchedBySourceDeleteFilter, resolver{schema: ts, alias: "t"}); err != nil {
+		return nil, err
 	}
+	return p, nil
+}
+
+// merge runs plan on table id, which must still be the table with the
+// given uuid and schema that the plan was made for (errStale otherwise).
+func (db *DB) merge(ctx context.Context, id []string, uuid string, ts *tableSchema, plan *mergePlan) (store.WriteResult, error) {
+	src := db.writes.rows(ts, plan.m.Data.Batches, false)
+	first, err := src.next()
+	if err != nil {
+		return store.WriteResult{}, err
+	}
+	var res store.WriteResult
+	if src.done() {
+		err := db.write(ctx, func(tx *Tx) error {
+			t, v, err := sameTable(ctx, tx, id, uuid, ts.version)
+			if err != nil {
+				return err
+			}
+			phys, err := plan.createSource(ctx, tx, t, mergeSource)
+			if err != nil {
+				return err
+			}
+			defer tx.Tx.ExecContext(context.WithoutCancel(ctx), `DROP TABLE IF EXISTS `+mergeSource)
+			if err := first.insert(ctx, tx, mergeSource, layoutColumns(ts.fields), 0); err != nil {
+				return err
+			}
+			res, err = plan.apply(ctx, tx, t, v+1, mergeSource, phys)
+			return err
+		})
+		if err != nil {
+			return store.WriteResult{}, err
+		}
+		return res, nil
+	}
+	held, t, v, err := db.holdTable(ctx, id, uuid, ts.version)
+	if err != nil {
+		return store.WriteResult{}, err
+	}
+	v++
+	sw := &stagedWrite{db: db, held: held, table: stagingName(), columns: layoutColumns(ts.fields), staging: true}
+	var phys []string
+	last, err := sw.stage(ctx, first, src, func(tx *Tx) error {
+		var err error
+		phys, err = plan.createSource(ctx, tx, t, sw.table)
+		return err
+	})
+	if err != nil {
+		return store.WriteResult{}, sw.abort(ctx, err)
+	}
+	err = sw.finish(ctx, func(tx *Tx) error {
+		if err := sw.add(ctx, tx, last); err != nil {
+			return err
+		}
+		var err error
+		res, err = plan.apply(ctx, tx, t, v, sw.table, phys)
+		return err
+	})
+	if err != nil {
+		return store.WriteResult{}, sw.abort(ctx, err)
+	}
+	// The merge has committed; a staging table left behind (this drop
+	// failing) is invisible, and Open drops it.
+	_ = db.write(context.WithoutCancel(ctx), func(tx *Tx) error { return dropStaging(ctx, tx, sw.table) })
+	return res, nil
+}
+
+// createSource creates the table name (temp.x for a temporary one) that
+// holds the merge's source rows: their order (_src), then the physical
+// columns of target t, with their types, and it returns those columns. The
+// table is indexed on the key columns, so that every merge statement finds
+// a row's matches by lookup, not by scanning; the index only serves
+// comparisons with the target's columns when both sides have the same
+// column affinity, hence the types.
+func (p *mergePlan) createSource(ctx context.Context, tx *Tx, t *tableRow, name string) ([]string, error) {
 	phys, err := physicalColumns(ctx, tx, t)
 	if err != nil {
-		return res, err
+		return nil, err
 	}
-	if err := createMergeSource(ctx, tx, ts, m, phys); err != nil {
-		return res, err
+	types := map[string]string{}
+	rows, err := tx.Tx.QueryContext(ctx, `SELECT name, type FROM pragma_table_info(?)`, dataTable(t))
+	if err != nil {
+		return nil, internal("merge source", err)
 	}
-	defer tx.Tx.ExecContext(context.WithoutCancel(ctx), `DROP TABLE IF EXISTS `+mergeSource)
+	for rows.Next() {
+		var col, typ string
+		if err := rows.Scan(&col, &typ); err != nil {
+			rows.Close()
+			return nil, internal("merge source", err)
+		}
+		types[col] = typ
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, internal("merge source", err)
+	}
+	defs := make([]string, len(phys))
+	for i, c := range phys {
+		defs[i] = quoteColumn(c) + " " + types[c]
+	}
+	schema, table := "", name
+	if s, t, ok := strings.Cut(name, "."); ok {
+		schema, table = s+".", t
+	}
+	for _, q := range []string{
+		fmt.Sprintf(`CREATE TABLE %s (_src INTEGER PRIMARY KEY, %s)`, name, strings.Join(defs, ", ")),
+		fmt.Sprintf(`CREATE INDEX %s%s_key ON %s (%s)`, schema, table, table, strings.Join(p.keys, ", ")),
+	} {
+		if _, err := tx.Tx.ExecContext(ctx, q); err != nil {
+			return nil, internal("merge source", err)
+		}
+	}
+	return phys, nil
+}
 
+// apply merges the rows of the SQL table source (the target's physical
+// columns phys) into t as version v.
+func (p *mergePlan) apply(ctx context.Context, tx *Tx, t *tableRow, v int64, source string, phys []string) (store.WriteResult, error) {
+	var res store.WriteResult
+	m := p.m
 	rows := dataTable(t)
 	target := fmt.Sprintf("%s t", rows)
 	live := "t._to = ? AND t._from < ?"
+	match := p.match
 	exec := func(q string, args ...any) (int64, error) {
 		r, err := tx.Tx.ExecContext(tx.context(ctx), q, args...)
 		if err != nil {
@@ -113,7 +239,7 @@ func mergeInto(ctx context.Context, tx *Tx, t *tableRow, m store.Merge) (store.W
 	}
 	var ambiguous int64
 	if err := tx.Tx.QueryRowContext(ctx, fmt.Sprintf(`SELECT count(*) FROM (SELECT t._rowid FROM %s JOIN %s s ON %s
-		WHERE %s GROUP BY t._rowid HAVING count(*) > 1)`, target, mergeSource, match, live), maxVersion, v).Scan(&ambiguous); err != nil {
+		WHERE %s GROUP BY t._rowid HAVING count(*) > 1)`, target, source, match, live), maxVersion, v).Scan(&ambiguous); err != nil {
 		return res, queryError(ctx, err)
 	}
 	if ambiguous > 0 {
@@ -121,52 +247,40 @@ func mergeInto(ctx context.Context, tx *Tx, t *tableRow, m store.Merge) (store.W
 	}
 	cols := strings.Join(quoteAll(phys), ", ")
 	sCols := "s." + strings.Join(quoteAll(phys), ", s.")
+	var err error
 	if m.WhenNotMatchedInsertAll {
+		// The matched source rows are found from the target's live rows
+		// (the source is indexed on the key, the target maybe not).
 		if res.Inserted, err = exec(fmt.Sprintf(`INSERT INTO %s (_from, %s) SELECT ?, %s FROM %s s
-			WHERE NOT EXISTS (SELECT 1 FROM %s WHERE %s AND %s) ORDER BY s._src`, rows, cols, sCols, mergeSource, target, live, match),
+			WHERE s._src NOT IN (SELECT s._src FROM %s JOIN %s s ON %s WHERE %s) ORDER BY s._src`, rows, cols, sCols, source, target, source, match, live),
 			v, maxVersion, v); err != nil {
 			return res, err
 		}
 	}
-	if m.WhenNotMatchedBySourceDelete || deleteFilter.SQL != "" {
+	if m.WhenNotMatchedBySourceDelete || p.deleteFilter.SQL != "" {
 		cond := ""
-		if deleteFilter.SQL != "" {
-			cond = " AND (" + deleteFilter.SQL + ")"
+		if p.deleteFilter.SQL != "" {
+			cond = " AND (" + p.deleteFilter.SQL + ")"
 		}
 		if res.Deleted, err = exec(fmt.Sprintf(`UPDATE %s AS t SET _to = ? WHERE %s AND NOT EXISTS (SELECT 1 FROM %s s WHERE %s)%s`,
-			rows, live, mergeSource, match, cond), append([]any{v, maxVersion, v}, deleteFilter.Args...)...); err != nil {
+			rows, live, source, match, cond), append([]any{v, maxVersion, v}, p.deleteFilter.Args...)...); err != nil {
 			return res, err
 		}
 	}
-	if m.WhenMatchedUpdateAll || updateFilter.SQL != "" {
+	if m.WhenMatchedUpdateAll || p.updateFilter.SQL != "" {
 		cond := ""
-		if updateFilter.SQL != "" {
-			cond = " AND (" + updateFilter.SQL + ")"
+		if p.updateFilter.SQL != "" {
+			cond = " AND (" + p.updateFilter.SQL + ")"
 		}
-		args := append([]any{v, maxVersion, v}, updateFilter.Args...)
+		args := append([]any{v, maxVersion, v}, p.updateFilter.Args...)
 		if res.Updated, err = exec(fmt.Sprintf(`INSERT INTO %s (_from, %s) SELECT ?, %s FROM %s JOIN %s s ON %s WHERE %s%s ORDER BY t._rowid`,
-			rows, cols, sCols, target, mergeSource, match, live, cond), args...); err != nil {
+			rows, cols, sCols, target, source, match, live, cond), args...); err != nil {
 			return res, err
 		}
 		if _, err := exec(fmt.Sprintf(`UPDATE %s AS t SET _to = ? WHERE %s AND EXISTS (SELECT 1 FROM %s s WHERE %s%s)`,
-			rows, live, mergeSource, match, cond), args...); err != nil {
+			rows, live, source, match, cond), args...); err != nil {
 			return res, err
 		}
 	}
 	return res, finishWrite(ctx, tx, t, v, &res, "Merge")
-}
-
-// createMergeSource loads the merge's source rows into a temporary table with
-// the target's physical columns.
-func createMergeSource(ctx context.Context, tx *Tx, ts *tableSchema, m store.Merge, phys []string) error {
-	defs := make([]string, len(phys))
-	for i, c := range phys {
-		defs[i] = quoteColumn(c)
-	}
-	if _, err := tx.Tx.ExecContext(ctx, fmt.Sprintf(`CREATE TEMP TABLE merge_source (_src INTEGER PRIMARY KEY, %s)`,
-		strings.Join(defs, ", "))); err != nil {
-		return internal("merge source", err)
-	}
-	_, err := insertRows(ctx, tx, mergeSource, ts, nil, m.Data.Batches)
-	return err
 }

@@ -706,7 +706,7 @@ func (db *DB) Stats(ctx context.Context, id []string) (*store.TableStats, error)
 		if err != nil {
 			return err
 		}
-		_, ts, err := schemaAt(ctx, tx, t, nil)
+		v, ts, err := schemaAt(ctx, tx, t, nil)
 		if err != nil {
 			return err
 		}
@@ -717,8 +717,10 @@ func (db *DB) Stats(ctx context.Context, id []string) (*store.TableStats, error)
 				size = append(size, fmt.Sprintf("coalesce(CASE typeof(%[1]s) WHEN 'text' THEN length(CAST(%[1]s AS BLOB)) WHEN 'blob' THEN length(%[1]s) ELSE 8 END, 0)", quoteColumn(c)))
 			}
 		}
-		rows, err := tx.Tx.QueryContext(ctx, fmt.Sprintf(`SELECT count(*), sum(%s) FROM %s WHERE _to = ? GROUP BY _from ORDER BY _from`,
-			strings.Join(size, " + "), dataTable(t)), maxVersion)
+		// Rows a staged write is adding (_from past the latest version)
+		// are not counted.
+		rows, err := tx.Tx.QueryContext(ctx, fmt.Sprintf(`SELECT count(*), sum(%s) FROM %s WHERE _to = ? AND _from <= ? GROUP BY _from ORDER BY _from`,
+			strings.Join(size, " + "), dataTable(t)), maxVersion, v)
 		if err != nil {
 			return internal("stats", err)
 		}

@@ -146,74 +146,165 @@ func checkNulls(ts *tableSchema, batch arrow.RecordBatch) error {
 	return nil
 }
 
-// insertBatches writes the rows of batches into table t as visible from
-// version on. It returns how many rows it wrote.
-func insertBatches(ctx context.Context, tx *Tx, t *tableRow, ts *tableSchema, version int64, batches []arrow.RecordBatch) (int64, error) {
-	return insertRows(ctx, tx, dataTable(t), ts, &version, batches)
+// checkAllNulls runs checkNulls on every batch.
+func checkAllNulls(ts *tableSchema, batches []arrow.RecordBatch) error {
+	for _, b := range batches {
+		if err := checkNulls(ts, b); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// insertRows writes the rows of batches into the SQL table named table,
-// which has the physical columns of ts, with _from set to *version unless
-// version is nil.
-func insertRows(ctx context.Context, tx *Tx, table string, ts *tableSchema, version *int64, batches []arrow.RecordBatch) (int64, error) {
-	var total int64
-	for _, batch := range batches {
-		if err := checkNulls(ts, batch); err != nil {
-			return 0, err
-		}
-		cols := batchColumns(ts, batch)
-		names := make([]string, 0, len(cols)+1)
-		if version != nil {
-			names = append(names, "_from")
-		}
-		for _, c := range cols {
-			names = append(names, quoteColumn(c.column))
-		}
-		perRow := len(names)
-		rowsPerStmt := max(1, min(256, 30000/perRow))
-		rowSQL := "(" + strings.TrimSuffix(strings.Repeat("?,", perRow), ",") + ")"
-		prefix := fmt.Sprintf("INSERT INTO %s (%s) VALUES ", table, strings.Join(names, ","))
-		n := int(batch.NumRows())
-		args := make([]any, 0, rowsPerStmt*perRow)
-		// Full chunks share one prepared statement: SQLite would parse
-		// the long INSERT again for every chunk.
-		var full *sql.Stmt
-		if n >= rowsPerStmt {
-			var err error
-			full, err = tx.Tx.PrepareContext(tx.context(ctx), prefix+strings.TrimSuffix(strings.Repeat(rowSQL+",", rowsPerStmt), ","))
-			if err != nil {
-				return 0, internal("insert rows", err)
-			}
-			defer full.Close()
-		}
-		for start := 0; start < n; start += rowsPerStmt {
-			end := min(n, start+rowsPerStmt)
-			args = args[:0]
-			for i := start; i < end; i++ {
-				if version != nil {
-					args = append(args, *version)
-				}
-				for _, c := range cols {
-					v, err := c.value(i)
-					if err != nil {
-						return 0, err
-					}
-					args = append(args, v)
-				}
-			}
-			var err error
-			if end-start == rowsPerStmt {
-				_, err = full.ExecContext(tx.context(ctx), args...)
-			} else {
-				_, err = tx.Tx.ExecContext(tx.context(ctx), prefix+strings.TrimSuffix(strings.Repeat(rowSQL+",", end-start), ","), args...)
-			}
-			if err != nil {
-				return 0, internal("insert rows", err)
-			}
-		}
-		total += int64(n)
+// maxStatementRows bounds the rows of one multi-row INSERT, and
+// maxStatementValues its bound values (SQLite allows 32766).
+const (
+	maxStatementRows   = 256
+	maxStatementValues = 30000
+)
+
+// boundRows are rows converted to the SQL values of a table's physical
+// columns, grouped into multi-row INSERT statements. Converting needs no
+// database, so it is done before a write takes the writer.
+type boundRows struct {
+	versioned bool    // each row starts with its _from value
+	width     int     // values per row, _from included
+	perStmt   int     // rows of a full statement
+	rows      int     // rows in all
+	bytes     int64   // about what the values take in SQLite
+	stmts     [][]any // the values of each statement, row after row
+}
+
+// insert adds the rows to the SQL table named table, whose physical columns
+// are columns (in the order of the values), with _from = version when the
+// rows are versioned. It returns an internal error if SQLite refuses them.
+func (r *boundRows) insert(ctx context.Context, tx *Tx, table string, columns []string, version int64) error {
+	if r.rows == 0 {
+		return nil
 	}
-	return total, nil
+	names := quoteAll(columns)
+	if r.versioned {
+		names = append([]string{"_from"}, names...)
+	}
+	if len(names) != r.width {
+		return internal("insert rows", fmt.Errorf("%d columns for rows of %d values", len(names), r.width))
+	}
+	rowSQL := "(" + strings.TrimSuffix(strings.Repeat("?,", r.width), ",") + ")"
+	prefix := fmt.Sprintf("INSERT INTO %s (%s) VALUES ", table, strings.Join(names, ","))
+	statement := func(rows int) string { return prefix + strings.TrimSuffix(strings.Repeat(rowSQL+",", rows), ",") }
+	// Full statements share one prepared statement: SQLite would parse the
+	// long INSERT again for every one.
+	var full *sql.Stmt
+	if r.rows >= r.perStmt {
+		var err error
+		if full, err = tx.Tx.PrepareContext(tx.context(ctx), statement(r.perStmt)); err != nil {
+			return internal("insert rows", err)
+		}
+		defer full.Close()
+	}
+	var from any = version
+	for _, args := range r.stmts {
+		if r.versioned {
+			for i := 0; i < len(args); i += r.width {
+				args[i] = from
+			}
+		}
+		var err error
+		if n := len(args) / r.width; n == r.perStmt {
+			_, err = full.ExecContext(tx.context(ctx), args...)
+		} else {
+			_, err = tx.Tx.ExecContext(tx.context(ctx), statement(n), args...)
+		}
+		if err != nil {
+			return internal("insert rows", err)
+		}
+	}
+	return nil
+}
+
+// rowSource converts the rows of a write's batches to SQL values, a chunk
+// at a time: up to maxRows rows or about maxBytes bytes of values, whichever
+// comes first.
+type rowSource struct {
+	ts        *tableSchema
+	batches   []arrow.RecordBatch
+	versioned bool
+	maxRows   int
+	maxBytes  int64
+
+	batch int           // the batch being read
+	row   int           // its next row
+	cols  []columnValue // its column readers
+}
+
+// done reports whether every row has been converted.
+func (s *rowSource) done() bool {
+	for s.batch < len(s.batches) && s.row >= int(s.batches[s.batch].NumRows()) {
+		s.batch++
+		s.row, s.cols = 0, nil
+	}
+	return s.batch >= len(s.batches)
+}
+
+// next converts the next chunk of rows. It returns the error of a value
+// that cannot be stored, or of a conversion that panicked (corrupt Arrow
+// data that decoded).
+func (s *rowSource) next() (out *boundRows, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("sqlite: converting rows panicked: %v", r)
+		}
+	}()
+	width := len(layoutColumns(s.ts.fields))
+	if s.versioned {
+		width++
+	}
+	out = &boundRows{versioned: s.versioned, width: width, perStmt: max(1, min(maxStatementRows, maxStatementValues/width))}
+	var args []any
+	for !s.done() && out.rows < s.maxRows && out.bytes < s.maxBytes {
+		b := s.batches[s.batch]
+		if s.cols == nil {
+			s.cols = batchColumns(s.ts, b)
+		}
+		for ; s.row < int(b.NumRows()) && out.rows < s.maxRows && out.bytes < s.maxBytes; s.row++ {
+			if args == nil {
+				args = make([]any, 0, out.perStmt*width)
+			}
+			if s.versioned {
+				args = append(args, nil)
+			}
+			for _, c := range s.cols {
+				v, err := c.value(s.row)
+				if err != nil {
+					return nil, err
+				}
+				out.bytes += valueBytes(v)
+				args = append(args, v)
+			}
+			out.rows++
+			if len(args) == out.perStmt*width {
+				out.stmts = append(out.stmts, args)
+				args = nil
+			}
+		}
+	}
+	if args != nil {
+		out.stmts = append(out.stmts, args)
+	}
+	return out, nil
+}
+
+// valueBytes estimates what a bound value takes once stored.
+func valueBytes(v any) int64 {
+	switch x := v.(type) {
+	case string:
+		return int64(len(x)) + 1
+	case []byte:
+		return int64(len(x)) + 1
+	case nil:
+		return 1
+	}
+	return 8
 }
 
 // fieldReader appends the values of one output field, read from

@@ -61,7 +61,8 @@ func checkTableID(id []string) error {
 }
 
 // findTable returns table id. Returns NamespaceNotFound if its namespace is
-// missing, TableNotFound if the table is.
+// missing, TableNotFound if the table is, and in a write tableBusy while a
+// staged write holds the table.
 func findTable(ctx context.Context, tx *Tx, id []string) (*tableRow, error) {
 	if err := checkTableID(id); err != nil {
 		return nil, err
@@ -77,6 +78,9 @@ func findTable(ctx context.Context, tx *Tx, id []string) (*tableRow, error) {
 	}
 	if err != nil {
 		return nil, internal("find table", err)
+	}
+	if err := tx.notHeld(t); err != nil {
+		return nil, err
 	}
 	return t, nil
 }
