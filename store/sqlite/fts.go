@@ -182,7 +182,7 @@ func (s *textSearch) index(ix textIndex) (*postingIndex, error) {
 		return p, nil
 	}
 	p := s.db.postings.get(ix.uuid, ix.analyzer.WithPosition)
-	if err := p.catchUp(s.ctx, s.tx, ix.table); err != nil {
+	if err := p.catchUp(s.ctx, s.tx, ix.table, ix.analyzer.storedTerms); err != nil {
 		return nil, err
 	}
 	p.mu.RLock()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strings"
 	"sync"
 )
 
@@ -59,8 +58,9 @@ func (c *postingCache) forget(name string) {
 	c.mu.Unlock()
 }
 
-// catchUp adds the rows of the index table written since the last call.
-func (p *postingIndex) catchUp(ctx context.Context, tx *Tx, table string) error {
+// catchUp adds the rows of the index table written since the last call,
+// their stored terms split by split.
+func (p *postingIndex) catchUp(ctx context.Context, tx *Tx, table string, split func(string) []string) error {
 	p.mu.RLock()
 	last := p.lastRowID
 	p.mu.RUnlock()
@@ -84,7 +84,7 @@ func (p *postingIndex) catchUp(ctx context.Context, tx *Tx, table string) error 
 		if err := rows.Scan(&id, &text); err != nil {
 			return internal("full-text index", err)
 		}
-		p.add(id, strings.Fields(text))
+		p.add(id, split(text))
 	}
 	return rows.Err()
 }
