@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/base64"
 	"strings"
+	"unicode/utf8"
 )
 
 // DefaultPageSize is the page size used when a listing gives no limit, and
@@ -45,14 +46,22 @@ func DecodePageToken(token string) (string, error) {
 	return strings.TrimPrefix(string(raw), pageTokenPrefix), nil
 }
 
-// ValidateName checks one element of an identifier: it must be non-empty and
-// free of control characters. It returns an InvalidInput error otherwise.
+// ValidateName checks one element of an identifier: it must be non-empty,
+// valid UTF-8 (JSON answers could not carry it otherwise), free of control
+// characters, and not "." or ".." (which URL paths cannot carry: clients
+// resolve them away). It returns an InvalidInput error otherwise.
 func ValidateName(kind, name string) error {
 	if name == "" {
 		return Errorf(CodeInvalidInput, "%s name must not be empty", kind)
 	}
 	if len(name) > 1024 {
 		return Errorf(CodeInvalidInput, "%s name is longer than 1024 bytes", kind)
+	}
+	if !utf8.ValidString(name) {
+		return Errorf(CodeInvalidInput, "%s name %q is not valid UTF-8", kind, name)
+	}
+	if name == "." || name == ".." {
+		return Errorf(CodeInvalidInput, "%s name must not be %q", kind, name)
 	}
 	for _, r := range name {
 		if r < 0x20 || r == 0x7f {
