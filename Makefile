@@ -5,7 +5,7 @@ GO      ?= go
 BIN     := bin/lancens
 ARGS    ?=
 
-.PHONY: all generate check-generated build run test lint bench node-deps fuzz
+.PHONY: all generate check-generated build run test lint bench node-deps fuzz crashtest
 
 all: build
 
@@ -37,6 +37,14 @@ lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^gen/')); \
 	  test -z "$$unformatted" || { echo "not gofmt-formatted:" $$unformatted >&2; exit 1; }
 	$(GO) vet ./...
+
+## crashtest: TRIALS crash trials (default 100): kill -9 a real server during
+## concurrent writes, restart it, check every acknowledged write and that the
+## writes in flight committed whole or not at all (make test runs 3 trials;
+## LANCENS_CRASH_SYNC=NORMAL tries the other --sync mode)
+TRIALS ?= 100
+crashtest:
+	LANCENS_CRASH_TRIALS=$(TRIALS) $(GO) test ./cmd/lancens -run '^TestCrashTrials$$' -count=1 -timeout 0 -v
 
 ## fuzz: run every Go fuzz target (go test -list '^Fuzz' in each package
 ## whose tests define one) for FUZZTIME each, one after the other; FUZZFLAGS
