@@ -295,23 +295,28 @@ func FuzzIdentifierPath(f *testing.F) {
 // it is (both with positions), s with the default analyzer (stemming, stop
 // words, lower case).
 var ftsDocs = func() []map[string]any {
-	words := []string{"red", "fox", "Red", "whale", "blue", "the", "a", "fox's"}
-	raws := []string{"red", "red fox", "Blue", "", "the whale", "fox"}
 	texts := []string{"red fox fox the whale", "the red fox", "a whale a whale", ""}
 	r := rand.New(rand.NewPCG(1, 2))
 	for len(texts) < 40 {
 		text := make([]string, 1+r.IntN(7))
 		for j := range text {
-			text[j] = words[r.IntN(len(words))]
+			text[j] = ftsWords[r.IntN(len(ftsWords))]
 		}
 		texts = append(texts, strings.Join(text, " "))
 	}
 	docs := make([]map[string]any, len(texts))
 	for i, text := range texts {
-		docs[i] = map[string]any{"id": i, "t": text, "s": text, "r": raws[i%len(raws)]}
+		docs[i] = map[string]any{"id": i, "t": text, "s": text, "r": ftsRaws[i%len(ftsRaws)]}
 	}
 	return docs
 }()
+
+// ftsWords are the words of the documents' t and s; ftsRaws the values of
+// their r.
+var (
+	ftsWords = []string{"red", "fox", "Red", "whale", "blue", "the", "a", "fox's"}
+	ftsRaws  = []string{"red", "red fox", "Blue", "", "the whale", "fox"}
+)
 
 // ftsFixture creates table docs of ftsDocs with its full-text indexes.
 func ftsFixture(t testing.TB, l *apitest.Local) {
@@ -336,30 +341,141 @@ func ftsFixture(t testing.TB, l *apitest.Local) {
 // trees and plain query strings) to a table with full-text indexes. Every
 // answer must be 2xx or a 4xx ErrorResponse. When the query only searches
 // the columns whose terms are kept as they are (t and r), without
-// fuzziness, the rows it finds must be those ftsMatches computes.
+// fuzziness, the rows it finds must be those ftsExpected computes.
 func FuzzFullTextQuery(f *testing.F) {
 	l := apitest.StartLocal(f)
 	ftsFixture(f, l)
 	f.Add(`{"structured_query":{"query":{"match":{"terms":"red fox","column":"t"}}}}`)
 	f.Fuzz(func(t *testing.T, query string) {
-		body := `{"k":1000,"vector":null,"columns":{"column_names":["id"]},"full_text_query":` + query + `}`
-		status, out := send(t, l, http.MethodPost, "/v1/table/docs/query", nil, []byte(body))
-		if status != http.StatusOK {
-			return
-		}
-		var req gen.QueryTableRequest
-		if err := json.Unmarshal([]byte(body), &req); err != nil {
-			t.Fatalf("query %s answered 200, but does not decode: %v", query, err)
-		}
-		want, ok := ftsExpected(&req)
-		if !ok {
-			return
-		}
-		got := resultIDs(t, out)
-		if !slices.Equal(got, want) {
-			t.Fatalf("query %s found rows %v, want %v", query, got, want)
-		}
+		checkFullText(t, l, query)
 	})
+}
+
+// FuzzFullTextTree is FuzzFullTextQuery over valid query trees: prog
+// builds one (see ftsTree) from words of the documents and of text, so
+// that the oracle checks deep combinations random JSON rarely reaches.
+func FuzzFullTextTree(f *testing.F) {
+	l := apitest.StartLocal(f)
+	ftsFixture(f, l)
+	f.Add([]byte{4, 0, 1, 3, 0}, "red whale")
+	f.Fuzz(func(t *testing.T, prog []byte, text string) {
+		g := &ftsTree{prog: prog, words: append(slices.Concat(ftsWords, ftsRaws, strings.Fields(text)), text)}
+		var q any
+		if g.next()%4 == 0 {
+			cols := []string{g.column()}
+			if g.next()%2 == 0 {
+				cols = append(cols, g.column())
+			}
+			q = map[string]any{"string_query": map[string]any{"query": g.terms(), "columns": cols}}
+		} else {
+			q = map[string]any{"structured_query": map[string]any{"query": g.node(0)}}
+		}
+		query, err := json.Marshal(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkFullText(t, l, string(query))
+	})
+}
+
+// checkFullText sends a query with the full_text_query value query to
+// table docs and, when it succeeds and the oracle models it, compares the
+// rows found with ftsExpected.
+func checkFullText(t *testing.T, l *apitest.Local, query string) {
+	t.Helper()
+	body := `{"k":1000,"vector":null,"columns":{"column_names":["id"]},"full_text_query":` + query + `}`
+	status, out := send(t, l, http.MethodPost, "/v1/table/docs/query", nil, []byte(body))
+	if status != http.StatusOK {
+		return
+	}
+	var req gen.QueryTableRequest
+	if err := json.Unmarshal([]byte(body), &req); err != nil {
+		t.Fatalf("query %s answered 200, but does not decode: %v", query, err)
+	}
+	want, ok := ftsExpected(&req)
+	if !ok {
+		return
+	}
+	if got := resultIDs(t, out); !slices.Equal(got, want) {
+		t.Fatalf("query %s found rows %v, want %v", query, got, want)
+	}
+}
+
+// ftsTree builds a structured full-text query, reading its choices from
+// prog (zeros once prog is used up).
+type ftsTree struct {
+	prog  []byte
+	words []string
+}
+
+func (g *ftsTree) next() int {
+	if len(g.prog) == 0 {
+		return 0
+	}
+	b := g.prog[0]
+	g.prog = g.prog[1:]
+	return int(b)
+}
+
+func (g *ftsTree) terms() string {
+	n := 1 + g.next()%3
+	out := make([]string, n)
+	for i := range out {
+		out[i] = g.words[g.next()%len(g.words)]
+	}
+	return strings.Join(out, " ")
+}
+
+// column picks an as-is column most of the time, or s, which the oracle
+// does not model.
+func (g *ftsTree) column() string {
+	return []string{"t", "r", "t", "r", "t", "s"}[g.next()%6]
+}
+
+func (g *ftsTree) match() map[string]any {
+	m := map[string]any{"terms": g.terms(), "column": g.column()}
+	b := g.next()
+	if b&1 != 0 {
+		m["operator"] = []string{"And", "Or", "AND", "or"}[b>>1&3]
+	}
+	if b&8 != 0 {
+		m["boost"] = float64(b>>4) / 4
+	}
+	if b == 0xff {
+		m["fuzziness"] = 1
+	}
+	return m
+}
+
+// node returns a query node nested at most 3 deep.
+func (g *ftsTree) node(depth int) map[string]any {
+	kind := g.next() % 5
+	if depth >= 3 {
+		kind %= 2
+	}
+	nodes := func() []any {
+		out := []any{}
+		for range g.next() % 3 {
+			out = append(out, g.node(depth+1))
+		}
+		return out
+	}
+	switch kind {
+	case 0:
+		return map[string]any{"match": g.match()}
+	case 1:
+		return map[string]any{"phrase": map[string]any{"terms": g.terms(), "column": g.column(), "slop": g.next() % 4}}
+	case 2:
+		var ms []any
+		for range 1 + g.next()%3 {
+			ms = append(ms, g.match())
+		}
+		return map[string]any{"multi_match": map[string]any{"match_queries": ms}}
+	case 3:
+		return map[string]any{"boost": map[string]any{"positive": g.node(depth + 1), "negative": g.node(depth + 1),
+			"negative_boost": float64(g.next()%5) / 4}}
+	}
+	return map[string]any{"boolean": map[string]any{"must": nodes(), "should": nodes(), "must_not": nodes()}}
 }
 
 // resultIDs returns the sorted ids of an Arrow IPC file of query results.
