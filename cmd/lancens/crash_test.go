@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -92,19 +93,21 @@ func TestCrashTrials(t *testing.T) {
 // crashStats counts the writes of trials.
 type crashStats struct {
 	acked     int // acknowledged writes, all found after the restarts
-	uncertain int // writes in flight at a kill
+	uncertain int // writes without an answer: in flight at a kill, or sent after it
+	unsent    int // of those, how many found no server to connect to
 	applied   int // of those, how many had committed
 }
 
 func (s *crashStats) add(o crashStats) {
 	s.acked += o.acked
 	s.uncertain += o.uncertain
+	s.unsent += o.unsent
 	s.applied += o.applied
 }
 
 func (s crashStats) String() string {
-	return fmt.Sprintf("%d acknowledged writes kept; %d writes in flight at a kill, %d of them committed whole, %d not at all",
-		s.acked, s.uncertain, s.applied, s.uncertain-s.applied)
+	return fmt.Sprintf("%d acknowledged writes kept; %d writes without an answer at a kill (%d of them never sent): %d committed whole, %d not at all",
+		s.acked, s.uncertain, s.unsent, s.applied, s.uncertain-s.applied)
 }
 
 // runCrashTrial runs one trial in a new directory.
@@ -130,6 +133,7 @@ func runCrashTrial(t *testing.T, sync string, seed int64) crashStats {
 			break
 		}
 		w.run(t, c, srv, 200*time.Millisecond+time.Duration(r.Int64N(int64(1300*time.Millisecond))))
+		w.stats.unsent += srv.unsent
 	}
 	return w.stats
 }
@@ -140,9 +144,11 @@ type crashServer struct {
 	url    string
 	log    string
 	exited chan struct{} // closed when the process has exited
-	// killed is set just before the test kills the process.
 	mu     sync.Mutex
+	// killed is set just before the test kills the process.
 	killed bool
+	// unsent counts the writes that found no process to connect to.
+	unsent int
 }
 
 // startCrashServer starts lancens on the trial's files and waits until it
@@ -275,6 +281,11 @@ func outcomeOf(err error) outcome {
 func checkOutcome(t *testing.T, srv *crashServer, what string, err error) outcome {
 	t.Helper()
 	o := outcomeOf(err)
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		srv.mu.Lock()
+		srv.unsent++
+		srv.mu.Unlock()
+	}
 	switch {
 	case o == refused:
 		t.Errorf("%s was refused: %v", what, err)
