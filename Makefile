@@ -5,7 +5,7 @@ GO      ?= go
 BIN     := bin/lancens
 ARGS    ?=
 
-.PHONY: all generate check-generated build run test lint bench node-deps
+.PHONY: all generate check-generated build run test lint bench node-deps fuzz crashtest
 
 all: build
 
@@ -37,6 +37,31 @@ lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^gen/')); \
 	  test -z "$$unformatted" || { echo "not gofmt-formatted:" $$unformatted >&2; exit 1; }
 	$(GO) vet ./...
+
+## crashtest: TRIALS crash trials (default 100): kill -9 a real server during
+## concurrent writes, restart it, check every acknowledged write and that the
+## writes in flight committed whole or not at all (make test runs 3 trials;
+## LANCENS_CRASH_SYNC=NORMAL tries the other --sync mode)
+TRIALS ?= 100
+crashtest:
+	LANCENS_CRASH_TRIALS=$(TRIALS) $(GO) test ./cmd/lancens -run '^TestCrashTrials$$' -count=1 -timeout 0 -v
+
+## fuzz: run every Go fuzz target (go test -list '^Fuzz' in each package
+## whose tests define one) for FUZZTIME each, one after the other; FUZZFLAGS
+## adds flags (for example -parallel=1). Fails if any target fails; the
+## failing input is saved under the package's testdata/fuzz/ (commit it
+## with the fix, as a regression seed)
+FUZZTIME  ?= 10m
+FUZZFLAGS ?=
+fuzz:
+	@failed=""; \
+	for pkg in $$(grep -rl --include='*_test.go' --exclude-dir=node_modules --exclude-dir=.git '^func Fuzz' . | xargs -n1 dirname | sort -u); do \
+	  for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "== $$target ($$pkg, $(FUZZTIME))"; \
+	    $(GO) test $$pkg -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) -timeout 0 $(FUZZFLAGS) || failed="$$failed $$target"; \
+	  done; \
+	done; \
+	test -z "$$failed" || { echo "fuzz targets failed:$$failed" >&2; exit 1; }
 
 ## node-deps: install the Node packages (LanceDB SDK) of node/ from its lock file
 node-deps: node/node_modules/.package-lock.json

@@ -77,6 +77,11 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	if o.delimiter == "" {
 		return nil, errors.New("client: empty delimiter")
 	}
+	if o.delimiter == "." || o.delimiter == ".." {
+		// The root namespace is the delimiter alone, which URL resolution
+		// would remove from the path.
+		return nil, fmt.Errorf("client: delimiter %q cannot name the root namespace in a URL path", o.delimiter)
+	}
 	genOpts := []gen.ClientOption{gen.WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
 		for name, values := range o.headers {
 			req.Header[name] = append([]string(nil), values...)
@@ -104,7 +109,8 @@ func escapePlus(req *http.Request) {
 
 // pathID renders an identifier for a request path; the root is the delimiter.
 // It returns an InvalidInput error if a name contains the delimiter, since the
-// server could not split it back.
+// server could not split it back, or is "." or "..", which URL resolution
+// would remove from the path.
 func (c *Client) pathID(id []string) (string, error) {
 	if len(id) == 0 {
 		return c.delimiter, nil
@@ -112,6 +118,9 @@ func (c *Client) pathID(id []string) (string, error) {
 	for _, name := range id {
 		if name == "" {
 			return "", store.Errorf(store.CodeInvalidInput, "identifier %q has an empty name", id)
+		}
+		if name == "." || name == ".." {
+			return "", store.Errorf(store.CodeInvalidInput, "identifier %q has the name %q, which a URL path cannot carry", id, name)
 		}
 		if strings.Contains(name, c.delimiter) {
 			return "", store.Errorf(store.CodeInvalidInput, "name %q contains the delimiter %q; choose another with WithDelimiter", name, c.delimiter)

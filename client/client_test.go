@@ -82,10 +82,18 @@ func TestPathID(t *testing.T) {
 		{[]string{"a", "b"}, "a$b", true},
 		{[]string{"a$b"}, "", false},
 		{[]string{""}, "", false},
+		{[]string{"a", "."}, "", false},
+		{[]string{".."}, "", false},
+		{[]string{"..."}, "...", true},
 	} {
 		got, err := c.pathID(tc.id)
 		if (err == nil) != tc.ok || got != tc.want {
 			t.Errorf("pathID(%q) = %q, %v", tc.id, got, err)
+		}
+	}
+	for _, d := range []string{"", ".", ".."} {
+		if _, err := New("http://x", WithDelimiter(d)); err == nil {
+			t.Errorf("New accepted the delimiter %q", d)
 		}
 	}
 }

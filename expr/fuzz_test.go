@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/lancens/lancens/store"
 )
 
 // allowedWords are the only words compiled SQL may contain outside the
@@ -92,19 +94,62 @@ func fuzzSeeds() []string {
 	)
 }
 
-// FuzzParse checks that Parse never panics, and that what it accepts can
-// be walked and compiled without panicking.
+// checkErrCode fails t unless err is nil or a *store.Error with code 13
+// (invalid input), or 12 (unknown column) when unknownColumnOK: the only
+// errors the expression language may report.
+func checkErrCode(t *testing.T, src string, err error, unknownColumnOK bool) {
+	t.Helper()
+	if err == nil {
+		return
+	}
+	switch code := store.ErrorCode(err); {
+	case code == store.CodeInvalidInput:
+	case code == store.CodeTableColumnNotFound && unknownColumnOK:
+	default:
+		t.Fatalf("%q: error %v has code %d", src, err, code)
+	}
+}
+
+// FuzzParse checks that Parse never panics and fails only with code 13,
+// and that what it accepts can be walked and compiled without panicking,
+// failing only with code 13 or 12.
 func FuzzParse(f *testing.F) {
 	for _, s := range fuzzSeeds() {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
 		e, err := Parse(src)
+		checkErrCode(t, src, err, false)
 		if err != nil {
 			return
 		}
 		Fields(e)
-		_, _ = Compile(e, testColumns)
+		_, err = Compile(e, testColumns)
+		checkErrCode(t, src, err, true)
+	})
+}
+
+// FuzzEvalFilter is the differential oracle of the filter language: on the
+// generated table, the in-memory evaluator must select exactly the rows
+// SQLite selects with the compiled filter, or report the same error, or
+// decline (and leave the filter to SQLite).
+func FuzzEvalFilter(f *testing.F) {
+	for _, s := range evalDiffCases {
+		if len(s) < 200 {
+			f.Add(s)
+		}
+	}
+	f.Add(`s ILIKE 'STRASSE' OR big > f`)
+	et := newEvalTable(f, 7)
+	f.Fuzz(func(t *testing.T, src string) {
+		e, err := Parse(src)
+		checkErrCode(t, src, err, false)
+		if err != nil {
+			return
+		}
+		_, err = CompileFilter(e, et.res)
+		checkErrCode(t, src, err, true)
+		et.check(t, src)
 	})
 }
 

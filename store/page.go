@@ -48,14 +48,19 @@ func DecodePageToken(token string) (string, error) {
 }
 
 // ValidateName checks one element of an identifier: it must be non-empty,
-// valid UTF-8 and free of control characters (C0, DEL and C1). It returns an
-// InvalidInput error otherwise.
+// valid UTF-8 (JSON answers could not carry it otherwise), free of control
+// characters (C0, DEL and C1), and not "." or ".." (which URL paths cannot
+// carry: clients resolve them away). It returns an InvalidInput error
+// otherwise.
 func ValidateName(kind, name string) error {
 	if name == "" {
 		return Errorf(CodeInvalidInput, "%s name must not be empty", kind)
 	}
 	if len(name) > 1024 {
 		return Errorf(CodeInvalidInput, "%s name is longer than 1024 bytes", kind)
+	}
+	if name == "." || name == ".." {
+		return Errorf(CodeInvalidInput, "%s name must not be %q", kind, name)
 	}
 	return ValidateText(kind+" name", name)
 }

@@ -15,6 +15,21 @@ import (
 	"time"
 )
 
+// TestMain lets the test binary stand in for lancens itself: the crash
+// trials run it as `lancens serve` (crashChildEnv), and TestServeReadOnly
+// as another user (helperEnv). Otherwise it runs the tests.
+func TestMain(m *testing.M) {
+	switch {
+	case os.Getenv(crashChildEnv) == "1":
+		main()
+		os.Exit(0)
+	case os.Getenv(helperEnv) != "":
+		serveHelper(os.Getenv(helperEnv))
+		return
+	}
+	os.Exit(m.Run())
+}
+
 // TestServe starts the real command on a free port, checks that it serves,
 // then cancels it and checks that it shuts down cleanly.
 func TestServe(t *testing.T) {

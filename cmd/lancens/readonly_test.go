@@ -24,14 +24,6 @@ import (
 // tests: the child process of TestServeReadOnly when the tests run as root.
 const helperEnv = "LANCENS_TEST_SERVE_ARGS"
 
-func TestMain(m *testing.M) {
-	if raw := os.Getenv(helperEnv); raw != "" {
-		serveHelper(raw)
-		return
-	}
-	os.Exit(m.Run())
-}
-
 // serveHelper runs serve with the JSON-encoded args for at most 10 s and
 // prints the Lance code and the text of its error.
 func serveHelper(raw string) {

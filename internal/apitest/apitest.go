@@ -156,11 +156,14 @@ func (v *Validator) Wrap(h http.Handler) http.Handler {
 // Check validates one response to request r. A status the operation
 // documents is validated in full. Any other status must carry an
 // ErrorResponse whose code maps to that status (the spec's per-route lists
-// are not exhaustive); unknown routes must answer 404 or 405 with code 0.
+// are not exhaustive). A request the spec has no route for must fail with
+// an ErrorResponse: 404 or 405 with code 0 for an unknown route, or the
+// status of its code (a path with an empty {id}, for example, is a route
+// with a missing parameter: 400, code 13).
 func (v *Validator) Check(r *http.Request, status int, header http.Header, body []byte) error {
 	route, params, err := v.findRoute(r)
 	if err != nil {
-		if status != http.StatusNotFound && status != http.StatusMethodNotAllowed {
+		if status < 400 {
 			return fmt.Errorf("no route in the spec, yet status %d", status)
 		}
 		return v.checkError(status, header, body)

@@ -31,6 +31,8 @@ func TestValidatorRejects(t *testing.T) {
 		{"UndeclaredStatusWrongCode", "POST", "/v1/table/t/describe", 429, jsonCT, `{"code":13}`, true},
 		{"UnknownRouteJSON", "POST", "/v1/nowhere", 404, jsonCT, `{"code":0}`, false},
 		{"UnknownRouteSuccess", "POST", "/v1/nowhere", 200, jsonCT, `{}`, true},
+		{"EmptyIDInvalid", "POST", "/v1/namespace//describe", 400, jsonCT, `{"code":13}`, false},
+		{"EmptyIDWrongCode", "POST", "/v1/namespace//describe", 400, jsonCT, `{"code":0}`, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req := httptest.NewRequest(tc.method, tc.path, nil)

@@ -98,6 +98,19 @@ func (a analyzer) terms(text string) []string {
 	return out
 }
 
+// storedTerms splits the terms of one row as lance_fts_terms stored them:
+// space-separated, except for the raw tokenizer, whose one term is the
+// whole text and may hold spaces itself.
+func (a analyzer) storedTerms(stored string) []string {
+	if a.Tokenizer != "raw" {
+		return strings.Fields(stored)
+	}
+	if stored == "" {
+		return nil
+	}
+	return []string{stored}
+}
+
 // stem returns the Snowball stem of w. The stemmer works on lower case;
 // when the index keeps case, the letters of w that the stem keeps keep
 // their case ("Running" stems to "Run").

@@ -189,7 +189,7 @@ func (s *textSearch) index(ix textIndex) (*postingIndex, error) {
 	loaded := false
 	val, err := s.db.cache.get(s.ctx, key, func() (cached, error) {
 		p := newPostingIndex(ix.analyzer.WithPosition)
-		if _, err := p.catchUp(s.ctx, s.tx, ix.table); err != nil {
+		if _, err := p.catchUp(s.ctx, s.tx, ix.table, ix.analyzer.storedTerms); err != nil {
 			return nil, err
 		}
 		loaded = true
@@ -200,7 +200,7 @@ func (s *textSearch) index(ix textIndex) (*postingIndex, error) {
 	}
 	p := val.(*postingIndex)
 	if !loaded {
-		grew, err := p.catchUp(s.ctx, s.tx, ix.table)
+		grew, err := p.catchUp(s.ctx, s.tx, ix.table, ix.analyzer.storedTerms)
 		if err != nil {
 			return nil, err
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -54,9 +53,9 @@ func newPostingIndex(positions bool) *postingIndex {
 
 func (p *postingIndex) cacheBytes() int64 { return p.size.Load() }
 
-// catchUp adds the rows of the index table written since the last call. It
-// reports whether there were any.
-func (p *postingIndex) catchUp(ctx context.Context, tx *Tx, table string) (bool, error) {
+// catchUp adds the rows of the index table written since the last call,
+// their stored terms split by split. It reports whether there were any.
+func (p *postingIndex) catchUp(ctx context.Context, tx *Tx, table string, split func(string) []string) (bool, error) {
 	p.mu.RLock()
 	last := p.lastRowID
 	p.mu.RUnlock()
@@ -81,7 +80,7 @@ func (p *postingIndex) catchUp(ctx context.Context, tx *Tx, table string) (bool,
 		if err := rows.Scan(&id, &text); err != nil {
 			return false, internal("full-text index", err)
 		}
-		grew += p.add(id, strings.Fields(text))
+		grew += p.add(id, split(text))
 	}
 	p.size.Add(grew)
 	return grew > 0, rows.Err()
@@ -231,29 +230,28 @@ func (p *postingIndex) phrase(terms []string, slop int, visible rowSet) rowSet {
 }
 
 // phraseAt reports whether, from some position of the first term, each
-// later term follows the previous within 1+slop positions.
+// later term follows the previous within 1+slop positions. Every choice of
+// positions counts, not only the nearest: with slop 1, "a b b c" holds
+// "a b c" through the second b.
 func phraseAt(starts []int32, rest [][]int32, slop int) bool {
-	for _, s := range starts {
-		at, ok := s, true
-		for _, positions := range rest {
-			next := int32(-1)
-			for _, q := range positions {
-				if q > at && int(q-at) <= 1+slop {
-					next = q
-					break
-				}
+	// reach holds the positions (ascending) at which the terms so far can
+	// end.
+	reach := starts
+	for _, positions := range rest {
+		var next []int32
+		i := 0
+		for _, q := range positions {
+			for i < len(reach) && reach[i] < q {
+				i++
 			}
-			if next < 0 {
-				ok = false
-				break
+			// reach[i-1] is the nearest reachable position before q.
+			if i > 0 && int(q-reach[i-1]) <= 1+slop {
+				next = append(next, q)
 			}
-			at = next
 		}
-		if ok {
-			return true
-		}
+		reach = next
 	}
-	return false
+	return len(reach) > 0
 }
 
 func searchRows(rows []int64, id int64) int {
