@@ -7,10 +7,20 @@ import (
 	"github.com/lancens/lancens/internal/conformance"
 )
 
-// TestConformance runs the catalog suite over HTTP: client → server → store,
-// with every response validated against openapi.yaml.
+// httpTarget starts a server for one case and returns the suite's target
+// over HTTP: client → server → store, with every response validated
+// against openapi.yaml.
+func httpTarget(t conformance.T) conformance.Target {
+	tt := t.(*testing.T)
+	s := apitest.Start(tt, apitest.Options{})
+	tg, err := conformance.NewHTTPTarget(s.URL, s.HTTP)
+	if err != nil {
+		t.Fatalf("target: %v", err)
+	}
+	return tg
+}
+
+// TestConformance runs the whole suite over HTTP.
 func TestConformance(t *testing.T) {
-	conformance.Run(t, func(t *testing.T) conformance.Target {
-		return conformance.ClientTarget{C: apitest.Start(t, apitest.Options{}).Client}
-	})
+	conformance.Run(t, conformance.Config{New: httpTarget, Capabilities: conformance.Full()})
 }
