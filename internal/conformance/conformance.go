@@ -229,7 +229,7 @@ func Run(t T, cfg Config) {
 				}
 			}
 			if len(missing) > 0 {
-				unsupported(t, "the target does not claim %s", strings.Join(missing, ", "))
+				Gap(t, "the target does not claim %s", strings.Join(missing, ", "))
 			}
 			g.run(s, t)
 		})
@@ -265,9 +265,9 @@ func (s *suite) skipShared(t T) {
 	}
 }
 
-// unsupported ends the case as a capability gap: a skip under go test, a
+// Gap ends the case as a capability gap: a skip under go test, a
 // gap under the kit's Runner.
-func unsupported(t T, format string, args ...any) {
+func Gap(t T, format string, args ...any) {
 	t.Helper()
 	if g, ok := t.(gapReporter); ok {
 		g.Unsupported(format, args...)
@@ -281,7 +281,7 @@ func unsupported(t T, format string, args ...any) {
 func failUnexpected(t T, err error) {
 	t.Helper()
 	if _, ok := t.(gapReporter); ok && store.ErrorCode(err) == store.CodeUnsupported {
-		unsupported(t, "%v", err)
+		Gap(t, "%v", err)
 	}
 	t.Fatalf("unexpected error: %v", err)
 }
@@ -295,7 +295,7 @@ func wantCode(t T, err error, want store.Code) {
 	got := store.ErrorCode(err)
 	if got != want && want != store.CodeUnsupported {
 		if _, ok := t.(gapReporter); ok && got == store.CodeUnsupported {
-			unsupported(t, "%v", err)
+			Gap(t, "%v", err)
 		}
 	}
 	if got != want {
