@@ -23,6 +23,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -140,6 +141,9 @@ type Config struct {
 	// holds other data (see Scope): cases about the root namespace itself
 	// are skipped, since they would touch that other data.
 	Shared bool
+	// Groups, when not empty, names the groups to run (see Groups); the
+	// others do not run at all.
+	Groups []string
 }
 
 // Group is one named part of the suite.
@@ -221,6 +225,9 @@ func Run(t T, cfg Config) {
 	}
 	s := &suite{cfg: cfg}
 	for _, g := range groups {
+		if len(cfg.Groups) > 0 && !slices.Contains(cfg.Groups, g.Name) {
+			continue
+		}
 		Subtest(t, g.Name, func(t T) {
 			var missing []string
 			for _, n := range g.Needs {
@@ -331,3 +338,32 @@ func must3[V any](v V, _ string, err error) func(t T) V {
 }
 
 func ctx(t T) context.Context { return t.Context() }
+
+// Empty drops every namespace and every table of tg's catalog, so that one
+// backend can serve case after case as a fresh one (Config.New may call
+// it). It returns the first error of the listing or the drops.
+func Empty(ctx context.Context, tg Target) error {
+	for {
+		names, _, err := tg.ListNamespaces(ctx, []string{}, store.Page{})
+		if err != nil {
+			return err
+		}
+		tables, _, err := tg.ListTables(ctx, []string{}, true, store.Page{})
+		if err != nil {
+			return err
+		}
+		if len(names) == 0 && len(tables) == 0 {
+			return nil
+		}
+		for _, n := range names {
+			if _, _, err := tg.DropNamespace(ctx, []string{n}, store.DropSkip, store.DropCascade); err != nil {
+				return err
+			}
+		}
+		for _, n := range tables {
+			if _, _, err := tg.DropTable(ctx, []string{n}); err != nil {
+				return err
+			}
+		}
+	}
+}

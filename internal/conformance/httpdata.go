@@ -161,7 +161,7 @@ func (h HTTPTarget) CreateTable(ctx context.Context, id []string, nt store.NewTa
 	if r.Properties != nil {
 		t.Properties = *r.Properties
 	}
-	return t, store.WriteResult{Version: orZero(r.Version), TransactionID: orEmpty(r.TransactionId), Inserted: nt.Data.NumRows()}, nil
+	return t, store.WriteResult{Version: orZero(r.Version), TransactionID: orEmpty(r.TransactionId)}, nil
 }
 
 // Insert implements store.ManagedData over HTTP.

@@ -3,7 +3,6 @@ package sqlite_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -31,15 +30,16 @@ func mustOpen(t *testing.T, path string) *sqlite.DB {
 }
 
 // TestConformance runs the whole suite against the store directly, with
-// queued index builds and backfills run inline.
+// queued index builds and backfills run inline. The cases share one
+// database, emptied before each case.
 func TestConformance(t *testing.T) {
+	db := mustOpen(t, filepath.Join(t.TempDir(), "lancens.db"))
+	defer db.Close()
 	conformance.Run(t, conformance.Config{
 		New: func(t conformance.T) conformance.Target {
-			db, err := sqlite.Open(context.Background(), filepath.Join(t.(*testing.T).TempDir(), "lancens.db"), sqlite.Options{})
-			if err != nil {
-				t.Fatalf("open: %v", err)
+			if err := conformance.Empty(t.Context(), db); err != nil {
+				t.Fatalf("empty the catalog: %v", err)
 			}
-			t.Cleanup(func() { db.Close() })
 			return conformance.InlineJobs(db)
 		},
 		Capabilities: conformance.Full(),
@@ -190,16 +190,13 @@ type catalogOnly struct {
 // catalog-only target: the catalog groups pass, and every group that needs
 // managed data is reported as a gap without running a case.
 func TestConformanceCatalogOnly(t *testing.T) {
-	dir := t.TempDir()
-	n := 0
+	db := mustOpen(t, filepath.Join(t.TempDir(), "lancens.db"))
+	defer db.Close()
 	cfg := conformance.Config{
 		New: func(t conformance.T) conformance.Target {
-			n++
-			db, err := sqlite.Open(context.Background(), filepath.Join(dir, fmt.Sprintf("c%d.db", n)), sqlite.Options{})
-			if err != nil {
-				t.Fatalf("open: %v", err)
+			if err := conformance.Empty(t.Context(), db); err != nil {
+				t.Fatalf("empty the catalog: %v", err)
 			}
-			t.Cleanup(func() { db.Close() })
 			return catalogOnly{db}
 		},
 		Capabilities: conformance.Catalog(),
