@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/lancens/lancens/gen"
 	"github.com/lancens/lancens/internal/conformance"
@@ -56,7 +57,21 @@ func (d caseDoer) Do(req *http.Request) (*http.Response, error) {
 		d.t.Logf("%s %s → %d", req.Method, req.URL.RequestURI(), res.StatusCode)
 	}
 	if err := d.tr.Validator.Check(req, res.StatusCode, res.Header, body); err != nil {
-		d.t.Errorf("the answer to %s %s violates openapi.yaml: %v\nanswer: %d %.300s", req.Method, req.URL.RequestURI(), err, res.StatusCode, body)
+		d.t.Helper()
+		d.t.Errorf("the answer to %s %s violates openapi.yaml: %s\nanswer: %d %.300s", req.Method, req.URL.RequestURI(), brief(err), res.StatusCode, body)
 	}
 	return res, nil
+}
+
+// brief returns the message of a validation error without the schema and
+// value dumps kin-openapi appends to each part.
+func brief(err error) string {
+	var parts []string
+	for _, p := range strings.Split(err.Error(), " | ") {
+		if i := strings.Index(p, "\nSchema:"); i >= 0 {
+			p = p[:i]
+		}
+		parts = append(parts, strings.TrimSpace(p))
+	}
+	return strings.Join(parts, " | ")
 }
