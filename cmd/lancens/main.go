@@ -30,6 +30,9 @@ const usage = `lancens serves the Lance Namespace REST API.
 
 Usage:
   lancens serve [flags]   start the server (lancens serve -h lists the flags)
+  lancens conformance --url URL [flags]
+                          check any Lance Namespace REST server against the
+                          conformance suite and openapi.yaml (-h lists the flags)
   lancens help            show this text
 `
 
@@ -43,6 +46,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	switch args[0] {
 	case "serve":
 		return serve(ctx, args[1:], getenv, stdout, stderr)
+	case "conformance":
+		return conformanceKit(ctx, args[1:], getenv, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

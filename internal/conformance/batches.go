@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"slices"
-	"testing"
 
 	"github.com/lancens/lancens/store"
 )
@@ -11,9 +10,9 @@ func commitOp(id []string, c store.VersionCommit) store.BatchOperation {
 	return store.BatchOperation{ID: id, CommitVersion: &c}
 }
 
-func runBatches(t *testing.T, newTarget NewTarget) {
-	t.Run("AcrossTables", func(t *testing.T) {
-		tg := newTarget(t)
+func (s *suite) batches(t T) {
+	Subtest(t, "AcrossTables", func(t T) {
+		tg := s.target(t)
 		declare(t, tg, "a")
 		declare(t, tg, "b")
 		must3(tg.CommitVersion(ctx(t), []string{"b"}, commit(1, "b")))(t)
@@ -23,7 +22,7 @@ func runBatches(t *testing.T, newTarget NewTarget) {
 			commitOp([]string{"a"}, commit(2, "a")),
 		})
 		if err != nil {
-			t.Fatal(err)
+			failUnexpected(t, err)
 		}
 		if txID == "" || len(results) != 3 {
 			t.Fatalf("results %+v, tx %q", results, txID)
@@ -35,8 +34,8 @@ func runBatches(t *testing.T, newTarget NewTarget) {
 		}
 	})
 
-	t.Run("DeclareThenCommit", func(t *testing.T) {
-		tg := newTarget(t)
+	Subtest(t, "DeclareThenCommit", func(t T) {
+		tg := s.target(t)
 		declare(t, tg, "old")
 		must3(tg.CommitVersion(ctx(t), []string{"old"}, commit(1, "old")))(t)
 		results, _, err := tg.CommitBatch(ctx(t), []store.BatchOperation{
@@ -46,7 +45,7 @@ func runBatches(t *testing.T, newTarget NewTarget) {
 			{ID: []string{"old"}, Deregister: true},
 		})
 		if err != nil {
-			t.Fatal(err)
+			failUnexpected(t, err)
 		}
 		if results[0].Table == nil || results[0].Table.Location != remote("new") {
 			t.Fatalf("declare result %+v", results[0])
@@ -63,11 +62,11 @@ func runBatches(t *testing.T, newTarget NewTarget) {
 		_, err = tg.DescribeTable(ctx(t), []string{"old"})
 		wantCode(t, err, store.CodeTableNotFound)
 		if d := must(tg.DescribeTable(ctx(t), []string{"new"}))(t); d.Declared {
-			t.Fatal("the batch's commit did not mark the new table as having data")
+			t.Fatalf("the batch's commit did not mark the new table as having data")
 		}
 	})
 
-	t.Run("AllOrNothing", func(t *testing.T) {
+	Subtest(t, "AllOrNothing", func(t T) {
 		for _, tc := range []struct {
 			name string
 			ops  []store.BatchOperation
@@ -93,8 +92,8 @@ func runBatches(t *testing.T, newTarget NewTarget) {
 			{"NoKind", []store.BatchOperation{{ID: []string{"a"}}}, store.CodeInvalidInput},
 			{"NoID", []store.BatchOperation{commitOp(nil, commit(2, "a"))}, store.CodeInvalidInput},
 		} {
-			t.Run(tc.name, func(t *testing.T) {
-				tg := newTarget(t)
+			Subtest(t, tc.name, func(t T) {
+				tg := s.target(t)
 				declare(t, tg, "a")
 				declare(t, tg, "b")
 				must3(tg.CommitVersion(ctx(t), []string{"a"}, commit(1, "a")))(t)
@@ -113,8 +112,8 @@ func runBatches(t *testing.T, newTarget NewTarget) {
 		}
 	})
 
-	t.Run("Empty", func(t *testing.T) {
-		tg := newTarget(t)
+	Subtest(t, "Empty", func(t T) {
+		tg := s.target(t)
 		results, _, err := tg.CommitBatch(ctx(t), nil)
 		if err != nil || len(results) != 0 {
 			t.Fatalf("empty batch: %v, %v", results, err)

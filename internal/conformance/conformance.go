@@ -1,18 +1,81 @@
 // Package conformance is one behavioural test suite for the Lance namespace
-// catalog, run against the SQLite store directly and against the full HTTP
-// path (server + generated client + client package), so both agree on every
-// result and every error code.
+// API. It runs against a store directly (store/sqlite, later other
+// backends) and against the full HTTP path (server, generated client,
+// client package), so every backend and every transport agree on each
+// result and each error code. Cases assert results and codes, never
+// messages.
+//
+// A backend says what it offers with Capabilities; cases that need a
+// capability the backend lacks are skipped (and `lancens conformance`
+// reports them as gaps). The cases take a T, which *testing.T satisfies, so
+// the same cases run under `go test` and in the conformance kit's own
+// Runner.
+//
+//	func TestConformance(t *testing.T) {
+//		conformance.Run(t, conformance.Config{
+//			New:          func(t conformance.T) conformance.Target { return openStore(t) },
+//			Capabilities: conformance.Full(),
+//		})
+//	}
 package conformance
 
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/lancens/lancens/store"
 )
 
-// Target is what the suite exercises.
+// T is what a case needs from its test: *testing.T satisfies it, and so
+// does the conformance kit's Runner. Subtests run through Subtest.
+type T interface {
+	Helper()
+	Name() string
+	Logf(format string, args ...any)
+	Errorf(format string, args ...any)
+	Fatalf(format string, args ...any)
+	Skipf(format string, args ...any)
+	Failed() bool
+	Cleanup(func())
+	Context() context.Context
+}
+
+var _ T = (*testing.T)(nil)
+
+// subtester is a T that runs subtests itself (the kit's Runner does).
+// *testing.T's Run takes a func(*testing.T), so Subtest adapts it.
+type subtester interface {
+	Run(name string, fn func(T)) bool
+}
+
+// gapReporter is a T that counts a capability gap apart from failures and
+// skips: a case that needs a capability the target does not claim, or that
+// meets an Unsupported (0) error. Without it, the first is a skip and the
+// second a failure.
+type gapReporter interface {
+	Unsupported(format string, args ...any)
+}
+
+// Subtest runs fn as the subtest name of t and reports whether it passed
+// (skipped and unsupported subtests pass). It panics for a T that can
+// run no subtests.
+func Subtest(t T, name string, fn func(t T)) bool {
+	switch tt := t.(type) {
+	case *testing.T:
+		return tt.Run(name, func(t *testing.T) { fn(t) })
+	case subtester:
+		return tt.Run(name, fn)
+	}
+	panic(fmt.Sprintf("conformance: %T cannot run subtests", t))
+}
+
+// Target is what the catalog cases exercise. A backend that offers only
+// some of these interfaces implements the others by returning Unsupported
+// (0) and leaves their capabilities out.
 type Target interface {
 	store.Namespaces
 	store.Tables
@@ -23,27 +86,226 @@ type Target interface {
 	store.Transactions
 }
 
-// NewTarget returns a fresh, empty target for one test.
-type NewTarget func(t *testing.T) Target
+// DataTarget is a Target that also keeps rows: what the data-plane cases
+// exercise. Work a backend queues (vector index builds) must finish on its
+// own or before the queuing call returns (see InlineJobs).
+type DataTarget interface {
+	Target
+	store.ManagedData
+	store.Indexes
+}
 
-// Run runs every conformance test against targets made by newTarget.
-func Run(t *testing.T, newTarget NewTarget) {
-	t.Run("Namespaces", func(t *testing.T) { runNamespaces(t, newTarget) })
-	t.Run("Tables", func(t *testing.T) { runTables(t, newTarget) })
-	t.Run("Versions", func(t *testing.T) { runVersions(t, newTarget) })
-	t.Run("Batches", func(t *testing.T) { runBatches(t, newTarget) })
-	t.Run("Tags", func(t *testing.T) { runTags(t, newTarget) })
-	t.Run("Branches", func(t *testing.T) { runBranches(t, newTarget) })
-	t.Run("Transactions", func(t *testing.T) { runTransactions(t, newTarget) })
+// Capabilities say what a backend offers; cases needing a capability it
+// lacks are skipped.
+type Capabilities struct {
+	Namespaces   bool // create, list, describe, drop namespaces
+	Tables       bool // declare, register, describe, list, rename, drop tables
+	Versions     bool // the strict version chain of declared tables
+	Batches      bool // atomic multi-table batch commits
+	Tags         bool
+	Branches     bool
+	Transactions bool // describe and alter transaction records
+	// ManagedData: tables whose rows the backend keeps: create with Arrow
+	// data, insert, merge_insert, update, delete, count, query, restore.
+	ManagedData     bool
+	SchemaEvolution bool // add, alter and drop columns of managed tables
+	ScalarIndexes   bool // BTREE, BITMAP and LABEL_LIST indexes
+	VectorSearch    bool // exact nearest-neighbour queries
+	VectorIndexes   bool // IVF vector indexes
+	FullTextSearch  bool // INVERTED indexes and full-text queries
+}
+
+// Full returns every capability: what lancens with SQLite offers.
+func Full() Capabilities {
+	c := Catalog()
+	c.ManagedData, c.SchemaEvolution, c.ScalarIndexes = true, true, true
+	c.VectorSearch, c.VectorIndexes, c.FullTextSearch = true, true, true
+	return c
+}
+
+// Catalog returns the catalog capabilities only: a backend that stores
+// catalog entries and versions but no rows.
+func Catalog() Capabilities {
+	return Capabilities{Namespaces: true, Tables: true, Versions: true, Batches: true, Tags: true, Branches: true, Transactions: true}
+}
+
+// Config says what the suite runs against.
+type Config struct {
+	// New returns a fresh, empty target for one case; it registers its own
+	// clean-up with t. Required. It must return a DataTarget when the
+	// capabilities include ManagedData.
+	New func(t T) Target
+	// Capabilities the target claims.
+	Capabilities Capabilities
+	// Shared says each target is a view into a live catalog that also
+	// holds other data (see Scope): cases about the root namespace itself
+	// are skipped, since they would touch that other data.
+	Shared bool
+	// Groups, when not empty, names the groups to run (see Groups); the
+	// others do not run at all.
+	Groups []string
+}
+
+// Group is one named part of the suite.
+type Group struct {
+	Name string
+	// Doc says in a line what the group checks.
+	Doc string
+	// Needs are the capabilities the group needs, by name.
+	Needs []string
+	run   func(s *suite, t T)
+}
+
+// groups is the suite in run order.
+var groups = []Group{
+	{"Namespaces", "create modes, names, listings and pages, describe, exists, drop", []string{"Namespaces"}, (*suite).namespaces},
+	{"Tables", "declare, register, list, rename, drop; namespaces with tables", []string{"Namespaces", "Tables"}, (*suite).tables},
+	{"Versions", "the strict version chain, listing, deleting, racing commits", []string{"Tables", "Versions"}, (*suite).versions},
+	{"Batches", "atomic multi-table commits", []string{"Tables", "Versions", "Batches"}, (*suite).batches},
+	{"Tags", "tag lifecycle and pages", []string{"Tables", "Versions", "Tags"}, (*suite).tags},
+	{"Branches", "branch lifecycle, branch version chains", []string{"Tables", "Versions", "Branches", "Tags"}, (*suite).branches},
+	{"Transactions", "describe and alter transaction records", []string{"Tables", "Versions", "Transactions"}, (*suite).transactions},
+	{"Data", "create with rows, insert, merge_insert, update, delete, count, query, time travel, restore", []string{"ManagedData"}, (*suite).data},
+	{"SchemaEvolution", "add, alter and drop columns; old versions keep their schema", []string{"ManagedData", "SchemaEvolution"}, (*suite).schemaEvolution},
+	{"ScalarIndexes", "BTREE, BITMAP and LABEL_LIST indexes: create, list, stats, drop", []string{"ManagedData", "ScalarIndexes"}, (*suite).scalarIndexes},
+	{"VectorSearch", "exact nearest neighbours, filters, metrics, batches of vectors", []string{"ManagedData", "VectorSearch"}, (*suite).vectorSearch},
+	{"VectorIndexes", "IVF index builds and searches through them", []string{"ManagedData", "VectorSearch", "VectorIndexes"}, (*suite).vectorIndexes},
+	{"FullTextSearch", "INVERTED indexes and full-text queries", []string{"ManagedData", "FullTextSearch"}, (*suite).fullTextSearch},
+}
+
+// Groups returns the groups of the suite in run order.
+func Groups() []Group { return append([]Group(nil), groups...) }
+
+// has reports whether c includes the capability named name (a field of
+// Capabilities).
+func (c Capabilities) has(name string) bool {
+	switch name {
+	case "Namespaces":
+		return c.Namespaces
+	case "Tables":
+		return c.Tables
+	case "Versions":
+		return c.Versions
+	case "Batches":
+		return c.Batches
+	case "Tags":
+		return c.Tags
+	case "Branches":
+		return c.Branches
+	case "Transactions":
+		return c.Transactions
+	case "ManagedData":
+		return c.ManagedData
+	case "SchemaEvolution":
+		return c.SchemaEvolution
+	case "ScalarIndexes":
+		return c.ScalarIndexes
+	case "VectorSearch":
+		return c.VectorSearch
+	case "VectorIndexes":
+		return c.VectorIndexes
+	case "FullTextSearch":
+		return c.FullTextSearch
+	}
+	panic("conformance: unknown capability " + name)
+}
+
+// suite runs the cases of one Config.
+type suite struct {
+	cfg Config
+}
+
+// Run runs every group of the suite against cfg's targets, each group as a
+// subtest of t. A group whose capabilities the target lacks is skipped (or,
+// under the kit's Runner, reported as a gap).
+func Run(t T, cfg Config) {
+	t.Helper()
+	if cfg.New == nil {
+		t.Fatalf("conformance: Config.New is required")
+	}
+	s := &suite{cfg: cfg}
+	for _, g := range groups {
+		if len(cfg.Groups) > 0 && !slices.Contains(cfg.Groups, g.Name) {
+			continue
+		}
+		Subtest(t, g.Name, func(t T) {
+			var missing []string
+			for _, n := range g.Needs {
+				if !cfg.Capabilities.has(n) {
+					missing = append(missing, n)
+				}
+			}
+			if len(missing) > 0 {
+				Gap(t, "the target does not claim %s", strings.Join(missing, ", "))
+			}
+			g.run(s, t)
+		})
+	}
+}
+
+// target returns a fresh target for one case.
+func (s *suite) target(t T) Target {
+	t.Helper()
+	tg := s.cfg.New(t)
+	if tg == nil {
+		t.Fatalf("conformance: Config.New returned no target")
+	}
+	return tg
+}
+
+// dataTarget returns a fresh target that keeps rows.
+func (s *suite) dataTarget(t T) DataTarget {
+	t.Helper()
+	tg := s.target(t)
+	dt, ok := tg.(DataTarget)
+	if !ok {
+		t.Fatalf("conformance: the target claims ManagedData but %T does not implement DataTarget", tg)
+	}
+	return dt
+}
+
+// skipShared skips a case that would touch the root of a shared catalog.
+func (s *suite) skipShared(t T) {
+	t.Helper()
+	if s.cfg.Shared {
+		t.Skipf("about the root namespace itself, which a shared catalog's conformance run leaves alone")
+	}
+}
+
+// Gap ends the case as a capability gap: a skip under go test, a
+// gap under the kit's Runner.
+func Gap(t T, format string, args ...any) {
+	t.Helper()
+	if g, ok := t.(gapReporter); ok {
+		g.Unsupported(format, args...)
+		return
+	}
+	t.Skipf("unsupported: "+format, args...)
+}
+
+// failUnexpected ends the case for an error it did not expect. An
+// Unsupported (0) error is a capability gap under the kit's Runner.
+func failUnexpected(t T, err error) {
+	t.Helper()
+	if _, ok := t.(gapReporter); ok && store.ErrorCode(err) == store.CodeUnsupported {
+		Gap(t, "%v", err)
+	}
+	t.Fatalf("unexpected error: %v", err)
 }
 
 // wantCode fails the test unless err carries the Lance code want.
-func wantCode(t *testing.T, err error, want store.Code) {
+func wantCode(t T, err error, want store.Code) {
 	t.Helper()
 	if err == nil {
 		t.Fatalf("got no error, want code %d (%s)", want, want)
 	}
-	if got := store.ErrorCode(err); got != want {
+	got := store.ErrorCode(err)
+	if got != want && want != store.CodeUnsupported {
+		if _, ok := t.(gapReporter); ok && got == store.CodeUnsupported {
+			Gap(t, "%v", err)
+		}
+	}
+	if got != want {
 		t.Fatalf("got code %d (%s): %v; want code %d (%s)", got, got, err, want, want)
 	}
 	var se *store.Error
@@ -52,16 +314,56 @@ func wantCode(t *testing.T, err error, want store.Code) {
 	}
 }
 
+// noErr fails the test if err is not nil.
+func noErr(t T, err error) {
+	t.Helper()
+	if err != nil {
+		failUnexpected(t, err)
+	}
+}
+
 // must returns a function that fails the test if err is not nil and
 // otherwise returns v: must(call())(t).
-func must[T any](v T, err error) func(t *testing.T) T {
-	return func(t *testing.T) T {
+func must[V any](v V, err error) func(t T) V {
+	return func(t T) V {
 		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
+		noErr(t, err)
 		return v
 	}
 }
 
-func ctx(t *testing.T) context.Context { return t.Context() }
+// must3 is must for calls that also return a transaction id.
+func must3[V any](v V, _ string, err error) func(t T) V {
+	return must(v, err)
+}
+
+func ctx(t T) context.Context { return t.Context() }
+
+// Empty drops every namespace and every table of tg's catalog, so that one
+// backend can serve case after case as a fresh one (Config.New may call
+// it). It returns the first error of the listing or the drops.
+func Empty(ctx context.Context, tg Target) error {
+	for {
+		names, _, err := tg.ListNamespaces(ctx, []string{}, store.Page{})
+		if err != nil {
+			return err
+		}
+		tables, _, err := tg.ListTables(ctx, []string{}, true, store.Page{})
+		if err != nil {
+			return err
+		}
+		if len(names) == 0 && len(tables) == 0 {
+			return nil
+		}
+		for _, n := range names {
+			if _, _, err := tg.DropNamespace(ctx, []string{n}, store.DropSkip, store.DropCascade); err != nil {
+				return err
+			}
+		}
+		for _, n := range tables {
+			if _, _, err := tg.DropTable(ctx, []string{n}); err != nil {
+				return err
+			}
+		}
+	}
+}

@@ -3,14 +3,13 @@ package conformance
 import (
 	"maps"
 	"slices"
-	"testing"
 
 	"github.com/lancens/lancens/store"
 )
 
-func runNamespaces(t *testing.T, newTarget NewTarget) {
-	t.Run("CreateAndDescribe", func(t *testing.T) {
-		tg := newTarget(t)
+func (s *suite) namespaces(t T) {
+	Subtest(t, "CreateAndDescribe", func(t T) {
+		tg := s.target(t)
 		props := map[string]string{"owner": "alice", "team": "search"}
 		got := must(tg.CreateNamespace(ctx(t), []string{"prod"}, store.ModeCreate, props))(t)
 		if !maps.Equal(got.Properties, props) {
@@ -27,7 +26,7 @@ func runNamespaces(t *testing.T, newTarget NewTarget) {
 		}
 	})
 
-	t.Run("CreateModes", func(t *testing.T) {
+	Subtest(t, "CreateModes", func(t T) {
 		orig := map[string]string{"v": "1"}
 		repl := map[string]string{"v": "2"}
 		for _, tc := range []struct {
@@ -40,8 +39,8 @@ func runNamespaces(t *testing.T, newTarget NewTarget) {
 			{"ExistOk", store.ModeExistOk, -1, orig},
 			{"Overwrite", store.ModeOverwrite, -1, repl},
 		} {
-			t.Run(tc.name, func(t *testing.T) {
-				tg := newTarget(t)
+			Subtest(t, tc.name, func(t T) {
+				tg := s.target(t)
 				must(tg.CreateNamespace(ctx(t), []string{"ns"}, store.ModeCreate, orig))(t)
 				must(tg.CreateNamespace(ctx(t), []string{"ns", "child"}, store.ModeCreate, nil))(t)
 				got, err := tg.CreateNamespace(ctx(t), []string{"ns"}, tc.mode, repl)
@@ -49,7 +48,7 @@ func runNamespaces(t *testing.T, newTarget NewTarget) {
 					wantCode(t, err, tc.wantCode)
 				} else {
 					if err != nil {
-						t.Fatal(err)
+						failUnexpected(t, err)
 					}
 					if !maps.Equal(got.Properties, tc.wantProps) {
 						t.Fatalf("returned properties %v, want %v", got.Properties, tc.wantProps)
@@ -70,8 +69,8 @@ func runNamespaces(t *testing.T, newTarget NewTarget) {
 		}
 	})
 
-	t.Run("CreateErrors", func(t *testing.T) {
-		tg := newTarget(t)
+	Subtest(t, "CreateErrors", func(t T) {
+		tg := s.target(t)
 		must(tg.CreateNamespace(ctx(t), []string{"a"}, store.ModeCreate, nil))(t)
 		for _, tc := range []struct {
 			name string
@@ -84,7 +83,7 @@ func runNamespaces(t *testing.T, newTarget NewTarget) {
 			{"Root", []string{}, store.ModeCreate, store.CodeNamespaceAlreadyExists},
 			{"ControlCharacter", []string{"bad\x01name"}, store.ModeCreate, store.CodeInvalidInput},
 		} {
-			t.Run(tc.name, func(t *testing.T) {
+			Subtest(t, tc.name, func(t T) {
 				_, err := tg.CreateNamespace(ctx(t), tc.id, tc.mode, nil)
 				wantCode(t, err, tc.want)
 			})
@@ -95,8 +94,8 @@ func runNamespaces(t *testing.T, newTarget NewTarget) {
 		}
 	})
 
-	t.Run("NamesAreExact", func(t *testing.T) {
-		tg := newTarget(t)
+	Subtest(t, "NamesAreExact", func(t T) {
+		tg := s.target(t)
 		for _, name := range []string{"Mixed", "mixed", "with space", "plus+sign", "uni-ü-名", "dots.and-dash_"} {
 			must(tg.CreateNamespace(ctx(t), []string{name}, store.ModeCreate, nil))(t)
 			if err := tg.NamespaceExists(ctx(t), []string{name}); err != nil {
@@ -110,8 +109,8 @@ func runNamespaces(t *testing.T, newTarget NewTarget) {
 		}
 	})
 
-	t.Run("ListDirectChildren", func(t *testing.T) {
-		tg := newTarget(t)
+	Subtest(t, "ListDirectChildren", func(t T) {
+		tg := s.target(t)
 		for _, id := range [][]string{{"b"}, {"a"}, {"a", "x"}, {"a", "x", "deep"}, {"a", "y"}, {"c"}} {
 			must(tg.CreateNamespace(ctx(t), id, store.ModeCreate, nil))(t)
 		}
@@ -132,8 +131,8 @@ func runNamespaces(t *testing.T, newTarget NewTarget) {
 		wantCode(t, err, store.CodeNamespaceNotFound)
 	})
 
-	t.Run("ListPages", func(t *testing.T) {
-		tg := newTarget(t)
+	Subtest(t, "ListPages", func(t T) {
+		tg := s.target(t)
 		var want []string
 		for _, name := range []string{"n0", "n1", "n2", "n3", "n4", "n5", "n6"} {
 			must(tg.CreateNamespace(ctx(t), []string{name}, store.ModeCreate, nil))(t)
@@ -145,7 +144,7 @@ func runNamespaces(t *testing.T, newTarget NewTarget) {
 			for {
 				names, next, err := tg.ListNamespaces(ctx(t), []string{}, store.Page{Token: token, Limit: limit})
 				if err != nil {
-					t.Fatal(err)
+					failUnexpected(t, err)
 				}
 				if len(names) > limit {
 					t.Fatalf("limit %d: page of %d", limit, len(names))
@@ -168,12 +167,12 @@ func runNamespaces(t *testing.T, newTarget NewTarget) {
 		wantCode(t, err, store.CodeInvalidInput)
 	})
 
-	t.Run("DescribeAndExists", func(t *testing.T) {
-		tg := newTarget(t)
+	Subtest(t, "DescribeAndExists", func(t T) {
+		tg := s.target(t)
 		must(tg.CreateNamespace(ctx(t), []string{"a"}, store.ModeCreate, nil))(t)
 		root := must(tg.DescribeNamespace(ctx(t), []string{}))(t)
 		if root.Properties == nil {
-			t.Fatal("root properties are nil, want {}")
+			t.Fatalf("root properties are nil, want {}")
 		}
 		if err := tg.NamespaceExists(ctx(t), []string{}); err != nil {
 			t.Fatalf("root does not exist: %v", err)
@@ -185,7 +184,7 @@ func runNamespaces(t *testing.T, newTarget NewTarget) {
 		}
 	})
 
-	t.Run("Drop", func(t *testing.T) {
+	Subtest(t, "Drop", func(t T) {
 		for _, tc := range []struct {
 			name     string
 			id       []string
@@ -208,8 +207,11 @@ func runNamespaces(t *testing.T, newTarget NewTarget) {
 			{"Root", []string{}, store.DropFail, store.DropCascade, store.CodeInvalidInput,
 				nil, [][]string{{"a"}, {"b"}}},
 		} {
-			t.Run(tc.name, func(t *testing.T) {
-				tg := newTarget(t)
+			Subtest(t, tc.name, func(t T) {
+				if len(tc.id) == 0 {
+					s.skipShared(t)
+				}
+				tg := s.target(t)
 				for _, id := range [][]string{{"a"}, {"a", "x"}, {"a", "x", "leaf"}, {"b"}} {
 					must(tg.CreateNamespace(ctx(t), id, store.ModeCreate, map[string]string{"name": id[len(id)-1]}))(t)
 				}
@@ -217,7 +219,7 @@ func runNamespaces(t *testing.T, newTarget NewTarget) {
 				if tc.wantCode >= 0 {
 					wantCode(t, err, tc.wantCode)
 				} else if err != nil {
-					t.Fatal(err)
+					failUnexpected(t, err)
 				} else if tc.gone != nil && dropped.Properties["name"] != tc.id[len(tc.id)-1] {
 					t.Fatalf("drop returned properties %v", dropped.Properties)
 				} else if tc.gone == nil && dropped != nil {
@@ -237,14 +239,14 @@ func runNamespaces(t *testing.T, newTarget NewTarget) {
 }
 
 // collect lists every child of parent, following pages.
-func collect(t *testing.T, tg Target, parent []string) []string {
+func collect(t T, tg Target, parent []string) []string {
 	t.Helper()
 	out := []string{}
 	token := ""
 	for {
 		names, next, err := tg.ListNamespaces(ctx(t), parent, store.Page{Token: token})
 		if err != nil {
-			t.Fatal(err)
+			failUnexpected(t, err)
 		}
 		out = append(out, names...)
 		if next == "" {

@@ -2,13 +2,12 @@ package conformance
 
 import (
 	"slices"
-	"testing"
 
 	"github.com/lancens/lancens/store"
 )
 
 // versioned declares table "t" and commits versions 1..n on main.
-func versioned(t *testing.T, tg Target, n int64) []string {
+func versioned(t T, tg Target, n int64) []string {
 	t.Helper()
 	declare(t, tg, "t")
 	for v := int64(1); v <= n; v++ {
@@ -17,9 +16,9 @@ func versioned(t *testing.T, tg Target, n int64) []string {
 	return []string{"t"}
 }
 
-func runTags(t *testing.T, newTarget NewTarget) {
-	t.Run("Lifecycle", func(t *testing.T) {
-		tg := newTarget(t)
+func (s *suite) tags(t T) {
+	Subtest(t, "Lifecycle", func(t T) {
+		tg := s.target(t)
 		id := versioned(t, tg, 3)
 		for _, tc := range []struct {
 			name, tag string
@@ -32,7 +31,7 @@ func runTags(t *testing.T, newTarget NewTarget) {
 			{"MissingVersion", "later", 9, store.CodeTableVersionNotFound},
 			{"EmptyName", "", 1, store.CodeInvalidInput},
 		} {
-			t.Run(tc.name, func(t *testing.T) {
+			Subtest(t, tc.name, func(t T) {
 				txID, err := tg.CreateTag(ctx(t), id, tc.tag, "", tc.version)
 				if tc.want >= 0 {
 					wantCode(t, err, tc.want)
@@ -69,8 +68,8 @@ func runTags(t *testing.T, newTarget NewTarget) {
 		wantCode(t, err, store.CodeTableNotFound)
 	})
 
-	t.Run("Pages", func(t *testing.T) {
-		tg := newTarget(t)
+	Subtest(t, "Pages", func(t T) {
+		tg := s.target(t)
 		id := versioned(t, tg, 1)
 		want := []string{"a", "b", "c", "d", "e"}
 		for _, name := range want {
@@ -81,7 +80,7 @@ func runTags(t *testing.T, newTarget NewTarget) {
 		for {
 			tags, next, err := tg.ListTags(ctx(t), id, store.Page{Token: token, Limit: 2})
 			if err != nil {
-				t.Fatal(err)
+				failUnexpected(t, err)
 			}
 			for _, g := range tags {
 				got = append(got, g.Name)
@@ -97,9 +96,9 @@ func runTags(t *testing.T, newTarget NewTarget) {
 	})
 }
 
-func runBranches(t *testing.T, newTarget NewTarget) {
-	t.Run("Lifecycle", func(t *testing.T) {
-		tg := newTarget(t)
+func (s *suite) branches(t T) {
+	Subtest(t, "Lifecycle", func(t T) {
+		tg := s.target(t)
 		id := versioned(t, tg, 3)
 		two := int64(2)
 		must(tg.CreateBranch(ctx(t), id, "dev", "", &two))(t)
@@ -117,7 +116,7 @@ func runBranches(t *testing.T, newTarget NewTarget) {
 			{"ZeroVersion", "x", "", ptr(int64(0)), store.CodeInvalidInput},
 			{"DotDot", "a..b", "", nil, store.CodeInvalidInput},
 		} {
-			t.Run(tc.name, func(t *testing.T) {
+			Subtest(t, tc.name, func(t T) {
 				_, err := tg.CreateBranch(ctx(t), id, tc.branch, tc.from, tc.fromVersion)
 				wantCode(t, err, tc.want)
 			})
@@ -187,12 +186,12 @@ func withBranch(c store.VersionCommit, b string) store.VersionCommit {
 
 func ptr[T any](v T) *T { return &v }
 
-func runTransactions(t *testing.T, newTarget NewTarget) {
-	tg := newTarget(t)
+func (s *suite) transactions(t T) {
+	tg := s.target(t)
 	declare(t, tg, "t")
 	_, txID, err := tg.CommitVersion(ctx(t), []string{"t"}, commit(1, "t"))
 	if err != nil {
-		t.Fatal(err)
+		failUnexpected(t, err)
 	}
 	tx := must(tg.DescribeTransaction(ctx(t), []string{txID}))(t)
 	if tx.Status != store.TxSucceeded || tx.Properties["version"] != "1" {
@@ -229,18 +228,18 @@ func runTransactions(t *testing.T, newTarget NewTarget) {
 		{"SetFailOnExisting", set("note", "x", store.PropertyFail), store.CodeConcurrentModification},
 		{"UnsetFailOnMissing", unset("absent", store.PropertyFail), store.CodeInvalidInput},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
+		Subtest(t, tc.name, func(t T) {
 			// The good first action must not apply when the second fails.
 			_, err := tg.AlterTransaction(ctx(t), []string{txID}, []store.TransactionAction{set("partial", "1", store.PropertyOverwrite), tc.action})
 			wantCode(t, err, tc.want)
 			if p := must(tg.DescribeTransaction(ctx(t), []string{txID}))(t).Properties; p["partial"] != "" {
-				t.Fatal("a failed alteration applied part of its actions")
+				t.Fatalf("a failed alteration applied part of its actions")
 			}
 		})
 	}
 	got = must(tg.AlterTransaction(ctx(t), []string{txID}, []store.TransactionAction{unset("note", store.PropertySkip), unset("absent", store.PropertySkip)}))(t)
 	if _, ok := got.Properties["note"]; ok {
-		t.Fatal("unset left the property")
+		t.Fatalf("unset left the property")
 	}
 	_, err = tg.AlterTransaction(ctx(t), []string{"no-such-transaction"}, []store.TransactionAction{{SetStatus: &running}})
 	wantCode(t, err, store.CodeTransactionNotFound)

@@ -4,16 +4,11 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"testing"
 
 	"github.com/lancens/lancens/store"
 )
 
-// remote returns a location on remote storage, where the server records
-// paths without touching files, so both targets behave alike.
-func remote(name string) string { return "s3://conformance-bucket/" + name }
-
-func declare(t *testing.T, tg Target, id ...string) *store.Table {
+func declare(t T, tg Target, id ...string) *store.Table {
 	t.Helper()
 	tbl, _, err := tg.DeclareTable(ctx(t), id, store.TableDeclaration{Location: remote(strings.Join(id, "/"))})
 	if err != nil {
@@ -22,14 +17,14 @@ func declare(t *testing.T, tg Target, id ...string) *store.Table {
 	return tbl
 }
 
-func listTables(t *testing.T, tg Target, ns []string, includeDeclared bool) []string {
+func listTables(t T, tg Target, ns []string, includeDeclared bool) []string {
 	t.Helper()
 	var out []string
 	token := ""
 	for {
 		names, next, err := tg.ListTables(ctx(t), ns, includeDeclared, store.Page{Token: token, Limit: 2})
 		if err != nil {
-			t.Fatal(err)
+			failUnexpected(t, err)
 		}
 		out = append(out, names...)
 		if next == "" {
@@ -39,14 +34,14 @@ func listTables(t *testing.T, tg Target, ns []string, includeDeclared bool) []st
 	}
 }
 
-func runTables(t *testing.T, newTarget NewTarget) {
-	t.Run("DeclareAndDescribe", func(t *testing.T) {
-		tg := newTarget(t)
+func (s *suite) tables(t T) {
+	Subtest(t, "DeclareAndDescribe", func(t T) {
+		tg := s.target(t)
 		must(tg.CreateNamespace(ctx(t), []string{"ns"}, store.ModeCreate, nil))(t)
 		props := map[string]string{"owner": "bob"}
 		got, txID, err := tg.DeclareTable(ctx(t), []string{"ns", "t"}, store.TableDeclaration{Location: remote("t"), Properties: props})
 		if err != nil {
-			t.Fatal(err)
+			failUnexpected(t, err)
 		}
 		if got.Location != remote("t") || !got.ManagedVersioning || !maps.Equal(got.Properties, props) || txID == "" {
 			t.Fatalf("declare returned %+v, tx %q", got, txID)
@@ -65,8 +60,8 @@ func runTables(t *testing.T, newTarget NewTarget) {
 		wantCode(t, err, store.CodeNamespaceNotFound)
 	})
 
-	t.Run("ListTables", func(t *testing.T) {
-		tg := newTarget(t)
+	Subtest(t, "ListTables", func(t T) {
+		tg := s.target(t)
 		must(tg.CreateNamespace(ctx(t), []string{"a"}, store.ModeCreate, nil))(t)
 		must(tg.CreateNamespace(ctx(t), []string{"a", "b"}, store.ModeCreate, nil))(t)
 		for _, id := range [][]string{{"a", "t3"}, {"a", "t1"}, {"a", "t2"}, {"a", "b", "deep"}, {"root"}} {
@@ -97,7 +92,7 @@ func runTables(t *testing.T, newTarget NewTarget) {
 		for {
 			ids, next, err := tg.ListAllTables(ctx(t), true, store.Page{Token: token, Limit: 2})
 			if err != nil {
-				t.Fatal(err)
+				failUnexpected(t, err)
 			}
 			for _, id := range ids {
 				all = append(all, strings.Join(id, "/"))
@@ -117,8 +112,8 @@ func runTables(t *testing.T, newTarget NewTarget) {
 		}
 	})
 
-	t.Run("RegisterAndDeregister", func(t *testing.T) {
-		tg := newTarget(t)
+	Subtest(t, "RegisterAndDeregister", func(t T) {
+		tg := s.target(t)
 		reg := store.TableRegistration{Location: remote("r1"), Properties: map[string]string{"k": "v"}}
 		got := must3(tg.RegisterTable(ctx(t), []string{"r"}, reg))(t)
 		if got.Location != remote("r1") || got.Declared || got.ManagedVersioning {
@@ -141,12 +136,12 @@ func runTables(t *testing.T, newTarget NewTarget) {
 		must3(tg.RegisterTable(ctx(t), []string{"r"}, store.TableRegistration{Location: gone.Location}))(t)
 	})
 
-	t.Run("Drop", func(t *testing.T) {
-		tg := newTarget(t)
+	Subtest(t, "Drop", func(t T) {
+		tg := s.target(t)
 		declare(t, tg, "t")
 		dropped, txID, err := tg.DropTable(ctx(t), []string{"t"})
 		if err != nil {
-			t.Fatal(err)
+			failUnexpected(t, err)
 		}
 		if dropped.Location != remote("t") || txID == "" {
 			t.Fatalf("drop returned %+v %q", dropped, txID)
@@ -159,8 +154,8 @@ func runTables(t *testing.T, newTarget NewTarget) {
 		declare(t, tg, "t")
 	})
 
-	t.Run("Rename", func(t *testing.T) {
-		tg := newTarget(t)
+	Subtest(t, "Rename", func(t T) {
+		tg := s.target(t)
 		must(tg.CreateNamespace(ctx(t), []string{"x"}, store.ModeCreate, nil))(t)
 		must(tg.CreateNamespace(ctx(t), []string{"y"}, store.ModeCreate, nil))(t)
 		declare(t, tg, "x", "a")
@@ -181,14 +176,14 @@ func runTables(t *testing.T, newTarget NewTarget) {
 			{"SourceMissing", []string{"x", "a"}, nil, "f", store.CodeTableNotFound, nil},
 			{"EmptyName", []string{"d"}, nil, "", store.CodeInvalidInput, nil},
 		} {
-			t.Run(tc.name, func(t *testing.T) {
+			Subtest(t, tc.name, func(t T) {
 				_, err := tg.RenameTable(ctx(t), tc.from, tc.ns, tc.newName)
 				if tc.want >= 0 {
 					wantCode(t, err, tc.want)
 					return
 				}
 				if err != nil {
-					t.Fatal(err)
+					failUnexpected(t, err)
 				}
 				d := must(tg.DescribeTable(ctx(t), tc.at))(t)
 				if d.Location != remote("x/a") {
@@ -200,8 +195,8 @@ func runTables(t *testing.T, newTarget NewTarget) {
 		}
 	})
 
-	t.Run("NamespaceDropWithTables", func(t *testing.T) {
-		tg := newTarget(t)
+	Subtest(t, "NamespaceDropWithTables", func(t T) {
+		tg := s.target(t)
 		must(tg.CreateNamespace(ctx(t), []string{"n"}, store.ModeCreate, nil))(t)
 		must(tg.CreateNamespace(ctx(t), []string{"n", "m"}, store.ModeCreate, nil))(t)
 		declare(t, tg, "n", "m", "t")
@@ -213,7 +208,7 @@ func runTables(t *testing.T, newTarget NewTarget) {
 			t.Fatalf("restricted drop removed a table: %v", err)
 		}
 		if _, _, err := tg.DropNamespace(ctx(t), []string{"n"}, store.DropFail, store.DropCascade); err != nil {
-			t.Fatal(err)
+			failUnexpected(t, err)
 		}
 		_, err = tg.DescribeTable(ctx(t), []string{"n", "m", "t"})
 		wantCode(t, err, store.CodeNamespaceNotFound)
@@ -223,9 +218,4 @@ func runTables(t *testing.T, newTarget NewTarget) {
 			t.Fatalf("re-created namespace lists %q", got)
 		}
 	})
-}
-
-// must3 is must for calls that also return a transaction id.
-func must3[T any](v T, _ string, err error) func(t *testing.T) T {
-	return must(v, err)
 }

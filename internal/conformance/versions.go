@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-	"testing"
 
 	"github.com/lancens/lancens/store"
 )
@@ -26,9 +25,9 @@ func versionNumbers(vs []store.TableVersion) []int64 {
 	return out
 }
 
-func runVersions(t *testing.T, newTarget NewTarget) {
-	t.Run("StrictChain", func(t *testing.T) {
-		tg := newTarget(t)
+func (s *suite) versions(t T) {
+	Subtest(t, "StrictChain", func(t T) {
+		tg := s.target(t)
 		declare(t, tg, "t")
 		id := []string{"t"}
 		for _, tc := range []struct {
@@ -45,32 +44,32 @@ func runVersions(t *testing.T, newTarget NewTarget) {
 			{"Three", commit(3, "t"), -1},
 			{"Negative", commit(-1, "t"), store.CodeInvalidInput},
 		} {
-			t.Run(tc.name, func(t *testing.T) {
+			Subtest(t, tc.name, func(t T) {
 				v, txID, err := tg.CommitVersion(ctx(t), id, tc.commit)
 				if tc.want >= 0 {
 					wantCode(t, err, tc.want)
 					return
 				}
 				if err != nil {
-					t.Fatal(err)
+					failUnexpected(t, err)
 				}
 				if v.Version != tc.commit.Version || v.ManifestPath != tc.commit.StagedPath || *v.ManifestSize != *tc.commit.ManifestSize || txID == "" {
 					t.Fatalf("commit returned %+v, %q", v, txID)
 				}
 				if v.Timestamp.IsZero() {
-					t.Fatal("no timestamp")
+					t.Fatalf("no timestamp")
 				}
 			})
 		}
 		if d := must(tg.DescribeTable(ctx(t), id))(t); d.Declared {
-			t.Fatal("a table with versions is still only declared")
+			t.Fatalf("a table with versions is still only declared")
 		}
 		_, _, err := tg.CommitVersion(ctx(t), []string{"nope"}, commit(1, "nope"))
 		wantCode(t, err, store.CodeTableNotFound)
 	})
 
-	t.Run("ListAndDescribe", func(t *testing.T) {
-		tg := newTarget(t)
+	Subtest(t, "ListAndDescribe", func(t T) {
+		tg := s.target(t)
 		declare(t, tg, "t")
 		id := []string{"t"}
 		_, err := tg.DescribeVersion(ctx(t), id, "", nil)
@@ -93,7 +92,7 @@ func runVersions(t *testing.T, newTarget NewTarget) {
 			for {
 				vs, next, err := tg.ListVersions(ctx(t), id, "", tc.descending, store.Page{Token: token, Limit: tc.limit})
 				if err != nil {
-					t.Fatal(err)
+					failUnexpected(t, err)
 				}
 				if tc.limit > 0 && len(vs) > tc.limit {
 					t.Fatalf("page of %d over limit %d", len(vs), tc.limit)
@@ -128,7 +127,7 @@ func runVersions(t *testing.T, newTarget NewTarget) {
 		wantCode(t, err, store.CodeTableNotFound)
 	})
 
-	t.Run("Delete", func(t *testing.T) {
+	Subtest(t, "Delete", func(t T) {
 		for _, tc := range []struct {
 			name   string
 			ranges []store.VersionRange
@@ -141,15 +140,15 @@ func runVersions(t *testing.T, newTarget NewTarget) {
 			{"Union", []store.VersionRange{{Start: 1, End: 2}, {Start: 5, End: 7}}, 3, []int64{2, 3, 4}},
 			{"MissingSkipped", []store.VersionRange{{Start: 10, End: 20}}, 0, []int64{1, 2, 3, 4, 5, 6}},
 		} {
-			t.Run(tc.name, func(t *testing.T) {
-				tg := newTarget(t)
+			Subtest(t, tc.name, func(t T) {
+				tg := s.target(t)
 				declare(t, tg, "t")
 				for v := int64(1); v <= 6; v++ {
 					must3(tg.CommitVersion(ctx(t), []string{"t"}, commit(v, "t")))(t)
 				}
 				n, _, err := tg.DeleteVersions(ctx(t), []string{"t"}, "", tc.ranges)
 				if err != nil {
-					t.Fatal(err)
+					failUnexpected(t, err)
 				}
 				if n != tc.count {
 					t.Fatalf("deleted %d, want %d", n, tc.count)
@@ -160,14 +159,14 @@ func runVersions(t *testing.T, newTarget NewTarget) {
 				}
 			})
 		}
-		tg := newTarget(t)
+		tg := s.target(t)
 		declare(t, tg, "t")
 		_, _, err := tg.DeleteVersions(ctx(t), []string{"t"}, "", []store.VersionRange{{Start: 5, End: 2}})
 		wantCode(t, err, store.CodeInvalidInput)
 	})
 
-	t.Run("Race", func(t *testing.T) {
-		tg := newTarget(t)
+	Subtest(t, "Race", func(t T) {
+		tg := s.target(t)
 		declare(t, tg, "t")
 		const racers = 16
 		for v := int64(1); v <= 3; v++ {

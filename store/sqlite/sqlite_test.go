@@ -30,11 +30,20 @@ func mustOpen(t *testing.T, path string) *sqlite.DB {
 	return db
 }
 
+// TestConformance runs the whole suite against the store directly, with
+// queued index builds and backfills run inline. The cases share one
+// database, emptied before each case.
 func TestConformance(t *testing.T) {
-	conformance.Run(t, func(t *testing.T) conformance.Target {
-		db := mustOpen(t, filepath.Join(t.TempDir(), "lancens.db"))
-		t.Cleanup(func() { db.Close() })
-		return db
+	db := mustOpen(t, filepath.Join(t.TempDir(), "lancens.db"))
+	defer db.Close()
+	conformance.Run(t, conformance.Config{
+		New: func(t conformance.T) conformance.Target {
+			if err := conformance.Empty(t.Context(), db); err != nil {
+				t.Fatalf("empty the catalog: %v", err)
+			}
+			return conformance.InlineJobs(db)
+		},
+		Capabilities: conformance.Full(),
 	})
 }
 
@@ -169,6 +178,45 @@ func TestWALStaysBounded(t *testing.T) {
 	}
 	if n, _, err := db.CountRows(ctx, []string{"t"}, nil, ""); err != nil || n != int64(31*256+extra) {
 		t.Fatalf("count %d, %v", n, err)
+	}
+}
+
+// catalogOnly is a backend that keeps no rows: it offers the catalog
+// interfaces only.
+type catalogOnly struct {
+	conformance.Target
+}
+
+// TestConformanceCatalogOnly runs the suite in the kit's runner against a
+// catalog-only target: the catalog groups pass, and every group that needs
+// managed data is reported as a gap without running a case.
+func TestConformanceCatalogOnly(t *testing.T) {
+	db := mustOpen(t, filepath.Join(t.TempDir(), "lancens.db"))
+	defer db.Close()
+	cfg := conformance.Config{
+		New: func(t conformance.T) conformance.Target {
+			if err := conformance.Empty(t.Context(), db); err != nil {
+				t.Fatalf("empty the catalog: %v", err)
+			}
+			return catalogOnly{db}
+		},
+		Capabilities: conformance.Catalog(),
+	}
+	res := conformance.NewRunner(conformance.RunnerOptions{}).Run(t.Context(), func(t conformance.T) { conformance.Run(t, cfg) })
+	data := map[string]bool{"Data": true, "SchemaEvolution": true, "ScalarIndexes": true, "VectorSearch": true, "VectorIndexes": true, "FullTextSearch": true}
+	for _, g := range res.Children {
+		switch {
+		case data[g.Path]:
+			if g.Status != conformance.Unsupported || len(g.Children) != 0 {
+				t.Errorf("group %s: %s with %d cases, want a gap without cases", g.Path, g.Status, len(g.Children))
+			}
+		case g.Status != conformance.Passed || len(g.Children) == 0:
+			t.Errorf("group %s: %s with %d cases: %q", g.Path, g.Status, len(g.Children), g.Messages)
+		}
+	}
+	c := res.Count()
+	if c.Failed != 0 || c.Unsupported != len(data) || c.Passed < 50 {
+		t.Fatalf("counts %+v, want no failures, %d gaps and the catalog cases passed", c, len(data))
 	}
 }
 

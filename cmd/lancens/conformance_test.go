@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// startKitServer runs `lancens serve` in-process with API key key, letting
+// tables lie under the kit's default location root, and returns its URL;
+// the server stops when the test ends.
+func startKitServer(t *testing.T, key string) string {
+	t.Helper()
+	addr, _ := startServe(t, "--sync", "NORMAL", "--api-key", key, "--external-root", defaultLocationRoot)
+	return "http://" + addr
+}
+
+// summary reads the last line of a kit run: "N passed, M failed, K
+// unsupported".
+var summary = regexp.MustCompile(`(?m)^(\d+) passed, (\d+) failed, (\d+) unsupported.*$`)
+
+func counts(t *testing.T, out string) (passed, failed, unsupported int) {
+	t.Helper()
+	m := summary.FindAllStringSubmatch(out, -1)
+	if len(m) == 0 {
+		t.Fatalf("no summary line in the output:\n%s", out)
+	}
+	last := m[len(m)-1]
+	passed, _ = strconv.Atoi(last[1])
+	failed, _ = strconv.Atoi(last[2])
+	unsupported, _ = strconv.Atoi(last[3])
+	return passed, failed, unsupported
+}
+
+// TestConformanceKit runs `lancens conformance --url` against a real
+// lancens: every check passes, the only gaps are materialized views, and
+// the kit leaves nothing behind.
+func TestConformanceKit(t *testing.T) {
+	u := startKitServer(t, "secret")
+	var out bytes.Buffer
+	err := run(t.Context(), []string{"conformance", "--url", u, "--api-key", "secret"}, func(string) string { return "" }, &out, io.Discard)
+	if err != nil {
+		t.Fatalf("conformance run: %v\n%s", err, out.String())
+	}
+	passed, failed, unsupported := counts(t, out.String())
+	// Every group of the suite and every operation of the spec ran.
+	if failed != 0 || passed < 500 || unsupported != 4 {
+		t.Fatalf("%d passed, %d failed, %d unsupported; want no failures, hundreds of passes and 4 gaps (materialized views)\n%s",
+			passed, failed, unsupported, out.String())
+	}
+	for _, g := range []string{"Namespaces", "Data", "VectorIndexes", "FullTextSearch", "Contract"} {
+		if !regexp.MustCompile(`(?m)^\s*` + g + `\s+\d+\s+0\s+`).MatchString(out.String()) {
+			t.Errorf("no summary row for group %s:\n%s", g, out.String())
+		}
+	}
+	req, _ := http.NewRequest(http.MethodGet, u+"/v1/namespace/%24/list", nil)
+	req.Header.Set("x-api-key", "secret")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || strings.Contains(string(body), "lancens_conformance_") {
+		t.Fatalf("after the run the root lists %d %s; want the kit's namespace gone", res.StatusCode, body)
+	}
+}
+
+// TestConformanceKitFindsFailures puts a proxy that breaks two answers in
+// front of lancens: the kit reports both, with the operation and what it
+// expected, and exits with an error.
+func TestConformanceKitFindsFailures(t *testing.T) {
+	u := startKitServer(t, "k")
+	target, _ := url.Parse(u)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case strings.HasSuffix(r.URL.Path, "/describe") && strings.HasPrefix(r.URL.Path, "/v1/namespace/"):
+			// An answer that violates the spec: properties must be strings.
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"properties": {"owner": 5}}`))
+		case strings.HasSuffix(r.URL.Path, "/tags/version"):
+			// Invalid requests accepted.
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"version": 1}`))
+		default:
+			proxy.ServeHTTP(w, r)
+		}
+	}))
+	defer broken.Close()
+	var out bytes.Buffer
+	err := run(t.Context(), []string{"conformance", "--url", broken.URL, "--api-key", "k", "--only", "Contract/DescribeNamespace,Contract/GetTableTagVersion"},
+		func(string) string { return "" }, &out, io.Discard)
+	if !errors.Is(err, errChecksFailed) {
+		t.Fatalf("run returned %v, want errChecksFailed\n%s", err, out.String())
+	}
+	_, failed, _ := counts(t, out.String())
+	text := out.String()
+	if failed < 3 || !strings.Contains(text, "FAIL Contract/DescribeNamespace/Valid") || !strings.Contains(text, "violates openapi.yaml") ||
+		!strings.Contains(text, "FAIL Contract/GetTableTagVersion/Invalid/MissingRequired/tag") || !strings.Contains(text, "want 400 code 13") {
+		t.Fatalf("the report does not name the broken answers:\n%s", text)
+	}
+}
+
+func TestConformanceKitUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"conformance"},
+		{"conformance", "--url", "localhost:2333"},
+		{"conformance", "--url", "http://x", "extra"},
+		{"conformance", "--bogus"},
+	} {
+		if err := run(t.Context(), args, func(string) string { return "" }, io.Discard, io.Discard); !errors.Is(err, errUsage) {
+			t.Errorf("%q: %v, want a usage error", args, err)
+		}
+	}
+	var out bytes.Buffer
+	if err := run(t.Context(), []string{"conformance", "--list"}, func(string) string { return "" }, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Namespaces", "FullTextSearch", "Contract", "MergeInsertIntoTable"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("--list does not mention %s:\n%s", want, out.String())
+		}
+	}
+}
