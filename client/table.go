@@ -5,6 +5,7 @@ import (
 	"iter"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -371,7 +372,7 @@ func (t *Table) WaitForIndex(ctx context.Context, names ...string) error {
 				return store.Errorf(store.CodeTableIndexNotFound, "table %q has no index %q", t.id, name)
 			case indexBuilding(s):
 				pending = true
-			case s == "FAILED":
+			case strings.EqualFold(s, "FAILED"):
 				return store.Errorf(store.CodeInternal, "the build of index %q of table %q failed", name, t.id)
 			}
 		}
