@@ -1,24 +1,12 @@
-// Package client is a typed Go client for any server that speaks the Lance
-// Namespace REST API: lancens, LanceDB Cloud/Enterprise, or another
-// implementation of the spec.
-//
-// Identifiers are []string (the names from the root, exclusive, to the
-// object); the root namespace is an empty identifier. Errors from the server
-// carry its Lance error code and match the sentinels of this package with
-// errors.Is:
-//
-//	c, _ := client.New("http://localhost:2333", client.WithAPIKey(key))
-//	_, err := c.DescribeNamespace(ctx, []string{"prod"})
-//	if errors.Is(err, client.ErrNamespaceNotFound) { … }
 package client
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
+	"time"
 
 	"github.com/lancens/lancens/gen"
 	"github.com/lancens/lancens/store"
@@ -32,9 +20,11 @@ type Client struct {
 }
 
 type options struct {
-	httpClient gen.HttpRequestDoer
+	httpClient *http.Client
 	headers    http.Header
 	delimiter  string
+	retry      RetryPolicy
+	timeout    time.Duration
 }
 
 // Option configures a Client.
@@ -55,10 +45,10 @@ func WithHeader(name, value string) Option {
 	return func(o *options) { o.headers.Add(name, value) }
 }
 
-// WithHTTPClient makes requests through doer (an *http.Client, say) instead
-// of http.DefaultClient.
-func WithHTTPClient(doer gen.HttpRequestDoer) Option {
-	return func(o *options) { o.httpClient = doer }
+// WithHTTPClient sends requests through hc instead of http.DefaultClient,
+// for its transport, TLS settings or proxy.
+func WithHTTPClient(hc *http.Client) Option {
+	return func(o *options) { o.httpClient = hc }
 }
 
 // WithDelimiter joins identifiers in request paths with d instead of "$".
@@ -67,10 +57,40 @@ func WithDelimiter(d string) Option {
 	return func(o *options) { o.delimiter = d }
 }
 
-// New returns a client for the server at baseURL (for example
-// "http://localhost:2333"). It returns an error if baseURL is not a valid URL.
+// RetryPolicy says how calls that read (and so may be repeated safely) are
+// retried when the server answers 429 Too Many Requests or 503 Service
+// Unavailable. Calls that change something are never retried.
+type RetryPolicy struct {
+	// MaxRetries is how many times a call is repeated; 0 turns retries off.
+	MaxRetries int
+	// BaseDelay is the wait before the first retry; each further retry
+	// waits up to twice as long, with random jitter, at most MaxDelay. A
+	// Retry-After header from the server raises the wait, up to MaxDelay.
+	BaseDelay time.Duration
+	MaxDelay  time.Duration
+}
+
+// DefaultRetryPolicy is what a Client uses unless WithRetry says otherwise.
+var DefaultRetryPolicy = RetryPolicy{MaxRetries: 3, BaseDelay: 100 * time.Millisecond, MaxDelay: 5 * time.Second}
+
+// WithRetry replaces DefaultRetryPolicy; RetryPolicy{} turns retries off.
+func WithRetry(p RetryPolicy) Option {
+	return func(o *options) { o.retry = p }
+}
+
+// WithTimeout bounds each HTTP attempt, reading its response included, to
+// d. The context passed to a call bounds the call as a whole.
+func WithTimeout(d time.Duration) Option {
+	return func(o *options) { o.timeout = d }
+}
+
+// New returns a client for the server at baseURL, for example
+// "http://localhost:2333" or "https://lance.example.com/prefix". A trailing
+// "/v1" is dropped, since every request path starts with it. It returns an
+// error if baseURL is not an absolute http or https URL with a host, or has
+// a query or fragment, or if an option is invalid.
 func New(baseURL string, opts ...Option) (*Client, error) {
-	o := options{headers: http.Header{}, delimiter: "$"}
+	o := options{headers: http.Header{}, delimiter: "$", retry: DefaultRetryPolicy, httpClient: http.DefaultClient}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -82,30 +102,50 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 		// would remove from the path.
 		return nil, fmt.Errorf("client: delimiter %q cannot name the root namespace in a URL path", o.delimiter)
 	}
-	genOpts := []gen.ClientOption{gen.WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
-		for name, values := range o.headers {
-			req.Header[name] = append([]string(nil), values...)
-		}
-		escapePlus(req)
-		return nil
-	})}
-	if o.httpClient != nil {
-		genOpts = append(genOpts, gen.WithHTTPClient(o.httpClient))
+	if o.retry.MaxRetries < 0 || o.retry.BaseDelay < 0 || o.retry.MaxDelay < o.retry.BaseDelay {
+		return nil, fmt.Errorf("client: invalid retry policy %+v", o.retry)
 	}
-	api, err := gen.NewClientWithResponses(strings.TrimSuffix(baseURL, "/"), genOpts...)
+	if o.httpClient == nil {
+		return nil, errors.New("client: nil *http.Client")
+	}
+	server, err := serverURL(baseURL)
+	if err != nil {
+		return nil, err
+	}
+	doer := &transport{client: o.httpClient, headers: o.headers, retry: o.retry, timeout: o.timeout}
+	api, err := gen.NewClientWithResponses(server, gen.WithHTTPClient(doer))
 	if err != nil {
 		return nil, fmt.Errorf("client: %w", err)
 	}
 	return &Client{api: api, delimiter: o.delimiter}, nil
 }
 
-// escapePlus sends a literal "+" in the path as %2B: servers may read an
-// unescaped "+" in an identifier as a space, as form encoding does.
-func escapePlus(req *http.Request) {
-	if p := req.URL.EscapedPath(); strings.Contains(p, "+") {
-		req.URL.RawPath = strings.ReplaceAll(p, "+", "%2B")
+// serverURL checks baseURL and returns it without a trailing "/v1" or
+// slash. Returns an error naming what is wrong.
+func serverURL(baseURL string) (string, error) {
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		return "", fmt.Errorf("client: invalid server URL %q: %w", baseURL, err)
 	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", fmt.Errorf("client: server URL %q must start with http:// or https://", baseURL)
+	}
+	if u.Host == "" {
+		return "", fmt.Errorf("client: server URL %q has no host", baseURL)
+	}
+	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return "", fmt.Errorf("client: server URL %q must not carry a query, fragment or user info", baseURL)
+	}
+	u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), "/v1")
+	u.RawPath = ""
+	return strings.TrimSuffix(u.String(), "/"), nil
 }
+
+// Raw returns the generated client this Client wraps, for requests this
+// package has no method for (such as fields it does not expose). Identifiers
+// in its paths are joined with the delimiter (see WithDelimiter), and the
+// caller checks responses.
+func (c *Client) Raw() *gen.ClientWithResponses { return c.api }
 
 // pathID renders an identifier for a request path; the root is the delimiter.
 // It returns an InvalidInput error if a name contains the delimiter, since the
@@ -128,76 +168,3 @@ func (c *Client) pathID(id []string) (string, error) {
 	}
 	return strings.Join(id, c.delimiter), nil
 }
-
-// Error is an error answered by the server. It unwraps to a *store.Error
-// carrying the Lance code, so errors.Is works with this package's sentinels.
-type Error struct {
-	// StatusCode is the HTTP status of the response.
-	StatusCode int
-	// RequestID is the server's X-Request-Id for the request, if it sent one.
-	RequestID string
-	// Err holds the Lance code and the server's message.
-	Err *store.Error
-}
-
-func (e *Error) Error() string {
-	msg := fmt.Sprintf("lance namespace error %d (%s, HTTP %d): %s", int(e.Err.Code), e.Err.Code, e.StatusCode, e.Err.Message)
-	if e.RequestID != "" {
-		msg += " [request " + e.RequestID + "]"
-	}
-	return msg
-}
-
-func (e *Error) Unwrap() error { return e.Err }
-
-// checkResponse returns nil for a 2xx response and an *Error otherwise. A
-// body that is not an ErrorResponse is reported as Internal (18) with the
-// status and the start of the body.
-func checkResponse(hr *http.Response, body []byte) error {
-	if hr.StatusCode >= 200 && hr.StatusCode < 300 {
-		return nil
-	}
-	e := &Error{StatusCode: hr.StatusCode, RequestID: hr.Header.Get("X-Request-Id")}
-	var er struct {
-		Code  *int   `json:"code"`
-		Error string `json:"error"`
-	}
-	if json.Unmarshal(body, &er) == nil && er.Code != nil {
-		e.Err = &store.Error{Code: store.Code(*er.Code), Message: er.Error}
-		return e
-	}
-	snippet := string(body)
-	if len(snippet) > 200 {
-		snippet = snippet[:200] + "…"
-	}
-	e.Err = store.Errorf(store.CodeInternal, "unexpected response %s: %s", hr.Status, snippet)
-	return e
-}
-
-// Sentinels for errors.Is, one per Lance error code.
-var (
-	ErrUnsupported                = store.ErrUnsupported
-	ErrNamespaceNotFound          = store.ErrNamespaceNotFound
-	ErrNamespaceAlreadyExists     = store.ErrNamespaceAlreadyExists
-	ErrNamespaceNotEmpty          = store.ErrNamespaceNotEmpty
-	ErrTableNotFound              = store.ErrTableNotFound
-	ErrTableAlreadyExists         = store.ErrTableAlreadyExists
-	ErrTableIndexNotFound         = store.ErrTableIndexNotFound
-	ErrTableIndexAlreadyExists    = store.ErrTableIndexAlreadyExists
-	ErrTableTagNotFound           = store.ErrTableTagNotFound
-	ErrTableTagAlreadyExists      = store.ErrTableTagAlreadyExists
-	ErrTransactionNotFound        = store.ErrTransactionNotFound
-	ErrTableVersionNotFound       = store.ErrTableVersionNotFound
-	ErrTableColumnNotFound        = store.ErrTableColumnNotFound
-	ErrInvalidInput               = store.ErrInvalidInput
-	ErrConcurrentModification     = store.ErrConcurrentModification
-	ErrPermissionDenied           = store.ErrPermissionDenied
-	ErrUnauthenticated            = store.ErrUnauthenticated
-	ErrServiceUnavailable         = store.ErrServiceUnavailable
-	ErrInternal                   = store.ErrInternal
-	ErrInvalidTableState          = store.ErrInvalidTableState
-	ErrTableSchemaValidationError = store.ErrTableSchemaValidationError
-	ErrThrottling                 = store.ErrThrottling
-	ErrTableBranchNotFound        = store.ErrTableBranchNotFound
-	ErrTableBranchAlreadyExists   = store.ErrTableBranchAlreadyExists
-)

@@ -2,9 +2,14 @@ package client
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/lancens/lancens/gen"
 )
 
 func TestCheckResponse(t *testing.T) {
@@ -95,5 +100,81 @@ func TestPathID(t *testing.T) {
 		if _, err := New("http://x", WithDelimiter(d)); err == nil {
 			t.Errorf("New accepted the delimiter %q", d)
 		}
+	}
+}
+
+func TestNewValidatesURL(t *testing.T) {
+	for _, tc := range []struct {
+		url, want string // want "": New fails
+	}{
+		{"http://localhost:2333", "http://localhost:2333"},
+		{"http://localhost:2333/", "http://localhost:2333"},
+		{"https://lance.example.com/v1", "https://lance.example.com"},
+		{"https://lance.example.com/v1/", "https://lance.example.com"},
+		{"http://proxy/lance/v1", "http://proxy/lance"},
+		{"http://proxy/lance", "http://proxy/lance"},
+		{"localhost:2333", ""},
+		{"ftp://host", ""},
+		{"http://", ""},
+		{"http://host?x=1", ""},
+		{"http://user:pw@host", ""},
+		{"http://host/#frag", ""},
+		{"://bad", ""},
+	} {
+		t.Run(tc.url, func(t *testing.T) {
+			c, err := New(tc.url)
+			if tc.want == "" {
+				if err == nil {
+					t.Fatalf("New accepted %q", tc.url)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := c.api.ClientInterface.(*gen.Client).Server; strings.TrimSuffix(got, "/") != tc.want {
+				t.Fatalf("server %q, want %q", got, tc.want)
+			}
+		})
+	}
+	for _, opt := range []Option{WithDelimiter(""), WithRetry(RetryPolicy{MaxRetries: -1}), WithRetry(RetryPolicy{BaseDelay: time.Second, MaxDelay: time.Millisecond}), WithHTTPClient(nil)} {
+		if _, err := New("http://host", opt); err == nil {
+			t.Error("New accepted an invalid option")
+		}
+	}
+}
+
+// TestErrorSentinels checks that every Lance error code 0–23 an answer
+// carries matches its sentinel, and no other, with the status and message
+// on the *Error.
+func TestErrorSentinels(t *testing.T) {
+	sentinels := []error{
+		ErrUnsupported, ErrNamespaceNotFound, ErrNamespaceAlreadyExists, ErrNamespaceNotEmpty, ErrTableNotFound,
+		ErrTableAlreadyExists, ErrTableIndexNotFound, ErrTableIndexAlreadyExists, ErrTableTagNotFound, ErrTableTagAlreadyExists,
+		ErrTransactionNotFound, ErrTableVersionNotFound, ErrTableColumnNotFound, ErrInvalidInput, ErrConcurrentModification,
+		ErrPermissionDenied, ErrUnauthenticated, ErrServiceUnavailable, ErrInternal, ErrInvalidTableState,
+		ErrTableSchemaValidationError, ErrThrottling, ErrTableBranchNotFound, ErrTableBranchAlreadyExists,
+	}
+	if len(sentinels) != 24 {
+		t.Fatalf("%d sentinels", len(sentinels))
+	}
+	for code := range sentinels {
+		t.Run(Code(code).String(), func(t *testing.T) {
+			status := 400 + code
+			hr := &http.Response{StatusCode: status, Header: http.Header{}}
+			err := checkResponse(hr, []byte(fmt.Sprintf(`{"code":%d,"error":"message %d"}`, code, code)))
+			for other, s := range sentinels {
+				if got := errors.Is(err, s); got != (other == code) {
+					t.Errorf("errors.Is(code %d, sentinel of %d) = %v", code, other, got)
+				}
+			}
+			var e *Error
+			if !errors.As(err, &e) || e.StatusCode != status || e.Code() != Code(code) || e.Message() != fmt.Sprintf("message %d", code) {
+				t.Fatalf("error %#v", err)
+			}
+			if ErrorCode(err) != Code(code) {
+				t.Fatalf("ErrorCode = %d", ErrorCode(err))
+			}
+		})
 	}
 }

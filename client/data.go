@@ -17,27 +17,30 @@ import (
 
 const mimeArrowStream = "application/vnd.apache.arrow.stream"
 
-// streamBody encodes a schema and record batches as an Arrow IPC stream,
-// produced as the request body is sent.
-func streamBody(schema *arrow.Schema, batches []arrow.RecordBatch) io.Reader {
+// streamBody opens data and returns it as an Arrow IPC stream, produced as
+// the request body is sent. Returns an InvalidInput (13) error if data
+// cannot be converted to Arrow; should the reader fail later, the request
+// fails.
+func streamBody(data Data) (io.Reader, error) {
+	if data.open == nil {
+		return nil, invalid("no rows given: make Data with Structs, Maps, Records or FromReader")
+	}
+	r, err := data.open()
+	if err != nil {
+		return nil, err
+	}
 	pr, pw := io.Pipe()
 	go func() {
-		w := ipc.NewWriter(pw, ipc.WithSchema(schema))
-		for _, b := range batches {
-			if err := w.Write(b); err != nil {
-				pw.CloseWithError(err)
-				return
-			}
-		}
-		pw.CloseWithError(w.Close())
+		pw.CloseWithError(writeStream(pw, r))
 	}()
-	return pr
+	return pr, nil
 }
 
 // CreateTableOptions are the optional parts of CreateTable.
 type CreateTableOptions struct {
-	// Mode is "Create" (default), "ExistOk" or "Overwrite".
-	Mode           string
+	// Mode is ModeCreate (the default: fail if it exists), ModeExistOK or
+	// ModeOverwrite.
+	Mode           Mode
 	Properties     map[string]string
 	StorageOptions map[string]string
 }
@@ -51,16 +54,21 @@ type CreatedTable struct {
 	TransactionID  string
 }
 
-// CreateTable creates table id with the schema and rows given (batches may
-// be empty). opts may be nil.
+// CreateTable creates table id, whose rows the server keeps, with the
+// schema and rows given (batches may be empty). opts may be nil. Returns
+// ErrTableAlreadyExists (with ModeCreate), ErrNamespaceNotFound.
 func (c *Client) CreateTable(ctx context.Context, id []string, schema *arrow.Schema, batches []arrow.RecordBatch, opts *CreateTableOptions) (*CreatedTable, error) {
+	return c.createTable(ctx, id, Records(schema, batches...), opts)
+}
+
+func (c *Client) createTable(ctx context.Context, id []string, data Data, opts *CreateTableOptions) (*CreatedTable, error) {
 	path, err := c.pathID(id)
 	if err != nil {
 		return nil, err
 	}
 	params := &gen.CreateTableParams{Delimiter: &c.delimiter}
 	if opts != nil {
-		params.Mode = optional(opts.Mode)
+		params.Mode = optional(string(opts.Mode))
 		if params.Properties, err = jsonParam(opts.Properties); err != nil {
 			return nil, err
 		}
@@ -68,7 +76,11 @@ func (c *Client) CreateTable(ctx context.Context, id []string, schema *arrow.Sch
 			return nil, err
 		}
 	}
-	resp, err := c.api.CreateTableWithBodyWithResponse(ctx, path, params, mimeArrowStream, streamBody(schema, batches))
+	body, err := streamBody(data)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.api.CreateTableWithBodyWithResponse(ctx, path, params, mimeArrowStream, body)
 	if err != nil {
 		return nil, err
 	}
@@ -101,14 +113,24 @@ type WriteResult struct {
 	TransactionID string
 }
 
-// Insert appends rows to table id, or with mode "overwrite" replaces them.
-func (c *Client) Insert(ctx context.Context, id []string, schema *arrow.Schema, batches []arrow.RecordBatch, mode string) (*WriteResult, error) {
+// Insert appends rows to table id (mode ModeAppend, or ""), or replaces its
+// rows (ModeOverwrite). Returns ErrTableSchemaValidationError when the rows
+// do not fit the table's schema.
+func (c *Client) Insert(ctx context.Context, id []string, schema *arrow.Schema, batches []arrow.RecordBatch, mode Mode) (*WriteResult, error) {
+	return c.insert(ctx, id, Records(schema, batches...), mode)
+}
+
+func (c *Client) insert(ctx context.Context, id []string, data Data, mode Mode) (*WriteResult, error) {
 	path, err := c.pathID(id)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.api.InsertIntoTableWithBodyWithResponse(ctx, path, &gen.InsertIntoTableParams{Delimiter: &c.delimiter, Mode: optional(mode)},
-		mimeArrowStream, streamBody(schema, batches))
+	body, err := streamBody(data)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.api.InsertIntoTableWithBodyWithResponse(ctx, path, &gen.InsertIntoTableParams{Delimiter: &c.delimiter, Mode: optional(string(mode))},
+		mimeArrowStream, body)
 	if err != nil {
 		return nil, err
 	}
@@ -128,23 +150,33 @@ type MergeInsertOptions struct {
 	WhenNotMatchedInsertAll            bool
 	WhenNotMatchedBySourceDelete       bool
 	WhenNotMatchedBySourceDeleteFilter string
-	Timeout                            time.Duration
+	// Timeout bounds the merge on the server.
+	Timeout time.Duration
+	// UseIndex lets the server use an index on the key columns (nil: its
+	// default).
+	UseIndex *bool
 }
 
-// MergeInsert merges rows into table id by key.
+// MergeInsert merges rows into table id by key. Returns
+// ErrTableColumnNotFound for an unknown key column, ErrInvalidInput when
+// several source rows match one target row.
 func (c *Client) MergeInsert(ctx context.Context, id []string, schema *arrow.Schema, batches []arrow.RecordBatch, o MergeInsertOptions) (*WriteResult, error) {
+	return c.mergeInsert(ctx, id, Records(schema, batches...), o)
+}
+
+func (c *Client) mergeInsert(ctx context.Context, id []string, data Data, o MergeInsertOptions) (*WriteResult, error) {
 	path, err := c.pathID(id)
 	if err != nil {
 		return nil, err
 	}
 	if len(o.On) == 0 {
-		return nil, ErrInvalidInput
+		return nil, invalid("merge insert needs at least one key column")
 	}
 	params := &gen.MergeInsertIntoTableParams{
 		Delimiter: &c.delimiter, On: o.On[0],
 		WhenMatchedUpdateAll: &o.WhenMatchedUpdateAll, WhenMatchedUpdateAllFilt: optional(o.WhenMatchedUpdateAllFilter),
 		WhenNotMatchedInsertAll: &o.WhenNotMatchedInsertAll, WhenNotMatchedBySourceDelete: &o.WhenNotMatchedBySourceDelete,
-		WhenNotMatchedBySourceDeleteFilt: optional(o.WhenNotMatchedBySourceDeleteFilter),
+		WhenNotMatchedBySourceDeleteFilt: optional(o.WhenNotMatchedBySourceDeleteFilter), UseIndex: o.UseIndex,
 	}
 	if o.Timeout > 0 {
 		params.Timeout = optional(o.Timeout.String())
@@ -158,7 +190,11 @@ func (c *Client) MergeInsert(ctx context.Context, id []string, schema *arrow.Sch
 		req.URL.RawQuery = q.Encode()
 		return nil
 	}
-	resp, err := c.api.MergeInsertIntoTableWithBodyWithResponse(ctx, path, params, mimeArrowStream, streamBody(schema, batches), extraKeys)
+	body, err := streamBody(data)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.api.MergeInsertIntoTableWithBodyWithResponse(ctx, path, params, mimeArrowStream, body, extraKeys)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +207,8 @@ func (c *Client) MergeInsert(ctx context.Context, id []string, schema *arrow.Sch
 }
 
 // Update sets columns (pairs of column and SQL expression) of the rows
-// matching predicate ("" for all).
+// matching predicate ("" for all). Returns ErrTableColumnNotFound for an
+// unknown column, ErrInvalidInput for a malformed expression.
 func (c *Client) Update(ctx context.Context, id []string, updates [][2]string, predicate string) (*WriteResult, error) {
 	path, err := c.pathID(id)
 	if err != nil {
@@ -247,7 +284,9 @@ func (r *QueryResult) NumRows() int64 {
 	return n
 }
 
-// Query runs a query on table id and returns its rows.
+// Query runs a query on table id given in the API's request form, which
+// reaches every member of the spec, and returns its rows. Most callers build
+// queries with Table.Search, Table.FullTextSearch and Table.Query instead.
 func (c *Client) Query(ctx context.Context, id []string, q gen.QueryTableRequest) (*QueryResult, error) {
 	path, err := c.pathID(id)
 	if err != nil {
@@ -276,4 +315,63 @@ func (c *Client) Query(ctx context.Context, id []string, q gen.QueryTableRequest
 		out.Batches = append(out.Batches, rec)
 	}
 	return out, nil
+}
+
+// RestoreTable makes the rows and schema of version of table id its new
+// latest version and returns the transaction id. Returns
+// ErrTableVersionNotFound if there is no such version.
+func (c *Client) RestoreTable(ctx context.Context, id []string, version int64) (string, error) {
+	path, err := c.pathID(id)
+	if err != nil {
+		return "", err
+	}
+	resp, err := c.api.RestoreTableWithResponse(ctx, path, &gen.RestoreTableParams{Delimiter: &c.delimiter},
+		gen.RestoreTableRequest{Id: &id, Version: version})
+	if err != nil {
+		return "", err
+	}
+	if err := checkResponse(resp.HTTPResponse, resp.Body); err != nil {
+		return "", err
+	}
+	return deref(resp.JSON200.TransactionId), nil
+}
+
+// TableStats are the size statistics of a table.
+type TableStats struct {
+	NumRows    int64
+	TotalBytes int64
+	NumIndices int64
+	// NumFragments is how many data fragments hold the rows, and
+	// NumSmallFragments how many of them are small.
+	NumFragments, NumSmallFragments int64
+	// FragmentRows summarise the row counts of the fragments.
+	FragmentRows FragmentRows
+}
+
+// FragmentRows summarise the row counts of a table's fragments.
+type FragmentRows struct {
+	Min, Max, Mean, P25, P50, P75, P99 int64
+}
+
+// TableStats returns the size statistics of table id.
+func (c *Client) TableStats(ctx context.Context, id []string) (*TableStats, error) {
+	path, err := c.pathID(id)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.api.GetTableStatsWithResponse(ctx, path, &gen.GetTableStatsParams{Delimiter: &c.delimiter}, gen.GetTableStatsRequest{Id: &id})
+	if err != nil {
+		return nil, err
+	}
+	if err := checkResponse(resp.HTTPResponse, resp.Body); err != nil {
+		return nil, err
+	}
+	r := resp.JSON200
+	f := r.FragmentStats
+	return &TableStats{
+		NumRows: r.NumRows, TotalBytes: r.TotalBytes, NumIndices: r.NumIndices,
+		NumFragments: f.NumFragments, NumSmallFragments: f.NumSmallFragments,
+		FragmentRows: FragmentRows{Min: f.Lengths.Min, Max: f.Lengths.Max, Mean: f.Lengths.Mean, P25: f.Lengths.P25,
+			P50: f.Lengths.P50, P75: f.Lengths.P75, P99: f.Lengths.P99},
+	}, nil
 }

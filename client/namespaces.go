@@ -10,8 +10,9 @@ import (
 
 // CreateNamespaceOptions are the optional parts of CreateNamespace.
 type CreateNamespaceOptions struct {
-	// Mode is "Create" (default: fail if it exists), "ExistOk" or "Overwrite".
-	Mode string
+	// Mode is ModeCreate (the default: fail if it exists), ModeExistOK or
+	// ModeOverwrite.
+	Mode Mode
 	// Properties are stored on the namespace.
 	Properties map[string]string
 }
@@ -25,7 +26,7 @@ func (c *Client) CreateNamespace(ctx context.Context, id []string, opts *CreateN
 	}
 	body := gen.CreateNamespaceRequest{Id: &id}
 	if opts != nil {
-		body.Mode = optional(opts.Mode)
+		body.Mode = optional(string(opts.Mode))
 		if opts.Properties != nil {
 			body.Properties = &opts.Properties
 		}
@@ -75,10 +76,11 @@ func (c *Client) NamespaceExists(ctx context.Context, id []string) (bool, error)
 
 // DropNamespaceOptions are the optional parts of DropNamespace.
 type DropNamespaceOptions struct {
-	// Mode is "Fail" (default: error if missing) or "Skip".
-	Mode string
-	// Behavior is "Restrict" (default: error if not empty) or "Cascade".
-	Behavior string
+	// Mode is ModeFail (the default: error if missing) or ModeSkip.
+	Mode Mode
+	// Behavior is BehaviorRestrict (the default: error if not empty) or
+	// BehaviorCascade.
+	Behavior Behavior
 }
 
 // DroppedNamespace is what DropNamespace reports.
@@ -91,7 +93,7 @@ type DroppedNamespace struct {
 }
 
 // DropNamespace drops namespace id and reports what it was (nil if it was
-// missing and Mode is "Skip"). opts may be nil.
+// missing and Mode is ModeSkip). opts may be nil.
 func (c *Client) DropNamespace(ctx context.Context, id []string, opts *DropNamespaceOptions) (*DroppedNamespace, error) {
 	path, err := c.pathID(id)
 	if err != nil {
@@ -99,8 +101,8 @@ func (c *Client) DropNamespace(ctx context.Context, id []string, opts *DropNames
 	}
 	body := gen.DropNamespaceRequest{Id: &id}
 	if opts != nil {
-		body.Mode = optional(opts.Mode)
-		body.Behavior = optional(opts.Behavior)
+		body.Mode = optional(string(opts.Mode))
+		body.Behavior = optional(string(opts.Behavior))
 	}
 	resp, err := c.api.DropNamespaceWithResponse(ctx, path, &gen.DropNamespaceParams{Delimiter: &c.delimiter}, body)
 	if err != nil {
@@ -123,10 +125,7 @@ func (c *Client) ListNamespacesPage(ctx context.Context, parent []string, pageTo
 	if err != nil {
 		return nil, "", err
 	}
-	params := &gen.ListNamespacesParams{Delimiter: &c.delimiter, PageToken: optional(pageToken)}
-	if limit > 0 {
-		params.Limit = &limit
-	}
+	params := &gen.ListNamespacesParams{Delimiter: &c.delimiter, PageToken: optional(pageToken), Limit: positive(limit)}
 	resp, err := c.api.ListNamespacesWithResponse(ctx, path, params)
 	if err != nil {
 		return nil, "", err

@@ -25,10 +25,7 @@ func (c *Client) ListTableTagsPage(ctx context.Context, id []string, pageToken s
 	if err != nil {
 		return nil, "", err
 	}
-	params := &gen.ListTableTagsParams{Delimiter: &c.delimiter, PageToken: optional(pageToken)}
-	if limit > 0 {
-		params.Limit = &limit
-	}
+	params := &gen.ListTableTagsParams{Delimiter: &c.delimiter, PageToken: optional(pageToken), Limit: positive(limit)}
 	resp, err := c.api.ListTableTagsWithResponse(ctx, path, params)
 	if err != nil {
 		return nil, "", err
@@ -156,10 +153,7 @@ func (c *Client) ListTableBranchesPage(ctx context.Context, id []string, pageTok
 	if err != nil {
 		return nil, "", err
 	}
-	params := &gen.ListTableBranchesParams{Delimiter: &c.delimiter, PageToken: optional(pageToken)}
-	if limit > 0 {
-		params.Limit = &limit
-	}
+	params := &gen.ListTableBranchesParams{Delimiter: &c.delimiter, PageToken: optional(pageToken), Limit: positive(limit)}
 	resp, err := c.api.ListTableBranchesWithResponse(ctx, path, params)
 	if err != nil {
 		return nil, "", err
@@ -205,7 +199,7 @@ func (c *Client) DeleteTableBranch(ctx context.Context, id []string, name string
 
 // Transaction is the state of an operation the server recorded.
 type Transaction struct {
-	Status     string
+	Status     TransactionStatus
 	Properties map[string]string
 }
 
@@ -224,24 +218,24 @@ func (c *Client) DescribeTransaction(ctx context.Context, id []string) (*Transac
 	if err := checkResponse(resp.HTTPResponse, resp.Body); err != nil {
 		return nil, err
 	}
-	return &Transaction{Status: resp.JSON200.Status, Properties: propertiesOf(resp.JSON200.Properties)}, nil
+	return &Transaction{Status: TransactionStatus(resp.JSON200.Status), Properties: propertiesOf(resp.JSON200.Properties)}, nil
 }
 
 // TransactionAction is one change to a transaction: set exactly one field.
 type TransactionAction struct {
-	// SetStatus is Queued, Running, Succeeded, Failed or Canceled.
-	SetStatus string
+	SetStatus TransactionStatus
 	// SetProperty sets Key to Value; Mode says what to do when it is set
-	// already: "Overwrite" (default), "Fail" or "Skip".
+	// already: ModeOverwrite (the default), ModeFail or ModeSkip.
 	SetProperty *PropertyAction
 	// UnsetProperty removes Key; Mode says what to do when it is missing:
-	// "Skip" (default) or "Fail".
+	// ModeSkip (the default) or ModeFail.
 	UnsetProperty *PropertyAction
 }
 
 // PropertyAction sets or unsets one transaction property.
 type PropertyAction struct {
-	Key, Value, Mode string
+	Key, Value string
+	Mode       Mode
 }
 
 // AlterTransaction applies actions to a transaction atomically and returns
@@ -254,13 +248,13 @@ func (c *Client) AlterTransaction(ctx context.Context, id []string, actions ...T
 	req := gen.AlterTransactionRequest{Id: &id, Actions: make([]gen.AlterTransactionAction, len(actions))}
 	for i, a := range actions {
 		if a.SetStatus != "" {
-			req.Actions[i].SetStatusAction = &gen.AlterTransactionSetStatus{Status: &a.SetStatus}
+			req.Actions[i].SetStatusAction = &gen.AlterTransactionSetStatus{Status: optional(string(a.SetStatus))}
 		}
 		if p := a.SetProperty; p != nil {
-			req.Actions[i].SetPropertyAction = &gen.AlterTransactionSetProperty{Key: &p.Key, Value: &p.Value, Mode: optional(p.Mode)}
+			req.Actions[i].SetPropertyAction = &gen.AlterTransactionSetProperty{Key: &p.Key, Value: &p.Value, Mode: optional(string(p.Mode))}
 		}
 		if p := a.UnsetProperty; p != nil {
-			req.Actions[i].UnsetPropertyAction = &gen.AlterTransactionUnsetProperty{Key: &p.Key, Mode: optional(p.Mode)}
+			req.Actions[i].UnsetPropertyAction = &gen.AlterTransactionUnsetProperty{Key: &p.Key, Mode: optional(string(p.Mode))}
 		}
 	}
 	resp, err := c.api.AlterTransactionWithResponse(ctx, path, &gen.AlterTransactionParams{Delimiter: &c.delimiter}, req)
@@ -270,5 +264,5 @@ func (c *Client) AlterTransaction(ctx context.Context, id []string, actions ...T
 	if err := checkResponse(resp.HTTPResponse, resp.Body); err != nil {
 		return nil, err
 	}
-	return &Transaction{Status: resp.JSON200.Status, Properties: propertiesOf(resp.JSON200.Properties)}, nil
+	return &Transaction{Status: TransactionStatus(resp.JSON200.Status), Properties: propertiesOf(resp.JSON200.Properties)}, nil
 }

@@ -2,11 +2,15 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"iter"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/lancens/lancens/gen"
+	"github.com/lancens/lancens/store"
 )
 
 // ListTablesPage returns one page of the names of the tables directly in
@@ -17,10 +21,7 @@ func (c *Client) ListTablesPage(ctx context.Context, ns []string, pageToken stri
 	if err != nil {
 		return nil, "", err
 	}
-	params := &gen.ListTablesParams{Delimiter: &c.delimiter, PageToken: optional(pageToken), IncludeDeclared: &includeDeclared}
-	if limit > 0 {
-		params.Limit = &limit
-	}
+	params := &gen.ListTablesParams{Delimiter: &c.delimiter, PageToken: optional(pageToken), Limit: positive(limit), IncludeDeclared: &includeDeclared}
 	resp, err := c.api.ListTablesWithResponse(ctx, path, params)
 	if err != nil {
 		return nil, "", err
@@ -42,10 +43,7 @@ func (c *Client) ListTables(ctx context.Context, ns []string) iter.Seq2[string, 
 // ListAllTablesPage returns one page of the identifiers of every table of the
 // catalog and the token of the next page ("" at the end).
 func (c *Client) ListAllTablesPage(ctx context.Context, pageToken string, limit int, includeDeclared bool) ([][]string, string, error) {
-	params := &gen.ListAllTablesParams{Delimiter: &c.delimiter, PageToken: optional(pageToken), IncludeDeclared: &includeDeclared}
-	if limit > 0 {
-		params.Limit = &limit
-	}
+	params := &gen.ListAllTablesParams{Delimiter: &c.delimiter, PageToken: optional(pageToken), Limit: positive(limit), IncludeDeclared: &includeDeclared}
 	resp, err := c.api.ListAllTablesWithResponse(ctx, params)
 	if err != nil {
 		return nil, "", err
@@ -116,8 +114,9 @@ func (c *Client) DeclareTable(ctx context.Context, id []string, opts *DeclareTab
 
 // RegisterTableOptions are the optional parts of RegisterTable.
 type RegisterTableOptions struct {
-	// Mode is "Create" (default: fail if the name is taken) or "Overwrite".
-	Mode       string
+	// Mode is ModeCreate (the default: fail if the name is taken) or
+	// ModeOverwrite.
+	Mode       Mode
 	Properties map[string]string
 }
 
@@ -130,7 +129,7 @@ func (c *Client) RegisterTable(ctx context.Context, id []string, location string
 	}
 	body := gen.RegisterTableRequest{Id: &id, Location: location}
 	if opts != nil {
-		body.Mode = optional(opts.Mode)
+		body.Mode = optional(string(opts.Mode))
 		if opts.Properties != nil {
 			body.Properties = &opts.Properties
 		}
@@ -157,7 +156,8 @@ type DescribeTableOptions struct {
 	// WithTableURI asks for TableURI.
 	WithTableURI bool
 	// LoadDetailedMetadata asks for the detailed fields (Table, Namespace,
-	// Version, Schema, Stats).
+	// Version, Schema, Stats); lancens always sends them for the tables
+	// whose rows it keeps.
 	LoadDetailedMetadata bool
 	// CheckDeclared asks for IsOnlyDeclared.
 	CheckDeclared bool
@@ -177,12 +177,20 @@ type TableDescription struct {
 	Table          string
 	Namespace      []string
 	Version        *int64
-	Schema         *gen.JsonArrowSchema
-	Stats          *gen.TableBasicStats
+	Schema         *arrow.Schema
+	Stats          *TableBasicStats
 	Metadata       map[string]string
 }
 
-// DescribeTable describes table id. opts may be nil.
+// TableBasicStats are the layout statistics DescribeTable may report.
+type TableBasicStats struct {
+	NumDeletedRows int64
+	NumFragments   int64
+}
+
+// DescribeTable describes table id. opts may be nil. Returns
+// ErrTableNotFound, or ErrTableVersionNotFound, ErrTableTagNotFound or
+// ErrTableBranchNotFound for a version that does not exist.
 func (c *Client) DescribeTable(ctx context.Context, id []string, opts *DescribeTableOptions) (*TableDescription, error) {
 	path, err := c.pathID(id)
 	if err != nil {
@@ -206,10 +214,26 @@ func (c *Client) DescribeTable(ctx context.Context, id []string, opts *DescribeT
 	out := &TableDescription{
 		Location: deref(r.Location), TableURI: deref(r.TableUri), StorageOptions: propertiesOf(r.StorageOptions),
 		Properties: propertiesOf(r.Properties), ManagedVersioning: deref(r.ManagedVersioning), IsOnlyDeclared: r.IsOnlyDeclared,
-		Table: deref(r.Table), Namespace: deref(r.Namespace), Version: r.Version, Schema: r.Schema, Stats: r.Stats,
+		Table: deref(r.Table), Namespace: deref(r.Namespace), Version: r.Version,
+	}
+	if r.Stats != nil {
+		out.Stats = &TableBasicStats{NumDeletedRows: int64(r.Stats.NumDeletedRows), NumFragments: int64(r.Stats.NumFragments)}
 	}
 	if r.Metadata != nil {
 		out.Metadata = *r.Metadata
+	}
+	if r.Schema != nil {
+		// The generated type drops what the spec's type names leave out
+		// (time units, time zones); read the schema from the body itself.
+		var raw struct {
+			Schema *jsonSchema `json:"schema"`
+		}
+		if err := json.Unmarshal(resp.Body, &raw); err != nil {
+			return nil, store.Errorf(store.CodeInternal, "the server's table schema is not valid JSON: %v", err)
+		}
+		if out.Schema, err = raw.Schema.arrow(); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }

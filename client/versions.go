@@ -47,10 +47,7 @@ func (c *Client) ListTableVersionsPage(ctx context.Context, id []string, opts *L
 	params := &gen.ListTableVersionsParams{Delimiter: &c.delimiter}
 	if opts != nil {
 		params.Branch, params.PageToken = optional(opts.Branch), optional(opts.PageToken)
-		params.Descending = optionalTrue(opts.Descending)
-		if opts.Limit > 0 {
-			params.Limit = &opts.Limit
-		}
+		params.Descending, params.Limit = optionalTrue(opts.Descending), positive(opts.Limit)
 	}
 	resp, err := c.api.ListTableVersionsWithResponse(ctx, path, params)
 	if err != nil {
@@ -92,8 +89,9 @@ type VersionCommit struct {
 	ManifestSize *int64
 	ETag         *string
 	Metadata     map[string]string
-	// NamingScheme of the final manifest file: "V2" (default) or "V1".
-	NamingScheme string
+	// NamingScheme of the final manifest file: NamingV2 (the default) or
+	// NamingV1.
+	NamingScheme NamingScheme
 	Branch       string // "" is main
 }
 
@@ -107,7 +105,7 @@ func (c *Client) CreateTableVersion(ctx context.Context, id []string, v VersionC
 	}
 	body := gen.CreateTableVersionRequest{
 		Id: &id, Version: v.Version, ManifestPath: v.ManifestPath, ManifestSize: v.ManifestSize, ETag: v.ETag,
-		NamingScheme: optional(v.NamingScheme), Branch: optional(v.Branch),
+		NamingScheme: optional(string(v.NamingScheme)), Branch: optional(v.Branch),
 	}
 	if v.Metadata != nil {
 		body.Metadata = &v.Metadata
@@ -191,7 +189,7 @@ func (c *Client) CommitVersions(ctx context.Context, commits ...TableCommit) ([]
 	for i, tc := range commits {
 		e := gen.CreateTableVersionEntry{
 			Id: tc.ID, Version: tc.Version, ManifestPath: tc.ManifestPath, ManifestSize: tc.ManifestSize, ETag: tc.ETag,
-			NamingScheme: optional(tc.NamingScheme), Branch: optional(tc.Branch),
+			NamingScheme: optional(string(tc.NamingScheme)), Branch: optional(tc.Branch),
 		}
 		if tc.Metadata != nil {
 			e.Metadata = &tc.Metadata
@@ -255,7 +253,7 @@ func (c *Client) BatchCommit(ctx context.Context, ops ...BatchOp) ([]BatchResult
 		if v := op.CommitVersion; v != nil {
 			o.CreateTableVersion = &gen.CreateTableVersionRequest{
 				Id: &id, Version: v.Version, ManifestPath: v.ManifestPath, ManifestSize: v.ManifestSize, ETag: v.ETag,
-				NamingScheme: optional(v.NamingScheme), Branch: optional(v.Branch),
+				NamingScheme: optional(string(v.NamingScheme)), Branch: optional(v.Branch),
 			}
 			if v.Metadata != nil {
 				o.CreateTableVersion.Metadata = &v.Metadata

@@ -202,7 +202,7 @@ func TestCreateTable(t *testing.T) {
 	} {
 		t.Run("mode "+tc.mode, func(t *testing.T) {
 			two := arrowtest.Record(t, peopleSchema, `[{"id":9,"name":"z","age":1},{"id":8,"name":"y","age":2}]`)
-			got, err := c.CreateTable(ctx, []string{"p"}, peopleSchema, []arrow.RecordBatch{two}, &client.CreateTableOptions{Mode: tc.mode})
+			got, err := c.CreateTable(ctx, []string{"p"}, peopleSchema, []arrow.RecordBatch{two}, &client.CreateTableOptions{Mode: client.Mode(tc.mode)})
 			if tc.wantCode >= 0 {
 				if store.ErrorCode(err) != tc.wantCode {
 					t.Fatalf("got %v, want code %d", err, tc.wantCode)
@@ -629,11 +629,11 @@ func TestTimeTravelAcrossSchemaChanges(t *testing.T) {
 	if err != nil || d.Schema == nil || *d.Version != 7 {
 		t.Fatalf("describe: %+v %v", d, err)
 	}
-	if md := (*d.Schema).Metadata; md == nil || (*md)["owner"] != "me" {
+	if md := d.Schema.Metadata(); md.FindKey("owner") < 0 || md.Values()[md.FindKey("owner")] != "me" {
 		t.Fatalf("schema metadata not described: %+v", d.Schema)
 	}
-	for _, f := range d.Schema.Fields {
-		if f.Name == "full_name" && (f.Metadata == nil || (*f.Metadata)["pii"] != "yes") {
+	for _, f := range d.Schema.Fields() {
+		if i := f.Metadata.FindKey("pii"); f.Name == "full_name" && (i < 0 || f.Metadata.Values()[i] != "yes") {
 			t.Fatalf("field metadata not described: %+v", f)
 		}
 	}

@@ -70,17 +70,18 @@ func (l *Local) Serve(t testing.TB, req *http.Request) (*http.Response, []byte) 
 // violate the spec fail t.
 func (l *Local) Client(t testing.TB, opts ...client.Option) *client.Client {
 	t.Helper()
-	doer := doerFunc(func(req *http.Request) (*http.Response, error) {
+	serve := roundTripFunc(func(req *http.Request) (*http.Response, error) {
 		res, _ := l.Serve(t, req)
 		return res, nil
 	})
-	c, err := client.New("http://lancens.local", append(opts, client.WithHTTPClient(doer))...)
+	c, err := client.New("http://lancens.local", append(opts, client.WithHTTPClient(&http.Client{Transport: serve}))...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return c
 }
 
-type doerFunc func(*http.Request) (*http.Response, error)
+// roundTripFunc is an http.RoundTripper made of a function.
+type roundTripFunc func(*http.Request) (*http.Response, error)
 
-func (f doerFunc) Do(req *http.Request) (*http.Response, error) { return f(req) }
+func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }

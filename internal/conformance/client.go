@@ -17,7 +17,7 @@ var _ Target = ClientTarget{}
 
 // CreateNamespace implements store.Namespaces over HTTP.
 func (a ClientTarget) CreateNamespace(ctx context.Context, id []string, mode store.CreateMode, properties map[string]string) (*store.Namespace, error) {
-	props, err := a.C.CreateNamespace(ctx, id, &client.CreateNamespaceOptions{Mode: mode.String(), Properties: properties})
+	props, err := a.C.CreateNamespace(ctx, id, &client.CreateNamespaceOptions{Mode: client.Mode(mode.String()), Properties: properties})
 	if err != nil {
 		return nil, err
 	}
@@ -40,7 +40,7 @@ func (a ClientTarget) DescribeNamespace(ctx context.Context, id []string) (*stor
 
 // DropNamespace implements store.Namespaces over HTTP.
 func (a ClientTarget) DropNamespace(ctx context.Context, id []string, mode store.DropMode, behavior store.DropBehavior) (*store.Namespace, []string, error) {
-	dropped, err := a.C.DropNamespace(ctx, id, &client.DropNamespaceOptions{Mode: mode.String(), Behavior: behavior.String()})
+	dropped, err := a.C.DropNamespace(ctx, id, &client.DropNamespaceOptions{Mode: client.Mode(mode.String()), Behavior: client.Behavior(behavior.String())})
 	if err != nil || dropped == nil {
 		return nil, nil, err
 	}
@@ -86,7 +86,7 @@ func (a ClientTarget) DeclareTable(ctx context.Context, id []string, decl store.
 
 // RegisterTable implements store.Tables over HTTP.
 func (a ClientTarget) RegisterTable(ctx context.Context, id []string, reg store.TableRegistration) (*store.Table, string, error) {
-	info, err := a.C.RegisterTable(ctx, id, reg.Location, &client.RegisterTableOptions{Mode: reg.Mode.String(), Properties: reg.Properties})
+	info, err := a.C.RegisterTable(ctx, id, reg.Location, &client.RegisterTableOptions{Mode: client.Mode(reg.Mode.String()), Properties: reg.Properties})
 	if err != nil {
 		return nil, "", err
 	}
@@ -295,13 +295,13 @@ func (a ClientTarget) AlterTransaction(ctx context.Context, id []string, actions
 	cas := make([]client.TransactionAction, len(actions))
 	for i, act := range actions {
 		if act.SetStatus != nil {
-			cas[i].SetStatus = string(*act.SetStatus)
+			cas[i].SetStatus = client.TransactionStatus(*act.SetStatus)
 		}
 		if p := act.SetProperty; p != nil {
-			cas[i].SetProperty = &client.PropertyAction{Key: p.Key, Value: p.Value, Mode: p.Mode.String()}
+			cas[i].SetProperty = &client.PropertyAction{Key: p.Key, Value: p.Value, Mode: client.Mode(p.Mode.String())}
 		}
 		if p := act.Unset; p != nil {
-			cas[i].UnsetProperty = &client.PropertyAction{Key: p.Key, Mode: p.Mode.String()}
+			cas[i].UnsetProperty = &client.PropertyAction{Key: p.Key, Mode: client.Mode(p.Mode.String())}
 		}
 	}
 	t, err := a.C.AlterTransaction(ctx, id, cas...)

@@ -41,7 +41,9 @@ func NewHTTPTarget(baseURL string, doer gen.HttpRequestDoer) (HTTPTarget, error)
 	if doer == nil {
 		doer = http.DefaultClient
 	}
-	c, err := client.New(baseURL, client.WithHTTPClient(doer))
+	// The suite checks the server's own answers: the client must neither
+	// retry nor hide them.
+	c, err := client.New(baseURL, client.WithHTTPClient(&http.Client{Transport: doerTransport{doer}}), client.WithRetry(client.RetryPolicy{}))
 	if err != nil {
 		return HTTPTarget{}, err
 	}
@@ -51,6 +53,12 @@ func NewHTTPTarget(baseURL string, doer gen.HttpRequestDoer) (HTTPTarget, error)
 	}
 	return HTTPTarget{ClientTarget: ClientTarget{C: c}, API: api}, nil
 }
+
+// doerTransport sends a request through a doer, as the http.RoundTripper
+// of the client's *http.Client.
+type doerTransport struct{ doer gen.HttpRequestDoer }
+
+func (d doerTransport) RoundTrip(req *http.Request) (*http.Response, error) { return d.doer.Do(req) }
 
 // escapePlus sends a literal "+" in the path as %2B, which servers would
 // otherwise read as a space.
