@@ -76,7 +76,7 @@ type pendingCommit struct {
 	id       []string
 	location string // "" when the table does not exist (the store reports it)
 	commit   *store.VersionCommit
-	scheme   store.NamingScheme
+	scheme   warehouse.NamingScheme
 	// newTable is set when the batch itself declares the table, which so
 	// has no versions yet.
 	newTable bool
@@ -141,7 +141,7 @@ func (m *committer) discard(pending []*pendingCommit) {
 }
 
 // commit records one version of table id.
-func (m *committer) commit(ctx context.Context, id []string, c store.VersionCommit, scheme store.NamingScheme) (*store.TableVersion, string, error) {
+func (m *committer) commit(ctx context.Context, id []string, c store.VersionCommit, scheme warehouse.NamingScheme) (*store.TableVersion, string, error) {
 	t, err := m.store.DescribeTable(ctx, id)
 	if err != nil {
 		return nil, "", err
@@ -161,7 +161,7 @@ func (m *committer) commit(ctx context.Context, id []string, c store.VersionComm
 
 // commitBatch applies a batch; schemes holds the naming scheme of each
 // version commit, at the index of its operation.
-func (m *committer) commitBatch(ctx context.Context, ops []store.BatchOperation, schemes []store.NamingScheme) ([]store.BatchResult, string, error) {
+func (m *committer) commitBatch(ctx context.Context, ops []store.BatchOperation, schemes []warehouse.NamingScheme) ([]store.BatchResult, string, error) {
 	declared := map[string]string{}
 	var pending []*pendingCommit
 	var locations []string

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -24,6 +25,35 @@ type Manifest struct {
 	tableDir string
 }
 
+// NamingScheme says how the final manifest file of a version is named.
+type NamingScheme int
+
+// Manifest naming schemes.
+const (
+	// NamingV2 names version v's manifest with MaxUint64−v in 20 digits, so
+	// a lexical listing is newest first.
+	NamingV2 NamingScheme = iota
+	// NamingV1 names it with v in decimal.
+	NamingV1
+)
+
+// ParseNamingScheme reads "V1" or "V2"; anything else but "V1" is V2, as in
+// Lance itself.
+func ParseNamingScheme(s string) NamingScheme {
+	if strings.EqualFold(s, "V1") {
+		return NamingV1
+	}
+	return NamingV2
+}
+
+// ManifestFileName returns the file name of version v's manifest.
+func (n NamingScheme) ManifestFileName(v int64) string {
+	if n == NamingV1 {
+		return fmt.Sprintf("%d.manifest", v)
+	}
+	return fmt.Sprintf("%020d.manifest", uint64(math.MaxUint64)-uint64(v))
+}
+
 // ObjectPath returns the object-store form of a local path.
 func ObjectPath(localPath string) string {
 	return strings.TrimPrefix(filepath.ToSlash(localPath), "/")
@@ -31,7 +61,7 @@ func ObjectPath(localPath string) string {
 
 // ManifestPath returns where the manifest of version v of a branch ("" for
 // main) of the table at tableDir lives once finalised.
-func ManifestPath(tableDir, branch string, v int64, scheme store.NamingScheme) string {
+func ManifestPath(tableDir, branch string, v int64, scheme NamingScheme) string {
 	dir := tableDir
 	if branch != "" {
 		dir = filepath.Join(tableDir, "tree", filepath.FromSlash(branch))

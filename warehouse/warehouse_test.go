@@ -222,7 +222,7 @@ func TestStagedManifest(t *testing.T) {
 			t.Errorf("StagedManifest(%q) error code %v", tc.path, store.ErrorCode(err))
 		}
 	}
-	if got := ManifestPath(dir, "dev", 1, store.NamingV1); got != "/wh/t.lance/tree/dev/_versions/1.manifest" {
+	if got := ManifestPath(dir, "dev", 1, NamingV1); got != "/wh/t.lance/tree/dev/_versions/1.manifest" {
 		t.Fatalf("ManifestPath = %q", got)
 	}
 }
@@ -327,7 +327,7 @@ func TestFinalizeRefusesLinks(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(w.Root(), tc.name+".lance")
 			staged := tc.setup(t, dir)
-			final := ManifestPath(dir, "", 1, store.NamingV1)
+			final := ManifestPath(dir, "", 1, NamingV1)
 			for _, replace := range []bool{false, true} {
 				if _, err := w.Finalize(dir, staged, final, replace); store.ErrorCode(err) != store.CodeInvalidInput {
 					t.Fatalf("Finalize (replace %v) = %v, want InvalidInput", replace, err)
@@ -348,7 +348,7 @@ func TestFinalizeRefusesLinks(t *testing.T) {
 	// checked, is refused too.
 	outsideTable := mkdir(t, filepath.Join(base, "outside-table"))
 	staged := regular(outsideTable)
-	if _, err := w.Finalize(outsideTable, staged, ManifestPath(outsideTable, "", 1, store.NamingV1), true); store.ErrorCode(err) != store.CodeInvalidInput {
+	if _, err := w.Finalize(outsideTable, staged, ManifestPath(outsideTable, "", 1, NamingV1), true); store.ErrorCode(err) != store.CodeInvalidInput {
 		t.Fatalf("Finalize outside the roots = %v, want InvalidInput", err)
 	}
 	if _, err := os.Stat(staged); err != nil {
