@@ -7,7 +7,7 @@ import (
 
 // Job kinds: work queued in a transaction record and done after the request
 // that queued it has been answered. Every kind and its payload is declared
-// here.
+// here; a coord.Runner runs the kinds registered with it.
 const (
 	// JobDeleteTableData deletes the data directory of a dropped table that
 	// lancens owned. Payload: DeleteTableData.

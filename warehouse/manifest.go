@@ -69,6 +69,58 @@ func ManifestPath(tableDir, branch string, v int64, scheme NamingScheme) string 
 	return filepath.Join(dir, "_versions", scheme.ManifestFileName(v))
 }
 
+// ManifestPlan says where the manifest a client staged for a version goes
+// (see PlanManifest).
+type ManifestPlan struct {
+	// Path is the manifest path to record for the version.
+	Path string
+	// tableDir, staged and final are the move that puts the staged
+	// manifest at Path; final is "" when there is none to make.
+	tableDir, staged, final string
+}
+
+// Pending reports whether the staged manifest must still be published
+// (moved to its final name) before the version is recorded.
+func (p ManifestPlan) Pending() bool { return p.final != "" }
+
+// PlanManifest checks the manifest a client staged (stagedPath) for version
+// v of a branch of the table at location, and returns where it goes. A
+// table on remote storage records stagedPath as given, with nothing to
+// publish; a table on local disk records the final manifest path, with
+// nothing to publish when the client staged the manifest there already.
+// The staged file must lie inside the table's location, reached through no
+// symbolic link, and the location inside the warehouse or an external
+// root: otherwise it returns InvalidInput (13).
+func (w *Warehouse) PlanManifest(location, stagedPath, branch string, v int64, scheme NamingScheme) (ManifestPlan, error) {
+	dir, local := LocalPath(location)
+	if !local {
+		return ManifestPlan{Path: stagedPath}, nil
+	}
+	staged, err := StagedManifest(dir, stagedPath)
+	if err != nil {
+		return ManifestPlan{}, err
+	}
+	if err := w.CheckStaged(dir, staged); err != nil {
+		return ManifestPlan{}, err
+	}
+	final := ManifestPath(dir, branch, v, scheme)
+	p := ManifestPlan{Path: ObjectPath(final)}
+	if staged != final {
+		p.tableDir, p.staged, p.final = dir, staged, final
+	}
+	return p, nil
+}
+
+// Publish carries out a pending plan: it moves the staged manifest to its
+// final name as Finalize does, and returns the errors Finalize returns. A
+// plan with nothing pending publishes nothing and returns nil.
+func (w *Warehouse) Publish(p ManifestPlan, replace bool) (*Manifest, error) {
+	if !p.Pending() {
+		return nil, nil
+	}
+	return w.Finalize(p.tableDir, p.staged, p.final, replace)
+}
+
 // StagedManifest returns the local file a client named as the manifest it
 // staged for the table at tableDir. Lance sends an object-store path (the
 // absolute path without its leading "/"); absolute paths and file:// URIs

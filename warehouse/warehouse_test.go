@@ -355,3 +355,40 @@ func TestFinalizeRefusesLinks(t *testing.T) {
 		t.Fatalf("staged file outside moved: %v", err)
 	}
 }
+
+// TestPlanManifest checks where PlanManifest sends a staged manifest: a
+// remote table records the staged path as given, a local one its final
+// manifest path, to be published unless the manifest is staged there.
+func TestPlanManifest(t *testing.T) {
+	w, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := mkdir(t, filepath.Join(w.Root(), "t.lance"))
+	final := ManifestPath(dir, "", 3, NamingV1)
+	for _, tc := range []struct {
+		name, location, staged string
+		path                   string
+		pending                bool
+		code                   store.Code // -1: no error
+	}{
+		{"Remote", "s3://bucket/t.lance", "bucket/t.lance/_versions/x", "bucket/t.lance/_versions/x", false, -1},
+		{"Staged", dir, ObjectPath(filepath.Join(dir, "_versions", "3.manifest-abc")), ObjectPath(final), true, -1},
+		{"AlreadyFinal", dir, ObjectPath(final), ObjectPath(final), false, -1},
+		{"OutsideTable", dir, ObjectPath(filepath.Join(w.Root(), "other", "x")), "", false, store.CodeInvalidInput},
+		{"OutsideWarehouse", t.TempDir(), "tmp/x", "", false, store.CodeInvalidInput},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := w.PlanManifest(tc.location, tc.staged, "", 3, NamingV1)
+			if tc.code >= 0 {
+				if store.ErrorCode(err) != tc.code {
+					t.Fatalf("error %v, want code %d", err, tc.code)
+				}
+				return
+			}
+			if err != nil || p.Path != tc.path || p.Pending() != tc.pending {
+				t.Fatalf("plan %+v (pending %v), %v; want path %s, pending %v", p, p.Pending(), err, tc.path, tc.pending)
+			}
+		})
+	}
+}

@@ -1,4 +1,4 @@
-package server
+package coord
 
 import (
 	"context"
@@ -12,7 +12,30 @@ import (
 	"github.com/lancens/lancens/warehouse"
 )
 
-// committer coordinates version commits of external tables: it turns the
+// CommitStore is what the commit coordinator needs of the catalog: it
+// decides whether a commit happens (put-if-not-exists, strict chain).
+type CommitStore interface {
+	DescribeTable(ctx context.Context, id []string) (*store.Table, error)
+	DescribeVersion(ctx context.Context, id []string, branch string, v *int64) (*store.TableVersion, error)
+	CommitVersion(ctx context.Context, id []string, c store.VersionCommit) (*store.TableVersion, string, error)
+	CommitBatch(ctx context.Context, ops []store.BatchOperation) ([]store.BatchResult, string, error)
+}
+
+// Manifests puts the manifests Lance clients stage under their final
+// names; *warehouse.Warehouse is one.
+type Manifests interface {
+	// PlanManifest checks a staged manifest and says where it goes; it
+	// returns InvalidInput (13) for one the warehouse refuses.
+	PlanManifest(location, stagedPath, branch string, v int64, scheme warehouse.NamingScheme) (warehouse.ManifestPlan, error)
+	// Publish puts a planned manifest in place, replacing a file an
+	// earlier failed attempt left when replace is set; without it, an
+	// existing file is ConcurrentModification (14).
+	Publish(p warehouse.ManifestPlan, replace bool) (*warehouse.Manifest, error)
+	// Discard removes a published manifest whose version was refused.
+	Discard(m *warehouse.Manifest) error
+}
+
+// Committer coordinates version commits of external tables: it turns the
 // manifest a Lance client staged into the version's final manifest file and
 // records the version, so that the two never disagree.
 //
@@ -21,9 +44,9 @@ import (
 // per table location, and removed again when the record is refused. A final
 // manifest of a version that has no record is never trusted: the next
 // commit of that version replaces it.
-type committer struct {
-	store     Store
-	warehouse *warehouse.Warehouse
+type Committer struct {
+	store     CommitStore
+	manifests Manifests
 	log       *slog.Logger
 	mu        sync.Mutex
 	locks     map[string]*lockEntry
@@ -34,13 +57,14 @@ type lockEntry struct {
 	users int
 }
 
-func newCommitter(st Store, wh *warehouse.Warehouse, log *slog.Logger) *committer {
-	return &committer{store: st, warehouse: wh, log: log, locks: map[string]*lockEntry{}}
+// NewCommitter returns a commit coordinator over st and m that logs to log.
+func NewCommitter(st CommitStore, m Manifests, log *slog.Logger) *Committer {
+	return &Committer{store: st, manifests: m, log: log, locks: map[string]*lockEntry{}}
 }
 
 // lock takes the commit locks of the given locations, in a fixed order, and
 // returns the function that releases them.
-func (m *committer) lock(locations []string) func() {
+func (m *Committer) lock(locations []string) func() {
 	keys := slices.Compact(slices.Sorted(slices.Values(locations)))
 	entries := make([]*lockEntry, len(keys))
 	m.mu.Lock()
@@ -80,33 +104,23 @@ type pendingCommit struct {
 	// newTable is set when the batch itself declares the table, which so
 	// has no versions yet.
 	newTable bool
-	// finalized is the manifest written for this commit, if any.
-	finalized *warehouse.Manifest
+	// published is the manifest put in place for this commit, if any.
+	published *warehouse.Manifest
 }
 
-// prepare moves the staged manifest of a commit whose table is on local disk
-// and whose version is not recorded yet to its final name, and fills in the
-// paths to record. Commits on remote storage record the staged path as
-// given. The staged file must lie inside the table's location, reached
-// through no symbolic link, and the location inside the warehouse or an
-// external root: otherwise it returns InvalidInput (13) and touches nothing.
-func (m *committer) prepare(ctx context.Context, p *pendingCommit) error {
+// prepare puts the staged manifest of a commit whose version is not
+// recorded yet at its final name, and fills in the paths to record (see
+// Manifests.PlanManifest). It returns the planning's and the publishing's
+// errors, and touches nothing when the plan is refused.
+func (m *Committer) prepare(ctx context.Context, p *pendingCommit) error {
 	c := p.commit
 	c.ManifestPath = c.StagedPath
-	dir, local := warehouse.LocalPath(p.location)
-	if !local {
-		return nil
-	}
-	staged, err := warehouse.StagedManifest(dir, c.StagedPath)
+	plan, err := m.manifests.PlanManifest(p.location, c.StagedPath, c.Branch, c.Version, p.scheme)
 	if err != nil {
 		return err
 	}
-	if err := m.warehouse.CheckStaged(dir, staged); err != nil {
-		return err
-	}
-	final := warehouse.ManifestPath(dir, c.Branch, c.Version, p.scheme)
-	c.ManifestPath = warehouse.ObjectPath(final)
-	if staged == final {
+	c.ManifestPath = plan.Path
+	if !plan.Pending() {
 		return nil
 	}
 	if !p.newTable {
@@ -118,30 +132,33 @@ func (m *committer) prepare(ctx context.Context, p *pendingCommit) error {
 			return nil
 		}
 	}
-	man, err := m.warehouse.Finalize(dir, staged, final, !p.newTable)
+	man, err := m.manifests.Publish(plan, !p.newTable)
 	if err != nil {
 		return err
 	}
-	p.finalized = man
+	p.published = man
 	c.ManifestSize = &man.Size
 	return nil
 }
 
-// discard removes the final manifests written for commits that were then
-// refused.
-func (m *committer) discard(pending []*pendingCommit) {
+// discard removes the final manifests published for commits that were
+// then refused.
+func (m *Committer) discard(pending []*pendingCommit) {
 	for _, p := range pending {
-		if p.finalized == nil {
+		if p.published == nil {
 			continue
 		}
-		if err := m.warehouse.Discard(p.finalized); err != nil {
-			m.log.Warn("remove manifest file", slog.String("path", p.finalized.LocalPath), slog.Any("error", err))
+		if err := m.manifests.Discard(p.published); err != nil {
+			m.log.Warn("remove manifest file", slog.String("path", p.published.LocalPath), slog.Any("error", err))
 		}
 	}
 }
 
-// commit records one version of table id.
-func (m *committer) commit(ctx context.Context, id []string, c store.VersionCommit, scheme warehouse.NamingScheme) (*store.TableVersion, string, error) {
+// Commit records version c of table id, whose final manifest is named by
+// scheme, and returns the version and the transaction id. It returns the
+// store's errors (TableNotFound (4), a conflict, ...) and the
+// warehouse's (InvalidInput (13) for a staged manifest it refuses).
+func (m *Committer) Commit(ctx context.Context, id []string, c store.VersionCommit, scheme warehouse.NamingScheme) (*store.TableVersion, string, error) {
 	t, err := m.store.DescribeTable(ctx, id)
 	if err != nil {
 		return nil, "", err
@@ -159,9 +176,11 @@ func (m *committer) commit(ctx context.Context, id []string, c store.VersionComm
 	return v, txID, err
 }
 
-// commitBatch applies a batch; schemes holds the naming scheme of each
-// version commit, at the index of its operation.
-func (m *committer) commitBatch(ctx context.Context, ops []store.BatchOperation, schemes []warehouse.NamingScheme) ([]store.BatchResult, string, error) {
+// CommitBatch applies a batch in one store transaction and returns the
+// results of its operations and the transaction id; schemes holds the
+// naming scheme of each version commit, at the index of its operation. It
+// returns the errors Commit does; on any, nothing of the batch stays.
+func (m *Committer) CommitBatch(ctx context.Context, ops []store.BatchOperation, schemes []warehouse.NamingScheme) ([]store.BatchResult, string, error) {
 	declared := map[string]string{}
 	var pending []*pendingCommit
 	var locations []string
