@@ -108,7 +108,7 @@ func (c *snapshotColumns) Column(path []string) (*expr.Values, bool, error) {
 // typ's Values field holds (a REAL in an integer column, a BLOB) leaves the
 // column to SQL. Returns Internal (18) when the rows cannot be read.
 func loadFilterColumn(ctx context.Context, tx *Tx, t *tableRow, col string, v int64, typ expr.Type, ids rowIDs) (*filterColumn, error) {
-	rows, err := tx.Tx.QueryContext(ctx, fmt.Sprintf("SELECT _rowid, %s FROM %s WHERE %s ORDER BY _rowid",
+	rows, err := tx.Query(ctx, fmt.Sprintf("SELECT _rowid, %s FROM %s WHERE %s ORDER BY _rowid",
 		quoteColumn(col), dataTable(t), visibleAt), v, v)
 	if err != nil {
 		return nil, queryError(ctx, err)

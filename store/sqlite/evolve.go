@@ -121,7 +121,7 @@ func (db *DB) AddColumns(ctx context.Context, id []string, cols []store.NewColum
 				fields, layout = append(fields, f), append(layout, fl[0])
 				continue
 			}
-			if _, err := tx.Tx.ExecContext(tx.context(ctx), fmt.Sprintf(`UPDATE %s SET %s = (%s) WHERE _to = ?`,
+			if _, err := tx.Exec(ctx, fmt.Sprintf(`UPDATE %s SET %s = (%s) WHERE _to = ?`,
 				dataTable(t), quoteColumn(fl[0].Column), compiled.SQL), append(compiled.Args, maxVersion)...); err != nil {
 				return nil, nil, arrow.Metadata{}, queryError(ctx, err)
 			}
@@ -182,7 +182,7 @@ func (db *DB) AlterColumns(ctx context.Context, id []string, alts []store.Column
 // checkNoNulls returns code 20 when the column has nulls in the latest rows.
 func checkNoNulls(ctx context.Context, tx *Tx, t *tableRow, fl *fieldLayout, path string) error {
 	var n int64
-	if err := tx.Tx.QueryRowContext(ctx, fmt.Sprintf(`SELECT count(*) FROM %s WHERE _to = ? AND %s IS NULL`,
+	if err := tx.QueryRow(ctx, fmt.Sprintf(`SELECT count(*) FROM %s WHERE _to = ? AND %s IS NULL`,
 		dataTable(t), quoteColumn(fl.Column)), maxVersion).Scan(&n); err != nil {
 		return internal("check nulls", err)
 	}
@@ -215,7 +215,7 @@ func castColumn(ctx context.Context, tx *Tx, t *tableRow, ts *tableSchema, path 
 	if err != nil {
 		return err
 	}
-	if _, err := tx.Tx.ExecContext(tx.context(ctx), fmt.Sprintf(`UPDATE %s SET %s = (%s) WHERE _to = ?`,
+	if _, err := tx.Exec(ctx, fmt.Sprintf(`UPDATE %s SET %s = (%s) WHERE _to = ?`,
 		dataTable(t), quoteColumn(cols[0].Column), compiled.SQL), append(compiled.Args, maxVersion)...); err != nil {
 		if err = queryError(ctx, err); store.ErrorCode(err) != store.CodeInvalidInput {
 			return err

@@ -42,7 +42,7 @@ func buildTextIndex(ctx context.Context, tx *Tx, t *tableRow, r *indexRow) error
 			INSERT INTO %s (rowid, terms) VALUES (new._rowid, lance_fts_terms(new.%s, '%s')); END`,
 			name, dataTable(t), col, name, col, cfg),
 	} {
-		if _, err := tx.Tx.ExecContext(ctx, q); err != nil {
+		if _, err := tx.Exec(ctx, q); err != nil {
 			return internal("build full-text index", err)
 		}
 	}
@@ -208,14 +208,14 @@ func (p cachedPostings) cacheBytes() int64 { return p.Bytes() }
 // any.
 func catchUp(ctx context.Context, tx *Tx, p *fts.Index, table string, split func(string) []string) (bool, error) {
 	var newest int64
-	if err := tx.Tx.QueryRowContext(ctx, fmt.Sprintf(`SELECT coalesce(max(rowid), -1) FROM %s`, table)).Scan(&newest); err != nil {
+	if err := tx.QueryRow(ctx, fmt.Sprintf(`SELECT coalesce(max(rowid), -1) FROM %s`, table)).Scan(&newest); err != nil {
 		return false, internal("full-text index", err)
 	}
 	if newest <= p.LastRowID() {
 		return false, nil
 	}
 	grew, err := p.CatchUp(func(after int64, add func(int64, []string)) error {
-		rows, err := tx.Tx.QueryContext(ctx, fmt.Sprintf(`SELECT rowid, terms FROM %s WHERE rowid > ? ORDER BY rowid`, table), after)
+		rows, err := tx.Query(ctx, fmt.Sprintf(`SELECT rowid, terms FROM %s WHERE rowid > ? ORDER BY rowid`, table), after)
 		if err != nil {
 			return err
 		}

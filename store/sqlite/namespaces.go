@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/lancens/lancens/store"
+	"github.com/lancens/lancens/store/sqlite/internal/sqlitedb"
 )
 
 const rootNamespaceID = 1
@@ -27,7 +28,7 @@ func displayID(id []string) string {
 func findNamespace(ctx context.Context, tx *Tx, id []string) (int64, error) {
 	nsID := int64(rootNamespaceID)
 	for i, name := range id {
-		err := tx.QueryRowContext(ctx, `SELECT id FROM namespaces WHERE parent_id = ? AND name = ?`, nsID, name).Scan(&nsID)
+		err := tx.QueryRowCached(ctx, `SELECT id FROM namespaces WHERE parent_id = ? AND name = ?`, nsID, name).Scan(&nsID)
 		if errors.Is(err, sql.ErrNoRows) {
 			return 0, store.Errorf(store.CodeNamespaceNotFound, "namespace %s not found", displayID(id[:i+1]))
 		}
@@ -101,8 +102,8 @@ func (db *DB) CreateNamespace(ctx context.Context, id []string, mode store.Creat
 		case !errors.Is(err, store.ErrNamespaceNotFound):
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO namespaces (parent_id, name, properties, created_at) VALUES (?, ?, ?, ?)`,
-			parentID, id[len(id)-1], props, tx.now.UnixMilli()); err != nil {
+		if _, err := tx.ExecCached(ctx, `INSERT INTO namespaces (parent_id, name, properties, created_at) VALUES (?, ?, ?, ?)`,
+			parentID, id[len(id)-1], props, tx.Now().UnixMilli()); err != nil {
 			if isConstraint(err) {
 				return store.Errorf(store.CodeNamespaceAlreadyExists, "namespace %s already exists", displayID(id))
 			}
@@ -126,7 +127,7 @@ func orEmpty(m map[string]string) map[string]string {
 
 func describeNamespace(ctx context.Context, tx *Tx, id []string, rowID int64) (*store.Namespace, error) {
 	var props string
-	if err := tx.QueryRowContext(ctx, `SELECT properties FROM namespaces WHERE id = ?`, rowID).Scan(&props); err != nil {
+	if err := tx.QueryRowCached(ctx, `SELECT properties FROM namespaces WHERE id = ?`, rowID).Scan(&props); err != nil {
 		return nil, internal("describe namespace", err)
 	}
 	m, err := decodeMap(props)
@@ -174,8 +175,8 @@ func cutPage[T any](items []T, size int, key func(T) string) ([]T, string) {
 // itself is the key of a listing of keys.
 func itself(s string) string { return s }
 
-func queryStrings(ctx context.Context, tx *Tx, query string, args ...any) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, query, args...)
+func queryStrings(ctx context.Context, tx *Tx, query sqlitedb.Const, args ...any) ([]string, error) {
+	rows, err := tx.QueryCached(ctx, query, args...)
 	if err != nil {
 		return nil, internal("query", err)
 	}
@@ -237,7 +238,7 @@ func (db *DB) DropNamespace(ctx context.Context, id []string, mode store.DropMod
 		}
 		if behavior == store.DropRestrict {
 			var children int
-			if err := tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM namespaces WHERE parent_id = ?)
+			if err := tx.QueryRowCached(ctx, `SELECT (SELECT count(*) FROM namespaces WHERE parent_id = ?)
 				+ (SELECT count(*) FROM tables WHERE namespace_id = ?)`, rowID, rowID).Scan(&children); err != nil {
 				return internal("count children", err)
 			}
@@ -255,7 +256,7 @@ func (db *DB) DropNamespace(ctx context.Context, id []string, mode store.DropMod
 // the namespace itself and, through ON DELETE CASCADE, its descendants. It
 // returns the transaction ids of the table drops.
 func dropNamespaceTree(ctx context.Context, tx *Tx, rowID int64) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, `
+	rows, err := tx.QueryCached(ctx, `
 		WITH RECURSIVE tree (id, path) AS (
 			SELECT id, '' FROM namespaces WHERE id = ?
 			UNION ALL
@@ -288,7 +289,7 @@ func dropNamespaceTree(ctx context.Context, tx *Tx, rowID int64) ([]string, erro
 		}
 		txIDs = append(txIDs, txID)
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM namespaces WHERE id = ?`, rowID); err != nil {
+	if _, err := tx.ExecCached(ctx, `DELETE FROM namespaces WHERE id = ?`, rowID); err != nil {
 		return nil, internal("delete namespace", err)
 	}
 	return txIDs, nil

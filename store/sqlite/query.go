@@ -281,7 +281,7 @@ func (db *DB) Query(ctx context.Context, id []string, q store.Query) (*store.Res
 }
 
 func runQuery(ctx context.Context, tx *Tx, pq *plannedQuery) (*store.Result, error) {
-	rows, err := tx.Tx.QueryContext(ctx, pq.sql, pq.args...)
+	rows, err := tx.Query(ctx, pq.sql, pq.args...)
 	if err != nil {
 		return nil, queryError(ctx, err)
 	}
@@ -316,7 +316,7 @@ func (db *DB) ExplainQuery(ctx context.Context, id []string, q store.Query, anal
 			fmt.Fprintf(&sb, "  %s\n", pq.note)
 		}
 		fmt.Fprintf(&sb, "  sql: %s\n", pq.sql)
-		rows, err := tx.Tx.QueryContext(ctx, "EXPLAIN QUERY PLAN "+pq.sql, pq.args...)
+		rows, err := tx.Query(ctx, "EXPLAIN QUERY PLAN "+pq.sql, pq.args...)
 		if err != nil {
 			return queryError(ctx, err)
 		}
@@ -443,7 +443,7 @@ func (db *DB) CountRows(ctx context.Context, id []string, version *int64, predic
 			return err
 		}
 		q := fmt.Sprintf("SELECT count(*) FROM %s WHERE %s AND (%s)", dataTable(t), visibleAt, where.SQL)
-		if err := tx.Tx.QueryRowContext(ctx, q, append([]any{v, v}, where.Args...)...).Scan(&n); err != nil {
+		if err := tx.QueryRow(ctx, q, append([]any{v, v}, where.Args...)...).Scan(&n); err != nil {
 			return queryError(ctx, err)
 		}
 		return nil
@@ -480,7 +480,7 @@ func (db *DB) Delete(ctx context.Context, id []string, predicate string) (store.
 		if err != nil {
 			return err
 		}
-		r, err := tx.Tx.ExecContext(tx.context(ctx), fmt.Sprintf("UPDATE %s SET _to = ? WHERE _to = ? AND (%s)", dataTable(t), where.SQL),
+		r, err := tx.Exec(ctx, fmt.Sprintf("UPDATE %s SET _to = ? WHERE _to = ? AND (%s)", dataTable(t), where.SQL),
 			append([]any{v, maxVersion}, where.Args...)...)
 		if err != nil {
 			return queryError(ctx, err)
@@ -576,14 +576,14 @@ func updateRows(ctx context.Context, tx *Tx, t *tableRow, v int64, ts *tableSche
 	}
 	q := fmt.Sprintf("INSERT INTO %s (_from, %s) SELECT ?, %s FROM %s WHERE %s ORDER BY _rowid",
 		dataTable(t), strings.Join(quoteAll(phys), ", "), strings.Join(sel, ", "), dataTable(t), cond)
-	ins, err := tx.Tx.ExecContext(tx.context(ctx), q, append(args, condArgs...)...)
+	ins, err := tx.Exec(ctx, q, append(args, condArgs...)...)
 	if err != nil {
 		return res, queryError(ctx, err)
 	}
 	if res.Updated, err = ins.RowsAffected(); err != nil {
 		return res, internal("update", err)
 	}
-	if _, err := tx.Tx.ExecContext(tx.context(ctx), fmt.Sprintf("UPDATE %s SET _to = ? WHERE _from < ? AND %s", dataTable(t), cond),
+	if _, err := tx.Exec(ctx, fmt.Sprintf("UPDATE %s SET _to = ? WHERE _from < ? AND %s", dataTable(t), cond),
 		append([]any{v, v}, condArgs...)...); err != nil {
 		return res, queryError(ctx, err)
 	}
@@ -620,7 +620,7 @@ func assignable(path string, f arrow.Field, got expr.Type) error {
 // physicalColumns returns the data columns of t's rows table (c0, c1, …).
 func physicalColumns(ctx context.Context, tx *Tx, t *tableRow) ([]string, error) {
 	var next int
-	if err := tx.QueryRowContext(ctx, `SELECT next_column FROM managed_tables WHERE table_id = ?`, t.rowID).Scan(&next); err != nil {
+	if err := tx.QueryRowCached(ctx, `SELECT next_column FROM managed_tables WHERE table_id = ?`, t.rowID).Scan(&next); err != nil {
 		return nil, internal("columns", err)
 	}
 	out := make([]string, next)
@@ -653,7 +653,7 @@ func (db *DB) Restore(ctx context.Context, id []string, version int64) (store.Wr
 			return err
 		}
 		cols := strings.Join(quoteAll(phys), ", ")
-		ins, err := tx.Tx.ExecContext(tx.context(ctx), fmt.Sprintf("INSERT INTO %s (_from, %s) SELECT ?, %s FROM %s WHERE %s ORDER BY _rowid",
+		ins, err := tx.Exec(ctx, fmt.Sprintf("INSERT INTO %s (_from, %s) SELECT ?, %s FROM %s WHERE %s ORDER BY _rowid",
 			dataTable(t), cols, cols, dataTable(t), visibleAt), v, version, version)
 		if err != nil {
 			return internal("restore", err)
@@ -690,7 +690,7 @@ func (db *DB) Describe(ctx context.Context, id []string, version *int64) (*store
 		out = &store.TableData{Version: v, Schema: ts.arrow, Timestamp: rec.Timestamp}
 		q := fmt.Sprintf(`SELECT count(*) FILTER (WHERE _from <= ?1 AND _to > ?1), count(*) FILTER (WHERE _to <= ?1),
 			count(DISTINCT _from) FILTER (WHERE _from <= ?1 AND _to > ?1) FROM %s`, dataTable(t))
-		if err := tx.Tx.QueryRowContext(ctx, q, v).Scan(&out.NumRows, &out.Deleted, &out.Fragments); err != nil {
+		if err := tx.QueryRow(ctx, q, v).Scan(&out.NumRows, &out.Deleted, &out.Fragments); err != nil {
 			return internal("describe", err)
 		}
 		return nil
@@ -719,7 +719,7 @@ func (db *DB) Stats(ctx context.Context, id []string) (*store.TableStats, error)
 		}
 		// Rows a staged write is adding (_from past the latest version)
 		// are not counted.
-		rows, err := tx.Tx.QueryContext(ctx, fmt.Sprintf(`SELECT count(*), sum(%s) FROM %s WHERE _to = ? AND _from <= ? GROUP BY _from ORDER BY _from`,
+		rows, err := tx.Query(ctx, fmt.Sprintf(`SELECT count(*), sum(%s) FROM %s WHERE _to = ? AND _from <= ? GROUP BY _from ORDER BY _from`,
 			strings.Join(size, " + "), dataTable(t)), maxVersion, v)
 		if err != nil {
 			return internal("stats", err)

@@ -97,7 +97,7 @@ func (db *DB) filterRows(ctx context.Context, tx *Tx, t *tableRow, ts *tableSche
 	if err != nil {
 		return nil, err
 	}
-	rows, err := tx.Tx.QueryContext(ctx, fmt.Sprintf("SELECT _rowid FROM %s WHERE %s AND (%s)", dataTable(t), visibleAt, where.SQL),
+	rows, err := tx.Query(ctx, fmt.Sprintf("SELECT _rowid FROM %s WHERE %s AND (%s)", dataTable(t), visibleAt, where.SQL),
 		append([]any{v, v}, where.Args...)...)
 	if err != nil {
 		return nil, queryError(ctx, err)
@@ -310,7 +310,7 @@ func fetchHits(ctx context.Context, tx *Tx, t *tableRow, ts *tableSchema, q stor
 	values := map[int64][]any{}
 	if len(p.cols) > 0 && len(ids) > 0 {
 		idJSON, _ := json.Marshal(ids)
-		rows, err := tx.Tx.QueryContext(ctx, fmt.Sprintf("SELECT _rowid, %s FROM %s WHERE _rowid IN (SELECT value FROM json_each(?))",
+		rows, err := tx.Query(ctx, fmt.Sprintf("SELECT _rowid, %s FROM %s WHERE _rowid IN (SELECT value FROM json_each(?))",
 			strings.Join(p.cols, ", "), dataTable(t)), append(p.args, string(idJSON))...)
 		if err != nil {
 			return nil, queryError(ctx, err)
@@ -380,7 +380,7 @@ func (s rowSet) cacheBytes() int64 { return int64(cap(s)) * 8 }
 // memory cache.
 func (db *DB) visibleRows(ctx context.Context, tx *Tx, t *tableRow, v int64) (rowSet, error) {
 	val, err := db.cache.get(ctx, cacheKey{table: t.UUID, name: "visible", version: v}, func() (cached, error) {
-		rows, err := tx.Tx.QueryContext(ctx, fmt.Sprintf("SELECT _rowid FROM %s WHERE %s", dataTable(t), visibleAt), v, v)
+		rows, err := tx.Query(ctx, fmt.Sprintf("SELECT _rowid FROM %s WHERE %s", dataTable(t), visibleAt), v, v)
 		if err != nil {
 			return nil, internal("visible rows", err)
 		}
