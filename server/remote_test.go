@@ -1276,59 +1276,97 @@ func TestRemoteHeaders(t *testing.T) {
 	})
 }
 
-// TestRemoteListTablesPaging covers tableNames({limit, startAfter}): the
-// SDK sends the last name it has as page_token.
-func TestRemoteListTablesPaging(t *testing.T) {
+// TestListingPageTokens covers page tokens of listings of names: any
+// string is the name to start after (the SDK sends the last name it has as
+// page_token, and tableNames({startAfter}) its startAfter), with and
+// without the remote dialect, and the server's own tokens page through.
+func TestListingPageTokens(t *testing.T) {
 	e := rtStart(t)
 	for _, name := range []string{"a", "b", "c", "d"} {
 		e.createDocs(t, name)
+		e.ok(t, rtReq{method: "POST", path: "/v1/namespace/" + name + "/create", body: `{}`})
 	}
 	e.ok(t, rtReq{method: "POST", path: "/v1/namespace/n/create", body: `{}`})
 	e.createDocs(t, "n$z")
-	list := func(t *testing.T, path string) ([]any, string) {
+	list := func(t *testing.T, path string, sdk bool) ([]any, string) {
 		t.Helper()
-		m := e.ok(t, rtReq{method: "GET", path: path, sdk: true}).object(t)
+		m := e.ok(t, rtReq{method: "GET", path: path, sdk: sdk}).object(t)
 		tok, _ := m["page_token"].(string)
-		return m["tables"].([]any), tok
+		items, _ := m["tables"].([]any)
+		if ns, ok := m["namespaces"].([]any); ok {
+			items = ns
+		}
+		return items, tok
+	}
+	for _, sdk := range []bool{true, false} {
+		for _, tc := range []struct {
+			name, path string
+			want       []any
+		}{
+			{"StartAfterName", "/v1/namespace/$/table/list?page_token=b", []any{"c", "d"}},
+			{"StartAfterGap", "/v1/namespace/$/table/list?page_token=bb", []any{"c", "d"}},
+			{"StartAfterLast", "/v1/namespace/$/table/list?page_token=d", []any{}},
+			{"StartAfterWithLimit", "/v1/namespace/$/table/list?limit=1&page_token=a", []any{"b"}},
+			{"StartBeforeFirst", "/v1/namespace/$/table/list?page_token=%20", []any{"a", "b", "c", "d"}},
+			{"ChildNamespace", "/v1/namespace/n/table/list", []any{"z"}},
+			{"ChildNamespaceStartAfter", "/v1/namespace/n/table/list?page_token=z", []any{}},
+			{"NamespacesStartAfter", "/v1/namespace/$/list?page_token=a", []any{"b", "c", "d", "n"}},
+			{"NamespacesStartAfterWithLimit", "/v1/namespace/$/list?page_token=c&limit=1", []any{"d"}},
+			{"NamespacesStartAfterGap", "/v1/namespace/$/list?page_token=cz", []any{"d", "n"}},
+			{"AllTablesStartAfterID", "/v1/table?page_token=d", []any{"n$z"}},
+			{"AllTablesStartAfterNestedID", "/v1/table?page_token=n$a&limit=5", []any{"n$z"}},
+			{"AllTablesOtherDelimiter", "/v1/table?page_token=c&delimiter=.", []any{"d", "n.z"}},
+		} {
+			if sdk && strings.HasPrefix(tc.path, "/v1/table?") {
+				continue // the remote dialect's /v1/table lists the root namespace
+			}
+			t.Run(fmt.Sprintf("%s/SDK=%v", tc.name, sdk), func(t *testing.T) {
+				if got, _ := list(t, tc.path, sdk); !slices.Equal(got, tc.want) {
+					t.Fatalf("listed %v, want %v", got, tc.want)
+				}
+			})
+		}
 	}
 	for _, tc := range []struct {
 		name, path string
+		sdk        bool
 		want       []any
 	}{
-		{"Root", "/v1/table/", []any{"a", "b", "c", "d"}},
-		{"RootNoSlash", "/v1/table", []any{"a", "b", "c", "d"}},
-		{"StartAfterName", "/v1/table/?page_token=b", []any{"c", "d"}},
-		{"StartAfterGap", "/v1/table/?page_token=bb", []any{"c", "d"}},
-		{"StartAfterLast", "/v1/table/?page_token=d", []any{}},
-		{"StartAfterWithLimit", "/v1/table/?limit=1&page_token=a", []any{"b"}},
-		{"NamespaceStartAfter", "/v1/namespace/$/table/list?page_token=c", []any{"d"}},
-		{"ChildNamespace", "/v1/namespace/n/table/list", []any{"z"}},
-		{"ChildNamespaceStartAfter", "/v1/namespace/n/table/list?page_token=z", []any{}},
+		{"Root", "/v1/table/", true, []any{"a", "b", "c", "d"}},
+		{"RootNoSlash", "/v1/table", true, []any{"a", "b", "c", "d"}},
+		{"RootStartAfter", "/v1/table/?page_token=b", true, []any{"c", "d"}},
+		{"Namespaces", "/v1/namespace/$/list", false, []any{"a", "b", "c", "d", "n"}},
+		{"AllTables", "/v1/table", false, []any{"a", "b", "c", "d", "n$z"}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got, _ := list(t, tc.path); !slices.Equal(got, tc.want) {
-				t.Fatalf("listed %v, want %v", got, tc.want)
+		t.Run("OwnTokens/"+tc.name, func(t *testing.T) {
+			var all []any
+			sep := "?"
+			if strings.Contains(tc.path, "?") {
+				sep = "&"
+			}
+			path := tc.path + sep + "limit=2"
+			for range 5 {
+				page, tok := list(t, path, tc.sdk)
+				all = append(all, page...)
+				if tok == "" {
+					break
+				}
+				path = tc.path + sep + "limit=2&page_token=" + url.QueryEscape(tok)
+			}
+			if !slices.Equal(all, tc.want) {
+				t.Fatalf("paged through %v, want %v", all, tc.want)
 			}
 		})
 	}
-	t.Run("ServerTokensPassThrough", func(t *testing.T) {
-		var all []any
-		path := "/v1/table/?limit=3"
-		for range 5 {
-			page, tok := list(t, path)
-			all = append(all, page...)
-			if tok == "" {
-				break
-			}
-			path = "/v1/table/?limit=3&page_token=" + url.QueryEscape(tok)
-		}
-		if !slices.Equal(all, []any{"a", "b", "c", "d"}) {
-			t.Fatalf("paged through %v", all)
-		}
-	})
-	t.Run("SpecRefusesNames", func(t *testing.T) {
-		rtWantError(t, e.send(t, rtReq{method: "GET", path: "/v1/namespace/$/table/list?page_token=b"}), 400, 13)
-	})
+	for _, tc := range []struct{ name, path string }{
+		{"ControlCharacter", "/v1/namespace/$/list?page_token=a%01"},
+		{"NotUTF8", "/v1/namespace/$/table/list?page_token=%FF"},
+		{"AllTablesControlCharacter", "/v1/table?page_token=a%01"},
+	} {
+		t.Run("Bad/"+tc.name, func(t *testing.T) {
+			rtWantError(t, e.send(t, rtReq{method: "GET", path: tc.path}), 400, 13)
+		})
+	}
 }
 
 // TestRemoteRename covers new_namespace, the SDK's name for
