@@ -1388,6 +1388,64 @@ func TestRemoteRename(t *testing.T) {
 	e.ok(t, rtReq{method: "POST", path: "/v1/table/renamed/describe/", sdk: true})
 }
 
+// TestRemoteMergeInsertKeys covers merge_insert keyed on several columns
+// (on repeated, as in spec 0.12) in the remote dialect as in the spec's,
+// next to the single key of 0.11 clients.
+func TestRemoteMergeInsertKeys(t *testing.T) {
+	// id 1 keeps its label (a match on both keys); id 2 has a new one.
+	rows := arrowtest.Record(t, rtDocsSchema, `[{"id":1,"text":"merged","label":"greeting","vector":[1,0,0,0]},
+		{"id":2,"text":"merged","label":"new","vector":[0,0,0,1]}]`)
+	for _, tc := range []struct {
+		name, keys          string
+		sdk                 bool
+		inserted, updated   float64
+		rows, idTwo, merged int
+	}{
+		{"TwoKeys", "on=id&on=label", false, 1, 1, 7, 2, 2},
+		{"TwoKeysSDK", "on=label&on=id", true, 1, 1, 7, 2, 2},
+		{"OneKey", "on=id", false, 0, 2, 6, 1, 2},
+		{"OneKeySDK", "on=id", true, 0, 2, 6, 1, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := rtStart(t)
+			e.createDocs(t, "t")
+			path := "/v1/table/t/merge_insert"
+			if tc.sdk {
+				path += "/"
+			}
+			res := e.ok(t, rtReq{method: "POST", path: path + "?" + tc.keys + "&when_matched_update_all=true&when_not_matched_insert_all=true",
+				sdk: tc.sdk, arrow: rtLZ4(t, rows)})
+			if m := res.object(t); m["num_inserted_rows"] != tc.inserted || m["num_updated_rows"] != tc.updated {
+				t.Fatalf("merge answered %v, want %v inserted, %v updated", m, tc.inserted, tc.updated)
+			}
+			for filter, want := range map[string]int{"": tc.rows, "id = 2": tc.idTwo, "text = 'merged'": tc.merged} {
+				body := `{"version":null}`
+				if filter != "" {
+					body = `{"predicate":"` + filter + `","version":null}`
+				}
+				var n int
+				if err := json.Unmarshal(e.ok(t, rtReq{method: "POST", path: "/v1/table/t/count_rows/", sdk: true, body: body}).body, &n); err != nil || n != want {
+					t.Fatalf("count_rows %q = %d (%v), want %d", filter, n, err, want)
+				}
+			}
+		})
+	}
+	t.Run("Errors", func(t *testing.T) {
+		e := rtStart(t)
+		e.createDocs(t, "t")
+		for _, keys := range []string{"on=id&on=id", "on=id&on=", "on=label&on=%60label%60"} {
+			for _, sdk := range []bool{false, true} {
+				res := e.send(t, rtReq{method: "POST", path: "/v1/table/t/merge_insert/?" + keys + "&when_not_matched_insert_all=true",
+					sdk: sdk, arrow: rtLZ4(t, rows)})
+				rtWantError(t, res, 400, 13)
+			}
+		}
+		if n := e.countRows(t, "t"); n != 6 {
+			t.Fatalf("refused merges changed the table: %d rows", n)
+		}
+	})
+}
+
 // TestRemoteMergeInsertTimeout covers x-request-timeout-ms, the SDK's
 // stand-in for the spec's timeout parameter.
 func TestRemoteMergeInsertTimeout(t *testing.T) {
