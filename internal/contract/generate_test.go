@@ -94,3 +94,34 @@ func TestMerge(t *testing.T) {
 		t.Fatalf("merge gave %s", b)
 	}
 }
+
+// TestTrailingJSONVariant checks that every JSON operation gets an invalid
+// variant whose body is the valid one followed by more text, and Arrow
+// operations none.
+func TestTrailingJSONVariant(t *testing.T) {
+	v := validator(t)
+	for _, tc := range []struct {
+		op   string
+		want bool
+	}{{"CreateNamespace", true}, {"DescribeTable", true}, {"InsertIntoTable", false}} {
+		op := v.operations()[tc.op]
+		valid, err := validRequest(op, call{id: []string{"ns", "t"}, arrow: []byte("arrow")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var found *variant
+		for _, vr := range invalidRequests(v, op, valid, "http://127.0.0.1:1") {
+			if vr.name == "TrailingJSON" {
+				found = &vr
+			}
+		}
+		switch {
+		case found == nil && tc.want:
+			t.Errorf("%s has no TrailingJSON variant", tc.op)
+		case found != nil && !tc.want:
+			t.Errorf("%s has a TrailingJSON variant", tc.op)
+		case found != nil && string(found.req.body) != string(valid.body)+" x":
+			t.Errorf("%s: TrailingJSON body %q, want %q", tc.op, found.req.body, string(valid.body)+" x")
+		}
+	}
+}
