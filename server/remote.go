@@ -50,11 +50,15 @@ func remotePaths(next echo.HandlerFunc) echo.HandlerFunc {
 			u.Path, u.RawPath = "/v1/namespace/$/table/list", ""
 		}
 		if p := u.EscapedPath(); strings.Contains(p, "+") {
+			// The identifier as sent is kept: a body id may still settle
+			// that "+" meant a space (resolveID).
 			if m := remoteTableOp.FindStringSubmatchIndex(p); m != nil {
+				c.Set(contextSentID, p[m[2]:m[3]])
 				p = p[:m[2]] + strings.ReplaceAll(p[m[2]:m[3]], "+", "%2B") + p[m[3]:]
 			}
 			if strings.HasPrefix(p, "/v1/namespace/") {
 				parts := strings.SplitN(p, "/", 5)
+				c.Set(contextSentID, parts[3])
 				parts[3] = strings.ReplaceAll(parts[3], "+", "%2B")
 				p = strings.Join(parts, "/")
 			}

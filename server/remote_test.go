@@ -1369,6 +1369,103 @@ func TestListingPageTokens(t *testing.T) {
 	}
 }
 
+// TestIdentifierReadings covers how a path identifier is read against a
+// body id: the body id is accepted when any reading of the path names the
+// same object ("+" as a space or literal, before and after the remote
+// dialect's rewrite), with and without the dialect's header.
+func TestIdentifierReadings(t *testing.T) {
+	e := rtStart(t)
+	for _, ns := range []string{"sp%20ace", "p%2Bs"} {
+		e.ok(t, rtReq{method: "POST", path: "/v1/namespace/" + ns + "/create", body: `{}`})
+	}
+	for _, id := range []string{"my%20tbl-1.x", "a%2Bb", "sp%20ace$my%20tbl-1.x", "p%2Bs$a%2Bb"} {
+		e.createDocs(t, id)
+	}
+	const (
+		space = `"my tbl-1.x"`
+		plus  = `"a+b"`
+	)
+	for _, tc := range []struct {
+		name, path, bodyID string // bodyID: "" sends no body
+		want                   string // the table described; "" with code
+		code                   int
+	}{
+		{"FormPlusBodySpace", "my+tbl-1.x", space, "my tbl-1.x", 0},
+		{"EscapedSpaceBodySpace", "my%20tbl-1.x", space, "my tbl-1.x", 0},
+		{"EncodedPlusBodyPlus", "a%2Bb", plus, "a+b", 0},
+		{"LiteralPlusBodyPlus", "a+b", plus, "a+b", 0},
+		{"LiteralPlusBodySpace", "a+b", `"a b"`, "", 4},
+		{"NestedForm", "sp+ace%24my+tbl-1.x?delimiter=%24", `"sp ace",` + space, "my tbl-1.x", 0},
+		{"NestedLiteral", "p+s$a+b", `"p+s",` + plus, "a+b", 0},
+		{"NestedMixed", "p%2Bs$a+b", `"p+s",` + plus, "a+b", 0},
+		{"EncodedPlusBodySpace", "a%2Bb", `"a b"`, "", 13},
+		{"OtherBodyID", "my+tbl-1.x", `"other"`, "", 13},
+		{"SpaceAgainstPlusBody", "my%20tbl-1.x", `"my+tbl-1.x"`, "", 13},
+	} {
+		for _, dialect := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/Dialect=%v", tc.name, dialect), func(t *testing.T) {
+				path, query, _ := strings.Cut(tc.path, "?")
+				r := rtReq{method: "POST", path: "/v1/table/" + path + "/describe", body: `{"id":[` + tc.bodyID + `]}`}
+				if query != "" {
+					r.path += "?" + query
+				}
+				if dialect {
+					// A namespace-mode client that sends the header too.
+					r.header = http.Header{"X-Lancedb-Database": {"db"}}
+				}
+				res := e.send(t, r)
+				if tc.want == "" {
+					rtWantError(t, res, map[int]int{4: 404, 13: 400}[tc.code], tc.code)
+					return
+				}
+				if res.status != 200 || res.object(t)["table"] != tc.want {
+					t.Fatalf("described %d %s, want table %q", res.status, res.body, tc.want)
+				}
+			})
+		}
+	}
+	// Without a body id the path alone decides: "+" is a space to the
+	// spec's clients and a "+" to the SDK.
+	for _, tc := range []struct {
+		name, path string
+		sdk        bool
+		want       string
+	}{
+		{"FormPlus", "my+tbl-1.x", false, "my tbl-1.x"},
+		{"EscapedSpace", "my%20tbl-1.x", false, "my tbl-1.x"},
+		{"EscapedSpaceSDK", "my%20tbl-1.x", true, "my tbl-1.x"},
+		{"EncodedPlus", "a%2Bb", false, "a+b"},
+		{"EncodedPlusSDK", "a%2Bb", true, "a+b"},
+		{"LiteralPlusSDK", "a+b", true, "a+b"},
+		{"NestedLiteralPlusSDK", "p+s$a+b", true, "a+b"},
+	} {
+		t.Run("PathOnly/"+tc.name, func(t *testing.T) {
+			path := "/v1/table/" + tc.path + "/describe"
+			if tc.sdk {
+				path += "/"
+			}
+			res := e.ok(t, rtReq{method: "POST", path: path, sdk: tc.sdk})
+			if got := res.object(t)["table"]; got != tc.want {
+				t.Fatalf("described %v, want %q", got, tc.want)
+			}
+		})
+	}
+	t.Run("PathOnly/LiteralPlusSpec", func(t *testing.T) {
+		rtWantError(t, e.send(t, rtReq{method: "POST", path: "/v1/table/a+b/describe", body: `{}`}), 404, 4)
+	})
+	t.Run("Namespace", func(t *testing.T) {
+		for _, dialect := range []bool{false, true} {
+			r := rtReq{method: "POST", path: "/v1/namespace/sp+ace/describe", body: `{"id":["sp ace"]}`}
+			if dialect {
+				r.header = http.Header{"X-Lancedb-Database": {"db"}}
+			}
+			e.ok(t, r)
+			r.path, r.body = "/v1/namespace/p+s/describe", `{"id":["p+s"]}`
+			e.ok(t, r)
+		}
+	})
+}
+
 // TestRemoteRename covers new_namespace, the SDK's name for
 // new_namespace_id.
 func TestRemoteRename(t *testing.T) {
