@@ -1386,9 +1386,9 @@ func TestIdentifierReadings(t *testing.T) {
 		plus  = `"a+b"`
 	)
 	for _, tc := range []struct {
-		name, path, bodyID string // bodyID: "" sends no body
-		want                   string // the table described; "" with code
-		code                   int
+		name, path, bodyID string // bodyID: the names inside the body id
+		want               string // the table described; "" with code
+		code               int
 	}{
 		{"FormPlusBodySpace", "my+tbl-1.x", space, "my tbl-1.x", 0},
 		{"EscapedSpaceBodySpace", "my%20tbl-1.x", space, "my tbl-1.x", 0},
