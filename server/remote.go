@@ -70,6 +70,13 @@ func remotePaths(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// dialectRoutes registers the routes of the remote dialect that the spec
+// lacks. Their errors are ErrorResponses as everywhere; there is no spec to
+// validate their requests against.
+func (s *Server) dialectRoutes(e *echo.Echo) {
+	e.POST("/v1/table/:id/index/:index_name/prewarm", s.PrewarmTableIndex)
+}
+
 // remoteBodies translates the JSON bodies of remote-dialect requests into
 // the spec's shapes, and the answers back. It runs after routing, before
 // validation.

@@ -145,6 +145,7 @@ func New(cfg Config) (*Server, error) {
 	e.Pre(remotePaths, stripTrailingSlash, aliasMethods)
 	e.Use(assignRequestID, s.logRequests, s.limitBodies, s.trackUploads, s.recoverPanics, s.authenticate, s.remoteBodies, s.validateRequests, s.limitQueryTime)
 	gen.RegisterHandlers(e, s)
+	s.dialectRoutes(e)
 	s.echo = e
 	s.jobs.start()
 	return s, nil
