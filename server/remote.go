@@ -87,9 +87,10 @@ func (s *Server) remoteBodies(next echo.HandlerFunc) echo.HandlerFunc {
 		if !isRemote(req) || op == nil {
 			return next(c)
 		}
+		var raw []byte
 		if op.body == bodyJSON && req.Body != nil && req.Body != http.NoBody {
-			raw, err := readBody(req.Body, s.cfg.MaxJSONBody)
-			if err != nil {
+			var err error
+			if raw, err = readBody(req.Body, s.cfg.MaxJSONBody); err != nil {
 				return err
 			}
 			if out, ok := translateRequest(op.id, raw); ok {
@@ -113,13 +114,79 @@ func (s *Server) remoteBodies(next echo.HandlerFunc) echo.HandlerFunc {
 		w := &capture{ResponseWriter: c.Response().Writer}
 		c.Response().Writer = w
 		c.Response().Header().Set("Phalanx-Version", phalanxVersion)
-		err := next(c)
+		err := s.checkFreshness(c, op.id, raw)
+		if err == nil {
+			err = next(c)
+		}
 		if err != nil {
 			// Render the error here, so its answer is translated too.
 			c.Error(err)
 		}
 		return w.finish(op.id)
 	}
+}
+
+// freshReads are the reads the SDK sends its freshness headers with.
+var freshReads = map[string]bool{
+	"DescribeTable": true, "QueryTable": true, "CountTableRows": true, "ExplainTableQueryPlan": true,
+	"AnalyzeTableQueryPlan": true, "ListTableIndices": true, "DescribeTableIndexStats": true, "GetTableStats": true,
+	"ListTableVersions": true, "ListTableTags": true, "GetTableTagVersion": true, "ListTableBranches": true,
+}
+
+// checkFreshness enforces the SDK's read-freshness headers on a read of a
+// table's latest version: x-lancedb-min-version (the highest version the
+// client's writes made) and x-lancedb-min-read-version (the highest its
+// reads saw). Every read here starts from the latest committed state, so a
+// read begun after those versions were made sees them: no wait is needed,
+// and a table whose latest version is older is not the table the client
+// knew (it was dropped and created again). x-lancedb-min-timestamp (no
+// answer from a cache older than that) holds for the same reason. A read of
+// a version the request names is left alone, as the SDK drops the headers
+// for time travel. Returns InvalidInput (13) for a header that is not a
+// version number and TableVersionNotFound (11) for a table behind it;
+// failures to find the table are left to the operation to report.
+func (s *Server) checkFreshness(c echo.Context, opID string, body []byte) error {
+	if !freshReads[opID] {
+		return nil
+	}
+	var need uint64
+	var header string
+	for _, name := range []string{"x-lancedb-min-version", "x-lancedb-min-read-version"} {
+		v := c.Request().Header.Get(name)
+		if v == "" {
+			continue
+		}
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return invalidInput("%s %q is not a version number", name, v)
+		}
+		if n > need {
+			need, header = n, name
+		}
+	}
+	var req struct {
+		Version *int64
+		Branch  *string
+		Query   struct{ Version *int64 }
+	}
+	if need == 0 || (json.Unmarshal(body, &req) == nil && (req.Version != nil || req.Query.Version != nil)) {
+		return nil
+	}
+	var delimiter *string
+	if d := c.QueryParam("delimiter"); d != "" {
+		delimiter = &d
+	}
+	id, err := resolveID(c, delimiter, nil)
+	if err != nil {
+		return nil
+	}
+	latest, err := s.store.DescribeVersion(c.Request().Context(), id, deref(req.Branch), nil)
+	if err != nil || uint64(latest.Version) >= need {
+		return nil
+	}
+	return store.Errorf(store.CodeTableVersionNotFound,
+		"table %s is at version %d, older than version %d this client has seen of it (%s): it was replaced since",
+		strings.Join(id, delimiterOf(delimiter)), latest.Version, need, header)
 }
 
 // capture holds back a JSON answer so it can be translated; other answers

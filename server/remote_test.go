@@ -1509,6 +1509,70 @@ func TestRemotePrewarmIndex(t *testing.T) {
 	}
 }
 
+// TestRemoteFreshness covers the SDK's read-freshness headers: a read of
+// the latest version must see at least x-lancedb-min-version (the highest
+// version the handle's writes made) and x-lancedb-min-read-version (the
+// highest its reads saw); a table behind them was replaced since (11).
+func TestRemoteFreshness(t *testing.T) {
+	e := rtStart(t)
+	e.createDocs(t, "t")
+	e.ok(t, rtReq{method: "POST", path: "/v1/table/t/insert/", sdk: true, arrow: rtLZ4(t, arrowtest.Record(t, rtDocsSchema, rtDocsRows))})
+	// t is at version 2.
+	const query = `{"columns":["id"],"k":9223372036854775807,"prefilter":true,"vector":[],"version":null}`
+	for _, tc := range []struct {
+		name, path, body string
+		header           map[string]string
+		sdk              bool
+		status, code     int
+	}{
+		{"Count", "count_rows/", `{"version":null}`, map[string]string{"min-version": "2"}, true, 200, 0},
+		{"CountAhead", "count_rows/", `{"version":null}`, map[string]string{"min-version": "3"}, true, 404, 11},
+		{"CountReadAhead", "count_rows/", `{"version":null}`, map[string]string{"min-read-version": "3"}, true, 404, 11},
+		{"CountBothHighestWins", "count_rows/", `{"version":null}`, map[string]string{"min-version": "1", "min-read-version": "7"}, true, 404, 11},
+		{"CountPinnedVersion", "count_rows/", `{"version":1}`, map[string]string{"min-version": "9"}, true, 200, 0},
+		{"CountBadHeader", "count_rows/", `{"version":null}`, map[string]string{"min-version": "two"}, true, 400, 13},
+		{"CountTimestampHolds", "count_rows/", `{"version":null}`, map[string]string{"min-timestamp": "2999-01-01T00:00:00+00:00"}, true, 200, 0},
+		{"DescribeNoBody", "describe/", "", map[string]string{"min-version": "2"}, true, 200, 0},
+		{"DescribeAhead", "describe/", "", map[string]string{"min-version": "3"}, true, 404, 11},
+		{"Query", "query/", query, map[string]string{"min-version": "2"}, true, 200, 0},
+		{"QueryAhead", "query/", query, map[string]string{"min-read-version": "5"}, true, 404, 11},
+		{"QueryPinned", "query/", strings.Replace(query, `"version":null`, `"version":1`, 1), map[string]string{"min-version": "5"}, true, 200, 0},
+		{"ListVersionsAhead", "version/list/", "", map[string]string{"min-version": "3"}, true, 404, 11},
+		{"WriteIgnores", "delete/", `{"predicate":"id = 99"}`, map[string]string{"min-version": "99"}, true, 200, 0},
+		{"SpecClientIgnores", "count_rows", `{}`, map[string]string{"min-version": "99"}, false, 200, 0},
+		{"MissingTableStaysNotFound", "../nope/count_rows/", `{"version":null}`, map[string]string{"min-version": "3"}, true, 404, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := http.Header{}
+			for k, v := range tc.header {
+				h.Set("X-Lancedb-"+k, v)
+			}
+			path := "/v1/table/t/" + tc.path
+			if strings.HasPrefix(tc.path, "../") {
+				path = "/v1/table/" + strings.TrimPrefix(tc.path, "../")
+			}
+			res := e.send(t, rtReq{method: "POST", path: path, sdk: tc.sdk, header: h, body: tc.body})
+			if tc.status != 200 {
+				rtWantError(t, res, tc.status, tc.code)
+				return
+			}
+			if res.status != 200 {
+				t.Fatalf("got %d %s, want 200", res.status, res.body)
+			}
+		})
+	}
+	t.Run("Replaced", func(t *testing.T) {
+		// A handle that wrote version 2 of a table that was dropped and
+		// created again (now at version 1).
+		e.ok(t, rtReq{method: "POST", path: "/v1/table/t/drop/", sdk: true})
+		e.createDocs(t, "t")
+		h := http.Header{"X-Lancedb-Min-Version": {"2"}}
+		rtWantError(t, e.send(t, rtReq{method: "POST", path: "/v1/table/t/count_rows/", sdk: true, header: h, body: `{"version":null}`}), 404, 11)
+		h.Set("X-Lancedb-Min-Version", "1")
+		e.ok(t, rtReq{method: "POST", path: "/v1/table/t/count_rows/", sdk: true, header: h, body: `{"version":null}`})
+	})
+}
+
 // TestRemoteRename covers new_namespace, the SDK's name for
 // new_namespace_id.
 func TestRemoteRename(t *testing.T) {
