@@ -37,7 +37,11 @@ var remoteTableOp = regexp.MustCompile(`^/v1/table/([^/]+)/`)
 
 // remotePaths rewrites remote-dialect paths before routing: the root table
 // listing, and literal "+" in table identifiers (the SDK does not escape
-// them, and the spec's clients mean a space by an unescaped "+").
+// them, and the spec's clients mean a space by an unescaped "+"). A request
+// with an explicit delimiter=$ keeps its "+": the SDK's remote client sends
+// a delimiter only when it is not $, while clients generated from the spec,
+// which form-encode their paths (the SDK's namespace client among them,
+// sometimes configured with the dialect's headers), always send one.
 func remotePaths(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
@@ -49,7 +53,7 @@ func remotePaths(next echo.HandlerFunc) echo.HandlerFunc {
 			// tableNames(): the tables of the root namespace.
 			u.Path, u.RawPath = "/v1/namespace/$/table/list", ""
 		}
-		if p := u.EscapedPath(); strings.Contains(p, "+") {
+		if p := u.EscapedPath(); strings.Contains(p, "+") && u.Query().Get("delimiter") != DefaultDelimiter {
 			// The identifier as sent is kept: a body id may still settle
 			// that "+" meant a space (resolveID).
 			if m := remoteTableOp.FindStringSubmatchIndex(p); m != nil {

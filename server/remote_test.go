@@ -1453,6 +1453,20 @@ func TestIdentifierReadings(t *testing.T) {
 	t.Run("PathOnly/LiteralPlusSpec", func(t *testing.T) {
 		rtWantError(t, e.send(t, rtReq{method: "POST", path: "/v1/table/a+b/describe", body: `{}`}), 404, 4)
 	})
+	t.Run("PathOnly/ExplicitDollarDelimiter", func(t *testing.T) {
+		// Only clients generated from the spec send delimiter=$, and they
+		// form-encode: "+" is a space, dialect header or not (the namespace
+		// client's body-less version/list).
+		for _, dialect := range []bool{false, true} {
+			r := rtReq{method: "POST", path: "/v1/table/my+tbl-1.x/version/list?delimiter=%24&limit=1&descending=true", body: "null"}
+			if dialect {
+				r.header = http.Header{"X-Lancedb-Database": {"db"}}
+			}
+			e.ok(t, r)
+			r.path = "/v1/table/sp+ace%24my+tbl-1.x/version/list?delimiter=%24"
+			e.ok(t, r)
+		}
+	})
 	t.Run("Namespace", func(t *testing.T) {
 		for _, dialect := range []bool{false, true} {
 			r := rtReq{method: "POST", path: "/v1/namespace/sp+ace/describe", body: `{"id":["sp ace"]}`}
