@@ -75,10 +75,22 @@ func remotePaths(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // dialectRoutes registers the routes of the remote dialect that the spec
-// lacks. Their errors are ErrorResponses as everywhere; there is no spec to
-// validate their requests against.
+// lacks (see IsDialectRoute). Their errors are ErrorResponses as everywhere;
+// there is no spec to validate their requests against.
 func (s *Server) dialectRoutes(e *echo.Echo) {
 	e.POST("/v1/table/:id/index/:index_name/prewarm", s.PrewarmTableIndex)
+}
+
+// prewarmPath matches the escaped paths of the prewarm route, with or
+// without the dialect's trailing slash.
+var prewarmPath = regexp.MustCompile(`^/v1/table/[^/]+/index/[^/]+/prewarm/?$`)
+
+// IsDialectRoute reports whether a request (its method and escaped path) is
+// for one of the routes lancens serves beyond the spec for the LanceDB
+// remote dialect: POST /v1/table/{id}/index/{name}/prewarm. They answer an
+// empty JSON object on success and an ErrorResponse otherwise.
+func IsDialectRoute(method, escapedPath string) bool {
+	return method == http.MethodPost && prewarmPath.MatchString(escapedPath)
 }
 
 // remoteBodies translates the JSON bodies of remote-dialect requests into

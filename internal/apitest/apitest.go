@@ -11,7 +11,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -164,7 +163,7 @@ func (v *Validator) Wrap(h http.Handler) http.Handler {
 func (v *Validator) Check(r *http.Request, status int, header http.Header, body []byte) error {
 	route, params, err := v.findRoute(r)
 	if err != nil {
-		if dialectExtension(r) && status < 300 {
+		if server.IsDialectRoute(r.Method, r.URL.EscapedPath()) && status < 300 {
 			return checkEmptyObject(header, body)
 		}
 		if status < 400 {
@@ -197,26 +196,6 @@ func (v *Validator) Check(r *http.Request, status int, header http.Header, body 
 }
 
 const mimeArrowStream = "application/vnd.apache.arrow.stream"
-
-// dialectRoutes are the routes of the LanceDB remote dialect that lancens
-// serves beyond the spec (index prewarm); each answers success with an
-// empty JSON object.
-var dialectRoutes = []struct {
-	method string
-	path   *regexp.Regexp
-}{
-	{http.MethodPost, regexp.MustCompile(`^/v1/table/[^/]+/index/[^/]+/prewarm/?$`)},
-}
-
-// dialectExtension reports whether r is for one of dialectRoutes.
-func dialectExtension(r *http.Request) bool {
-	for _, d := range dialectRoutes {
-		if r.Method == d.method && d.path.MatchString(r.URL.EscapedPath()) {
-			return true
-		}
-	}
-	return false
-}
 
 // checkEmptyObject checks that a success answer is the JSON object {}.
 func checkEmptyObject(header http.Header, body []byte) error {

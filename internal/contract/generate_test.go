@@ -2,6 +2,8 @@ package contract
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"testing"
 )
@@ -123,5 +125,34 @@ func TestTrailingJSONVariant(t *testing.T) {
 		case found != nil && string(found.req.body) != string(valid.body)+" x":
 			t.Errorf("%s: TrailingJSON body %q, want %q", tc.op, found.req.body, string(valid.body)+" x")
 		}
+	}
+}
+
+// TestValidatorDialectRoutes checks how answers on the remote dialect's
+// prewarm route, which the spec lacks, are judged: {} or an ErrorResponse
+// whose code fits its status.
+func TestValidatorDialectRoutes(t *testing.T) {
+	v := validator(t)
+	jsonCT := http.Header{"Content-Type": {"application/json"}}
+	for _, tc := range []struct {
+		name, method, path string
+		status             int
+		body               string
+		ok                 bool
+	}{
+		{"Success", "POST", "/v1/table/t/index/i/prewarm", 200, `{}`, true},
+		{"SuccessTrailingSlash", "POST", "/v1/table/t/index/i/prewarm/", 200, `{}`, true},
+		{"SuccessWithMembers", "POST", "/v1/table/t/index/i/prewarm", 200, `{"a":1}`, false},
+		{"IndexNotFound", "POST", "/v1/table/t/index/i/prewarm", 404, `{"code":6}`, true},
+		{"NotBuilt", "POST", "/v1/table/t/index/i/prewarm", 409, `{"code":19}`, true},
+		{"WrongCode", "POST", "/v1/table/t/index/i/prewarm", 409, `{"code":13}`, false},
+		{"OtherRouteSuccess", "POST", "/v1/table/t/index/i/warm", 200, `{}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := v.Check(httptest.NewRequest(tc.method, tc.path, nil), tc.status, jsonCT, []byte(tc.body))
+			if (err == nil) != tc.ok {
+				t.Fatalf("Check = %v, want ok: %v", err, tc.ok)
+			}
+		})
 	}
 }
