@@ -13,6 +13,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/lancens/lancens/coord"
 	"github.com/lancens/lancens/gen"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/warehouse"
@@ -38,6 +39,11 @@ type Config struct {
 	Store Store
 	// Warehouse is where declared tables get their locations. Required.
 	Warehouse *warehouse.Warehouse
+	// JobsQueued wakes the background job runner; pass the signal whose
+	// Notify the store calls when it queues a job (for example
+	// sqlite.Options.OnJobQueued). Without it the runner looks for jobs
+	// every coord.DefaultPoll only.
+	JobsQueued *coord.Signal
 	// APIKeys, when not empty, are the credentials a request must present.
 	APIKeys []string
 	// Logger receives request and error logs. Default: discard.
@@ -88,8 +94,8 @@ type Server struct {
 	log       *slog.Logger
 	echo      *echo.Echo
 	ops       operationTable
-	commits   *committer
-	jobs      *jobRunner
+	commits   *coord.Committer
+	jobs      *coord.Runner
 	uploads   uploads
 }
 
@@ -135,9 +141,10 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		cfg: cfg, store: cfg.Store, warehouse: cfg.Warehouse, log: cfg.Logger, ops: newOperationTable(doc),
-		commits: newCommitter(cfg.Store, cfg.Warehouse, cfg.Logger),
-		jobs:    newJobRunner(cfg.Store, cfg.Warehouse, cfg.Logger),
+		commits: coord.NewCommitter(cfg.Store, cfg.Warehouse, cfg.Logger),
+		jobs:    coord.NewRunner(cfg.Store, cfg.JobsQueued, cfg.Logger),
 	}
+	coord.RegisterStoreJobs(s.jobs, cfg.Store, cfg.Warehouse)
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
@@ -147,14 +154,14 @@ func New(cfg Config) (*Server, error) {
 	gen.RegisterHandlers(e, s)
 	s.dialectRoutes(e)
 	s.echo = e
-	s.jobs.start()
+	s.jobs.Start()
 	return s, nil
 }
 
 // Close stops the background job runner, waiting for the job in progress.
 // Call it after the HTTP server has stopped.
 func (s *Server) Close() {
-	s.jobs.stop()
+	s.jobs.Stop()
 }
 
 // ServeHTTP makes the Server an http.Handler.

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lancens/lancens/coord"
 	"github.com/lancens/lancens/server"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/store/sqlite"
@@ -187,7 +188,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err := os.MkdirAll(filepath.Dir(cfg.dbPath), 0o755); err != nil {
 		return fmt.Errorf("create database directory: %w", err)
 	}
-	db, err := sqlite.Open(ctx, cfg.dbPath, sqlite.Options{Synchronous: cfg.synchronous, CacheBytes: cfg.cacheMB << 20})
+	jobsQueued := coord.NewSignal()
+	db, err := sqlite.Open(ctx, cfg.dbPath, sqlite.Options{Synchronous: cfg.synchronous, CacheBytes: cfg.cacheMB << 20,
+		OnJobQueued: jobsQueued.Notify})
 	if err != nil {
 		return err
 	}
@@ -210,7 +213,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if queryTimeout == 0 {
 		queryTimeout = -1 // the flag's 0 is no limit; the Config's is the default
 	}
-	srv, err := server.New(server.Config{Store: db, Warehouse: wh, APIKeys: cfg.apiKeys, Logger: logger,
+	srv, err := server.New(server.Config{Store: db, Warehouse: wh, JobsQueued: jobsQueued, APIKeys: cfg.apiKeys, Logger: logger,
 		MaxPageSize: cfg.maxPageSize, MaxSearchRows: cfg.maxSearchRows, QueryTimeout: queryTimeout})
 	if err != nil {
 		return err
