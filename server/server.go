@@ -117,6 +117,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.QueryTimeout == 0 {
 		cfg.QueryTimeout = DefaultQueryTimeout
 	}
+	shared, _ := cfg.Store.(store.LocationLocker)
 	st, managed := cfg.Store.(Store)
 	if !managed {
 		st = catalogOnly{cfg.Store}
@@ -127,7 +128,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		cfg: cfg, store: st, warehouse: cfg.Warehouse, log: cfg.Logger, ops: newOperationTable(doc),
-		commits: newCommitter(st, cfg.Warehouse, cfg.Logger),
+		commits: newCommitter(st, shared, cfg.Warehouse, cfg.Logger),
 		jobs:    newJobRunner(st, cfg.Warehouse, cfg.Logger),
 	}
 	e := echo.New()

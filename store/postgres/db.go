@@ -32,7 +32,8 @@ import (
 // Options tune the store.
 type Options struct {
 	// MaxConns is the size of the connection pool (default: 4×CPUs, at
-	// least 8).
+	// least 8). Commits to tables on local disk also hold, while they move
+	// the manifest file, a connection of a second pool of this size.
 	MaxConns int
 	// Now is the clock of recorded times; tests set it. Default time.Now.
 	// Leases use the database's clock, which every replica shares.
@@ -50,7 +51,9 @@ type Options struct {
 
 // DB is an open catalog on a PostgreSQL database.
 type DB struct {
-	pool     *pgxpool.Pool
+	pool *pgxpool.Pool
+	// locks holds the sessions of advisory locks (see LockLocations).
+	locks    *pgxpool.Pool
 	now      func() time.Time
 	attempts int
 	// owner names this process in the leases of the jobs it claims.
@@ -86,13 +89,18 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	db := &DB{pool: pool, now: opts.Now, attempts: opts.Attempts, owner: newOwner()}
-	if err := db.checkServer(ctx); err != nil {
+	locks, err := pgxpool.NewWithConfig(ctx, cfg.Copy())
+	if err != nil {
 		pool.Close()
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	db := &DB{pool: pool, locks: locks, now: opts.Now, attempts: opts.Attempts, owner: newOwner()}
+	if err := db.checkServer(ctx); err != nil {
+		db.closePools()
 		return nil, err
 	}
 	if err := db.migrate(ctx); err != nil {
-		pool.Close()
+		db.closePools()
 		return nil, err
 	}
 	db.jobs = startLeases(db, opts.JobLease)
@@ -127,8 +135,13 @@ func (db *DB) checkServer(ctx context.Context) error {
 // still claimed are left to their leases.
 func (db *DB) Close() error {
 	db.jobs.stop()
-	db.pool.Close()
+	db.closePools()
 	return nil
+}
+
+func (db *DB) closePools() {
+	db.pool.Close()
+	db.locks.Close()
 }
 
 // tx is one database transaction with the time it started, so every

@@ -1,0 +1,120 @@
+package postgres_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/lancens/lancens/client"
+	"github.com/lancens/lancens/internal/apitest"
+	"github.com/lancens/lancens/internal/pgtest"
+	"github.com/lancens/lancens/store"
+	"github.com/lancens/lancens/warehouse"
+)
+
+// rawClient returns a client of s that neither retries nor hides answers.
+func rawClient(t testing.TB, s *apitest.Server) *client.Client {
+	t.Helper()
+	c, err := client.New(s.URL, client.WithHTTPClient(s.HTTP), client.WithRetry(client.RetryPolicy{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// stage writes a manifest for version v of the table at loc under a name of
+// its own and returns the path to commit.
+func stage(t testing.TB, loc string, v int64, who int, content []byte) string {
+	t.Helper()
+	dir := filepath.Join(loc, "_versions")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, fmt.Sprintf("%s-staged-%d", store.NamingV2.ManifestFileName(v), who))
+	if err := os.WriteFile(p, content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return warehouse.ObjectPath(p)
+}
+
+// TestReplicasRace has 16 goroutines race to commit each version of a
+// table through two servers on one database and one warehouse directory,
+// each with a manifest of its own content: exactly one wins each version,
+// the chain has no gaps, and the final manifest file on disk is the
+// winner's (a loser on the other replica neither replaced nor removed it).
+func TestReplicasRace(t *testing.T) {
+	url, wh := pgtest.Database(t), t.TempDir()
+	servers := []*apitest.Server{replica(t, url, wh), replica(t, url, wh)}
+	clients := []*client.Client{rawClient(t, servers[0]), rawClient(t, servers[1])}
+	ctx := t.Context()
+	id := []string{"raced"}
+	info, err := clients[0].DeclareTable(ctx, id, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const racers, versions = 16, 12
+	for v := int64(1); v <= versions; v++ {
+		contents := make([][]byte, racers)
+		paths := make([]string, racers)
+		for i := range racers {
+			contents[i] = bytes.Repeat([]byte{byte('a' + i)}, 100+i)
+			paths[i] = stage(t, info.Location, v, i, contents[i])
+		}
+		var wg sync.WaitGroup
+		errs := make([]error, racers)
+		for i := range racers {
+			wg.Go(func() {
+				_, _, errs[i] = clients[i%2].CreateTableVersion(ctx, id, client.VersionCommit{Version: v, ManifestPath: paths[i]})
+			})
+		}
+		wg.Wait()
+		winner := -1
+		for i, err := range errs {
+			switch {
+			case err == nil && winner >= 0:
+				t.Fatalf("version %d: racers %d and %d both won", v, winner, i)
+			case err == nil:
+				winner = i
+			case !errors.Is(err, store.ErrConcurrentModification):
+				t.Fatalf("version %d: racer %d failed with %v, want code 14", v, i, err)
+			}
+		}
+		if winner < 0 {
+			t.Fatalf("version %d: no racer won", v)
+		}
+		rec, err := clients[int(v)%2].DescribeTableVersion(ctx, id, "", &v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		final := filepath.Join(info.Location, "_versions", store.NamingV2.ManifestFileName(v))
+		got, err := os.ReadFile(final)
+		if err != nil {
+			t.Fatalf("version %d: the winner's manifest is gone: %v", v, err)
+		}
+		if !bytes.Equal(got, contents[winner]) {
+			t.Fatalf("version %d: the final manifest holds %q…, not the winner's (racer %d)", v, got[:1], winner)
+		}
+		if rec.ManifestSize == nil || *rec.ManifestSize != int64(len(got)) {
+			t.Fatalf("version %d: recorded size %v, file size %d", v, rec.ManifestSize, len(got))
+		}
+	}
+	var got []int64
+	for v, err := range clients[1].ListTableVersions(ctx, id, "") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, v.Version)
+	}
+	want := make([]int64, versions)
+	for i := range want {
+		want[i] = int64(i + 1)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("chain %v after the races, want %v", got, want)
+	}
+}
