@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/lancens/lancens/client"
 	"github.com/lancens/lancens/internal/apitest"
@@ -116,5 +117,93 @@ func TestReplicasRace(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("chain %v after the races, want %v", got, want)
+	}
+}
+
+// TestReplicaRestart has four writers commit versions of their own tables
+// through two replicas, taking turns, while each replica in turn is
+// stopped and started again on the same database: a writer whose request
+// fails because its replica is down tries the other. At the end, every
+// acknowledged version is recorded, in a chain without gaps, and its
+// manifest file holds what its writer staged.
+func TestReplicaRestart(t *testing.T) {
+	url, wh := pgtest.Database(t), t.TempDir()
+	ctx := t.Context()
+	var mu sync.RWMutex
+	servers := []*apitest.Server{replica(t, url, wh), replica(t, url, wh)}
+	clients := []*client.Client{rawClient(t, servers[0]), rawClient(t, servers[1])}
+	pick := func(i int) *client.Client {
+		mu.RLock()
+		defer mu.RUnlock()
+		return clients[i%2]
+	}
+	const writers, versions = 4, 40
+	locs := make([]string, writers)
+	for w := range writers {
+		info, err := clients[0].DeclareTable(ctx, []string{fmt.Sprintf("w%d", w)}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		locs[w] = info.Location
+	}
+	content := func(w int, v int64) []byte { return []byte(fmt.Sprintf("writer %d version %d", w, v)) }
+	progress := make(chan struct{}, writers*versions)
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			id := []string{fmt.Sprintf("w%d", w)}
+			for v := int64(1); v <= versions; v++ {
+				staged := stage(t, locs[w], v, w, content(w, v))
+				for attempt := 0; ; attempt++ {
+					_, _, err := pick(w+int(v)+attempt).CreateTableVersion(ctx, id, client.VersionCommit{Version: v, ManifestPath: staged})
+					if err == nil {
+						break
+					}
+					var ce *client.Error
+					if errors.As(err, &ce) && ce.Err.Code != store.CodeServiceUnavailable {
+						t.Errorf("writer %d, version %d: %v", w, v, err)
+						return
+					}
+					if attempt > 50 {
+						t.Errorf("writer %d, version %d: no replica answered: %v", w, v, err)
+						return
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+				progress <- struct{}{}
+			}
+		})
+	}
+	restart := func(i int) {
+		for range writers * versions / 4 {
+			<-progress
+		}
+		mu.Lock()
+		servers[i].Stop()
+		servers[i] = replica(t, url, wh)
+		clients[i] = rawClient(t, servers[i])
+		mu.Unlock()
+	}
+	restart(0)
+	restart(1)
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	for w := range writers {
+		var got []int64
+		for v, err := range pick(w).ListTableVersions(ctx, []string{fmt.Sprintf("w%d", w)}, "") {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, v.Version)
+			b, err := os.ReadFile("/" + v.ManifestPath)
+			if err != nil || !bytes.Equal(b, content(w, v.Version)) {
+				t.Fatalf("writer %d, version %d: manifest %q, %v", w, v.Version, b, err)
+			}
+		}
+		if len(got) != versions || got[0] != 1 || got[len(got)-1] != versions {
+			t.Fatalf("writer %d: chain %v, want 1…%d", w, got, versions)
+		}
 	}
 }
