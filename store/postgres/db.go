@@ -152,16 +152,32 @@ type tx struct {
 }
 
 // write runs fn in a SERIALIZABLE transaction and commits it if fn returns
-// nil; an error undoes everything fn did. When PostgreSQL reports a
-// conflict with a concurrent transaction (a serialization failure, a
-// deadlock, a unique or foreign key violation), fn runs again on the new
-// state, up to the configured number of attempts: its checks then give the
-// precise answer (the row that won the race exists now). fn must therefore
-// set its results on every run.
+// nil; an error undoes everything fn did. It is for changes to the shape of
+// the catalog (namespaces, table entries, batches), whose rules span many
+// rows. When PostgreSQL reports a conflict with a concurrent transaction (a
+// serialization failure, a deadlock, a unique or foreign key violation), fn
+// runs again on the new state, up to the configured number of attempts: its
+// checks then give the precise answer (the row that won the race exists
+// now). fn must therefore set its results on every run.
 func (db *DB) write(ctx context.Context, fn func(tx *tx) error) error {
+	return db.retry(ctx, pgx.Serializable, fn)
+}
+
+// writeTable runs fn, a change to one table's versions, tags or branches,
+// like write but at READ COMMITTED: fn takes the table's row lock
+// (lockTable) before it reads what it checks, so that writers of one table
+// run one after the other and each statement sees the last committed
+// state, while writers of different tables never conflict (SERIALIZABLE's
+// predicate locks cover index pages that tables share, and made concurrent
+// commits to different tables abort each other).
+func (db *DB) writeTable(ctx context.Context, fn func(tx *tx) error) error {
+	return db.retry(ctx, pgx.ReadCommitted, fn)
+}
+
+func (db *DB) retry(ctx context.Context, level pgx.TxIsoLevel, fn func(tx *tx) error) error {
 	var err error
 	for attempt := 1; ; attempt++ {
-		err = db.run(ctx, pgx.TxOptions{IsoLevel: pgx.Serializable}, fn)
+		err = db.run(ctx, pgx.TxOptions{IsoLevel: level}, fn)
 		if !retryable(err) || attempt >= db.attempts || ctx.Err() != nil {
 			break
 		}

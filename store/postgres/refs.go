@@ -124,9 +124,12 @@ func (db *DB) writeTag(ctx context.Context, id []string, name, branch string, ve
 		return "", err
 	}
 	var txID string
-	err := db.write(ctx, func(tx *tx) error {
+	err := db.writeTable(ctx, func(tx *tx) error {
 		t, err := findTable(ctx, tx, id)
 		if err != nil {
+			return err
+		}
+		if err := lockTable(ctx, tx, t); err != nil {
 			return err
 		}
 		if err := checkBranch(ctx, tx, t, branch); err != nil {
@@ -148,9 +151,12 @@ func (db *DB) writeTag(ctx context.Context, id []string, name, branch string, ve
 // DeleteTag implements store.Tags.
 func (db *DB) DeleteTag(ctx context.Context, id []string, name string) (string, error) {
 	var txID string
-	err := db.write(ctx, func(tx *tx) error {
+	err := db.writeTable(ctx, func(tx *tx) error {
 		t, err := findTable(ctx, tx, id)
 		if err != nil {
+			return err
+		}
+		if err := lockTable(ctx, tx, t); err != nil {
 			return err
 		}
 		if _, err := getTag(ctx, tx, t, name); err != nil {
@@ -176,9 +182,12 @@ func (db *DB) CreateBranch(ctx context.Context, id []string, name, fromBranch st
 		}
 	}
 	var txID string
-	err := db.write(ctx, func(tx *tx) error {
+	err := db.writeTable(ctx, func(tx *tx) error {
 		t, err := findTable(ctx, tx, id)
 		if err != nil {
+			return err
+		}
+		if err := lockTable(ctx, tx, t); err != nil {
 			return err
 		}
 		if name == store.MainBranch {
@@ -259,9 +268,12 @@ func (db *DB) ListBranches(ctx context.Context, id []string, page store.Page) ([
 // DeleteBranch implements store.Branches.
 func (db *DB) DeleteBranch(ctx context.Context, id []string, name string) (string, error) {
 	var txID string
-	err := db.write(ctx, func(tx *tx) error {
+	err := db.writeTable(ctx, func(tx *tx) error {
 		t, err := findTable(ctx, tx, id)
 		if err != nil {
+			return err
+		}
+		if err := lockTable(ctx, tx, t); err != nil {
 			return err
 		}
 		if name == "" || name == store.MainBranch {

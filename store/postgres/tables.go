@@ -57,6 +57,18 @@ func findTable(ctx context.Context, tx *tx, id []string) (*tableRow, error) {
 	return t, nil
 }
 
+// lockTable takes the row lock of table t for the rest of the transaction:
+// every change to a table's versions, tags and branches takes it first, so
+// they run one after the other. It refreshes t's declared flag, and returns
+// TableNotFound when the table was dropped meanwhile.
+func lockTable(ctx context.Context, tx *tx, t *tableRow) error {
+	err := tx.QueryRow(ctx, `SELECT declared FROM tables WHERE id = $1 FOR UPDATE`, t.rowID).Scan(&t.Declared)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return store.Errorf(store.CodeTableNotFound, "table %s not found", displayID(t.ID))
+	}
+	return internal("lock table", err)
+}
+
 // ListTables implements store.Tables.
 func (db *DB) ListTables(ctx context.Context, ns []string, includeDeclared bool, page store.Page) ([]string, string, error) {
 	after, err := store.DecodePageToken(page.Token)

@@ -104,7 +104,7 @@ func nextVersion(ctx context.Context, tx *tx, t *tableRow, branch string) (int64
 func (db *DB) CommitVersion(ctx context.Context, id []string, c store.VersionCommit) (*store.TableVersion, string, error) {
 	var out *store.TableVersion
 	var txID string
-	err := db.write(ctx, func(tx *tx) error {
+	err := db.writeTable(ctx, func(tx *tx) error {
 		t, err := findTable(ctx, tx, id)
 		if err != nil {
 			return err
@@ -115,14 +115,17 @@ func (db *DB) CommitVersion(ctx context.Context, id []string, c store.VersionCom
 	return out, txID, err
 }
 
-// commitVersion records a commit on table t. batchTx, when set, is the
-// transaction id of the batch the commit belongs to.
+// commitVersion records a commit on table t, under its row lock. batchTx,
+// when set, is the transaction id of the batch the commit belongs to.
 func commitVersion(ctx context.Context, tx *tx, t *tableRow, c store.VersionCommit, batchTx string) (*store.TableVersion, string, error) {
 	if c.Version < 0 {
 		return nil, "", store.Errorf(store.CodeInvalidInput, "version must not be negative")
 	}
 	if c.StagedPath == "" || c.ManifestPath == "" {
 		return nil, "", store.Errorf(store.CodeInvalidInput, "manifest_path must not be empty")
+	}
+	if err := lockTable(ctx, tx, t); err != nil {
+		return nil, "", err
 	}
 	// A retry of a commit that already succeeded gets the stored record.
 	var staged, storedTx string
@@ -269,7 +272,7 @@ func describeVersion(ctx context.Context, tx *tx, t *tableRow, branch string, v 
 func (db *DB) DeleteVersions(ctx context.Context, id []string, branch string, ranges []store.VersionRange) (int64, string, error) {
 	var n int64
 	var txID string
-	err := db.write(ctx, func(tx *tx) error {
+	err := db.writeTable(ctx, func(tx *tx) error {
 		t, err := findTable(ctx, tx, id)
 		if err != nil {
 			return err
@@ -284,7 +287,11 @@ func (db *DB) DeleteVersions(ctx context.Context, id []string, branch string, ra
 	return n, txID, err
 }
 
+// deleteVersions deletes versions of table t, under its row lock.
 func deleteVersions(ctx context.Context, tx *tx, t *tableRow, branch string, ranges []store.VersionRange) (int64, error) {
+	if err := lockTable(ctx, tx, t); err != nil {
+		return 0, err
+	}
 	if err := checkBranch(ctx, tx, t, branch); err != nil {
 		return 0, err
 	}
