@@ -19,7 +19,6 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
-	"runtime"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -31,8 +30,9 @@ import (
 
 // Options tune the store.
 type Options struct {
-	// MaxConns is the size of the connection pool (default: 4×CPUs, at
-	// least 8). Commits to tables on local disk also hold, while they move
+	// MaxConns is the size of the connection pool (default: the URL's
+	// pool_max_conns, else pgx's default, the larger of 4 and the number of
+	// CPUs). Commits to tables on local disk also hold, while they move
 	// the manifest file, a connection of a second pool of this size.
 	MaxConns int
 	// Now is the clock of recorded times; tests set it. Default time.Now.
@@ -72,10 +72,9 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: bad connection string: %w", err)
 	}
-	if opts.MaxConns <= 0 {
-		opts.MaxConns = max(8, 4*runtime.NumCPU())
+	if opts.MaxConns > 0 {
+		cfg.MaxConns = int32(opts.MaxConns)
 	}
-	cfg.MaxConns = int32(opts.MaxConns)
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
