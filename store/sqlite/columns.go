@@ -209,15 +209,6 @@ func (db *DB) evalFilter(ctx context.Context, tx *Tx, t *tableRow, ts *tableSche
 	return matched, cols, ok, err
 }
 
-// count returns the number of set bits.
-func (s rowSet) count() int {
-	n := 0
-	for _, w := range s {
-		n += bits.OnesCount64(w)
-	}
-	return n
-}
-
 // matchedIDs returns the row ids of the set positions of matched, from the
 // skip-th on and at most limit of them (all when limit < 0).
 func (c *snapshotColumns) matchedIDs(matched []uint64, skip, limit int) []int64 {

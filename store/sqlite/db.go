@@ -11,9 +11,6 @@ import (
 	"fmt"
 	"time"
 
-	sqlite "modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
-
 	"github.com/lancens/lancens/expr"
 	"github.com/lancens/lancens/store/sqlite/internal/sqlitedb"
 )
@@ -201,20 +198,3 @@ func (db *DB) CacheBytes() int64 { return db.cache.bytes() }
 
 // CacheBudget returns the byte budget of the read cache.
 func (db *DB) CacheBudget() int64 { return db.cache.budget }
-
-// isConstraint reports whether err is a SQLite UNIQUE or PRIMARY KEY
-// constraint violation.
-func isConstraint(err error) bool {
-	var se *sqlite.Error
-	if !errors.As(err, &se) {
-		return false
-	}
-	switch se.Code() {
-	case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
-		return true
-	}
-	return false
-}
-
-// msTime converts milliseconds since the Unix epoch to a UTC time.
-func msTime(ms int64) time.Time { return time.UnixMilli(ms).UTC() }

@@ -10,9 +10,10 @@ import (
 	"strings"
 	"sync"
 
+	sqlite "modernc.org/sqlite"
+
 	"github.com/lancens/lancens/fts"
 	"github.com/lancens/lancens/store"
-	sqlite "modernc.org/sqlite"
 )
 
 // A full-text index of a string column is a table, named after the index,

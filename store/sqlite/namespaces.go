@@ -3,12 +3,10 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"strings"
 
 	"github.com/lancens/lancens/store"
-	"github.com/lancens/lancens/store/sqlite/internal/sqlitedb"
 )
 
 const rootNamespaceID = 1
@@ -37,28 +35,6 @@ func findNamespace(ctx context.Context, tx *Tx, id []string) (int64, error) {
 		}
 	}
 	return nsID, nil
-}
-
-func encodeMap(m map[string]string) (string, error) {
-	if m == nil {
-		m = map[string]string{}
-	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		return "", internal("encode map", err)
-	}
-	return string(b), nil
-}
-
-func decodeMap(s string) (map[string]string, error) {
-	m := map[string]string{}
-	if s == "" {
-		return m, nil
-	}
-	if err := json.Unmarshal([]byte(s), &m); err != nil {
-		return nil, internal("decode map", err)
-	}
-	return m, nil
 }
 
 // CreateNamespace implements store.Namespaces.
@@ -109,13 +85,6 @@ func (db *DB) CreateNamespace(ctx context.Context, id []string, mode store.Creat
 	return out, nil
 }
 
-func orEmpty(m map[string]string) map[string]string {
-	if m == nil {
-		return map[string]string{}
-	}
-	return m
-}
-
 func describeNamespace(ctx context.Context, tx *Tx, id []string, rowID int64) (*store.Namespace, error) {
 	var props string
 	if err := tx.QueryRowCached(ctx, `SELECT properties FROM namespaces WHERE id = ?`, rowID).Scan(&props); err != nil {
@@ -150,47 +119,6 @@ func (db *DB) ListNamespaces(ctx context.Context, parent []string, page store.Pa
 	}
 	names, next := cutNames(names, size)
 	return names, next, nil
-}
-
-// cutNames trims a listing of names fetched with one extra row to size and
-// returns the token for the next page, its last name, when that extra row
-// was there (see store.NameAfter).
-func cutNames(names []string, size int) ([]string, string) {
-	if len(names) <= size {
-		return names, ""
-	}
-	return names[:size], names[size-1]
-}
-
-// cutPage trims a listing fetched with one extra row to size and returns the
-// token for the next page, made from the key of its last item, when that
-// extra row was there.
-func cutPage[T any](items []T, size int, key func(T) string) ([]T, string) {
-	if len(items) <= size {
-		return items, ""
-	}
-	items = items[:size]
-	return items, store.EncodePageToken(key(items[size-1]))
-}
-
-func queryStrings(ctx context.Context, tx *Tx, query sqlitedb.Const, args ...any) ([]string, error) {
-	rows, err := tx.QueryCached(ctx, query, args...)
-	if err != nil {
-		return nil, internal("query", err)
-	}
-	defer rows.Close()
-	out := []string{}
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, internal("scan", err)
-		}
-		out = append(out, s)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, internal("query", err)
-	}
-	return out, nil
 }
 
 // DescribeNamespace implements store.Namespaces.
