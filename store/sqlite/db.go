@@ -1,7 +1,3 @@
-// Package sqlite implements the lancens store on one SQLite file
-// (modernc.org/sqlite, no cgo): the catalog, version records and table data
-// commit together in one transaction. doc.go describes the data model and
-// the write path; internal/sqlitedb is the SQLite plumbing underneath.
 package sqlite
 
 import (
