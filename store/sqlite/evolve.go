@@ -317,7 +317,7 @@ func (db *DB) UpdateFieldMetadata(ctx context.Context, id []string, updates []st
 			fields, layout, err = editField(fields, layout, path, func(f arrow.Field, fl *fieldLayout) (*arrow.Field, *fieldLayout, error) {
 				md := map[string]string{}
 				if !u.Replace {
-					md = metadataMap(f.Metadata)
+					md = f.Metadata.ToMap()
 				}
 				for k, val := range u.Metadata {
 					if val == nil {
@@ -346,7 +346,7 @@ func (db *DB) UpdateFieldMetadata(ctx context.Context, id []string, updates []st
 func (db *DB) UpdateSchemaMetadata(ctx context.Context, id []string, set map[string]string) (store.WriteResult, map[string]string, error) {
 	var md map[string]string
 	res, _, err := db.schemaChange(ctx, id, "UpdateSchemaMetadata", func(tx *Tx, t *tableRow, v int64, ts *tableSchema) ([]arrow.Field, []*fieldLayout, arrow.Metadata, error) {
-		md = metadataMap(ts.arrow.Metadata())
+		md = ts.arrow.Metadata().ToMap()
 		maps.Copy(md, set)
 		return ts.arrow.Fields(), ts.fields, metadataOf(md), nil
 	})
@@ -354,14 +354,6 @@ func (db *DB) UpdateSchemaMetadata(ctx context.Context, id []string, set map[str
 		return store.WriteResult{}, nil, err
 	}
 	return res, md, nil
-}
-
-func metadataMap(md arrow.Metadata) map[string]string {
-	out := make(map[string]string, md.Len())
-	for i, k := range md.Keys() {
-		out[k] = md.Values()[i]
-	}
-	return out
 }
 
 // metadataOf builds Arrow metadata with sorted keys, so equal maps encode

@@ -105,7 +105,7 @@ func (db *DB) explainSearch(ctx context.Context, tx *Tx, t *tableRow, q store.Qu
 			fmt.Fprintf(&sb, "  filter (%s): %s\n", mode, q.Filter)
 		}
 	} else {
-		fmt.Fprintf(&sb, "Full-text search of table %s at version %d (FTS5, BM25 scores)\n  k: %d\n", displayID(t.ID), v, k)
+		fmt.Fprintf(&sb, "Full-text search of table %s at version %d (inverted index in memory, BM25 scores)\n  k: %d\n", displayID(t.ID), v, k)
 		if q.Filter != "" {
 			fmt.Fprintf(&sb, "  filter: %s\n", q.Filter)
 		}

@@ -98,21 +98,6 @@ func getVersion(ctx context.Context, tx *Tx, t *tableRow, branch string, v int64
 	return out, nil
 }
 
-// NextVersion returns the version number the next commit to a branch of
-// table id must carry. Returns TableNotFound (4), TableBranchNotFound (22).
-func (db *DB) NextVersion(ctx context.Context, id []string, branch string) (int64, error) {
-	var next int64
-	err := db.read(ctx, func(tx *Tx) error {
-		t, err := findTable(ctx, tx, id)
-		if err != nil {
-			return err
-		}
-		next, err = nextVersion(ctx, tx, t, branch)
-		return err
-	})
-	return next, err
-}
-
 // nextVersion returns latest+1, or the chain's first version when the branch
 // has none: 1 on main, the fork version on another branch.
 func nextVersion(ctx context.Context, tx *Tx, t *tableRow, branch string) (int64, error) {
