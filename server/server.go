@@ -13,6 +13,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/lancens/lancens/console"
 	"github.com/lancens/lancens/coord"
 	"github.com/lancens/lancens/gen"
 	"github.com/lancens/lancens/store"
@@ -85,6 +86,7 @@ type Server struct {
 	commits   *coord.Committer
 	jobs      *coord.Runner
 	uploads   uploads
+	console   http.Handler
 }
 
 var _ gen.ServerInterface = (*Server)(nil)
@@ -150,6 +152,7 @@ func New(cfg Config) (*Server, error) {
 	gen.RegisterHandlers(e, s)
 	s.dialectRoutes(e)
 	s.echo = e
+	s.console = console.Handler()
 	s.jobs.Start()
 	return s, nil
 }
@@ -160,8 +163,14 @@ func (s *Server) Close() {
 	s.jobs.Stop()
 }
 
-// ServeHTTP makes the Server an http.Handler.
+// ServeHTTP makes the Server an http.Handler. The web console's files
+// (console.Path) are served without credentials: the page asks for them
+// and sends them with each API call it makes.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if console.Serves(r.URL.Path) {
+		s.console.ServeHTTP(w, r)
+		return
+	}
 	s.echo.ServeHTTP(w, r)
 }
 

@@ -1,0 +1,266 @@
+// The web console in a real browser: Debian's Chromium, driven headless by
+// playwright-core (no browser is ever downloaded). Data is made through the
+// API; then the browser signs in, browses namespaces and tables, runs a
+// filtered query, a full-text and a vector search, builds an index and
+// watches it finish, draws the projection and reads the status page.
+// Screenshots go to a temporary folder named in the log.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as arrow from "apache-arrow";
+import { chromium } from "playwright-core";
+import { startServer } from "./server.mjs";
+
+const executablePath = process.env.LANCENS_CHROMIUM ?? "/usr/bin/chromium";
+const haveChromium = existsSync(executablePath);
+// Without Chromium the tests skip, except in CI where they must run.
+const skip = !haveChromium && process.env.CI !== "true" ? `no Chromium at ${executablePath} (make chromium installs it)` : false;
+
+const key = "console-e2e-key";
+const categories = ["fruit", "tool", "toy"];
+const words = { fruit: ["apple", "pear", "plum"], tool: ["hammer", "saw", "drill"], toy: ["kite", "ball", "yoyo"] };
+const dim = 8;
+
+// The rows of the managed table: three clusters of vectors, one per category.
+function makeRows(n) {
+  const rows = [];
+  for (let i = 0; i < n; i++) {
+    const cat = categories[i % 3];
+    const centre = categories.indexOf(cat);
+    const vector = Array.from({ length: dim }, (_, j) => (j === centre ? 4 : 0) + Math.sin(i * 7 + j * 13) * 0.3);
+    rows.push({ id: i, name: `${words[cat][Math.floor(i / 3) % 3]} number ${i}`, category: cat, price: i * 1.5, vector });
+  }
+  return rows;
+}
+
+function arrowBody(rows) {
+  const vectorType = new arrow.FixedSizeList(dim, new arrow.Field("item", new arrow.Float32(), true));
+  const table = new arrow.Table({
+    id: arrow.vectorFromArray(rows.map((r) => r.id), new arrow.Int32()),
+    name: arrow.vectorFromArray(rows.map((r) => r.name), new arrow.Utf8()),
+    category: arrow.vectorFromArray(rows.map((r) => r.category), new arrow.Utf8()),
+    price: arrow.vectorFromArray(rows.map((r) => r.price), new arrow.Float64()),
+    vector: arrow.vectorFromArray(rows.map((r) => r.vector), vectorType),
+  });
+  return arrow.tableToIPC(table, "stream");
+}
+
+describe("web console", { skip }, () => {
+  let server;
+  let browser;
+  let page;
+  let shots;
+  const rows = makeRows(300);
+
+  const api = async (path, body, { method = "POST", contentType = "application/json" } = {}) => {
+    const res = await fetch(server.url + path, {
+      method, headers: { "x-api-key": key, "content-type": contentType },
+      body: method === "GET" ? undefined : contentType === "application/json" ? JSON.stringify(body ?? {}) : body,
+    });
+    const text = await res.text();
+    return { status: res.status, body: text && res.headers.get("content-type")?.includes("json") ? JSON.parse(text) : text };
+  };
+  const ok = async (path, body, opts) => {
+    const r = await api(path, body, opts);
+    assert.equal(r.status, 200, `${path}: ${JSON.stringify(r.body)}`);
+    return r.body;
+  };
+  const shot = (name) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+
+  before(async () => {
+    assert.ok(haveChromium, `Chromium is required under CI=true: no ${executablePath} (make chromium installs it)`);
+    server = await startServer({ apiKey: key });
+    await ok("/v1/namespace/shop/create");
+    await ok("/v1/namespace/shop$eu/create");
+    await ok("/v1/namespace/empty/create");
+    await ok("/v1/table/shop$items/create", arrowBody(rows), { contentType: "application/vnd.apache.arrow.stream" });
+    await ok("/v1/table/shop$items/create_index", { column: "name", index_type: "FTS" });
+    for (let i = 0; i < 6; i++) await ok(`/v1/table/shop$files${i}/declare`, {});
+    shots = mkdtempSync(join(tmpdir(), "lancens-console-shots-"));
+    console.log(`console screenshots: ${shots}`);
+    browser = await chromium.launch({
+      executablePath, headless: true,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"],
+    });
+    page = await browser.newPage({ viewport: { width: 1024, height: 800 } });
+    page.setDefaultTimeout(20_000);
+    page.on("pageerror", (e) => { throw e; });
+    // Nothing may leave the server's origin.
+    await page.route("**/*", (route) => {
+      if (!route.request().url().startsWith(server.url)) return route.abort();
+      return route.continue();
+    });
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+    server?.cleanup();
+  });
+
+  test("a wrong key is refused with its Lance code; the right one signs in", async () => {
+    await page.goto(`${server.url}/console/`);
+    await page.getByLabel("API key or token").fill("wrong");
+    await page.getByRole("button", { name: "Connect" }).click();
+    await page.getByRole("alert").filter({ hasText: "Lance error code 16" }).waitFor();
+    await page.getByLabel("API key or token").fill(key);
+    await page.getByRole("button", { name: "Connect" }).click();
+    await page.getByRole("heading", { name: "Root namespace" }).waitFor();
+    assert.equal(await page.evaluate(() => Object.keys(sessionStorage).length), 1);
+  });
+
+  test("namespace tree, table kinds and paging", async () => {
+    await page.getByRole("navigation", { name: "Namespace tree" }).getByRole("link", { name: "shop" }).click();
+    await page.getByRole("heading", { name: "Namespace shop" }).waitFor();
+    await page.getByRole("navigation", { name: "Namespace tree" }).getByRole("link", { name: "eu" }).waitFor();
+    const tables = page.locator("#tables");
+    await tables.waitFor();
+    await page.getByLabel("tables per page").selectOption("5");
+    const pager = page.getByRole("group", { name: "tables pages" });
+    await page.waitForFunction(() => document.querySelectorAll("#tables tbody tr").length === 5);
+    await pager.getByText("Page 1").waitFor();
+    const firstPage = await page.locator("#tables tbody tr td:first-child").allTextContents();
+    assert.equal(firstPage.length, 5);
+    await pager.getByRole("button", { name: "Next" }).click();
+    await pager.getByText("Page 2").waitFor();
+    const secondPage = await page.locator("#tables tbody tr td:first-child").allTextContents();
+    assert.deepEqual([...firstPage, ...secondPage].sort(), ["files0", "files1", "files2", "files3", "files4", "files5", "items"]);
+    const kinds = Object.fromEntries(await page.locator("#tables tbody tr").evaluateAll((trs) =>
+      trs.map((tr) => [tr.cells[0].textContent, tr.cells[1].textContent])));
+    for (const [name, kind] of Object.entries(kinds)) assert.equal(kind, name === "items" ? "managed" : "Lance files", name);
+    assert.ok(await page.getByRole("button", { name: "Create namespace" }).isVisible(), "a key that may write gets write controls");
+    await shot("namespace");
+  });
+
+  test("an empty namespace says so", async () => {
+    await page.goto(`${server.url}/console/#/ns/empty`);
+    await page.getByText("This namespace has no tables.").waitFor();
+    await page.getByText("No child namespaces.").waitFor();
+  });
+
+  test("the table page: schema, rows, location, versions, indexes", async () => {
+    await page.goto(`${server.url}/console/#/ns/shop`);
+    await page.locator("#tables").getByRole("link", { name: "items" }).click();
+    await page.getByRole("heading", { name: /Table items/ }).waitFor();
+    await page.locator("#row-count").filter({ hasText: "300" }).waitFor();
+    const schema = await page.locator("#schema tbody tr td:first-child").allTextContents();
+    assert.deepEqual(schema, ["id", "name", "category", "price", "vector"]);
+    assert.match(await page.locator("#schema tbody tr").last().textContent(), /fixed_size_list<float32>\[8\]/);
+    assert.match(await page.locator("#location").textContent(), /^lancens:\/\//);
+    await page.locator("#versions li").first().waitFor();
+    const described = await ok("/v1/table/shop$items/describe", {});
+    assert.match(await page.locator("#versions li").first().textContent(), new RegExp(`^v${described.version}\\b`));
+    await page.locator('#indexes tr[data-index="name_idx"] .status').filter({ hasText: "SUCCEEDED" }).waitFor();
+    await shot("table");
+  });
+
+  test("an index built from the console is watched until it finishes", async () => {
+    await page.getByLabel("Column").selectOption("vector");
+    await page.getByLabel("Index type").selectOption("IVF_PQ");
+    await page.getByLabel("Distance (vector indexes)").selectOption("cosine");
+    await page.getByRole("button", { name: "Create index" }).click();
+    const row = page.locator('#indexes tr[data-index="vector_idx"]');
+    await row.waitFor();
+    await row.locator(".status").filter({ hasText: "SUCCEEDED" }).waitFor({ timeout: 60_000 });
+    assert.equal(await row.locator("td").nth(5).textContent(), "300 of 300");
+    const progress = row.locator("progress");
+    assert.equal(await progress.evaluate((p) => p.value === p.max), true);
+    await page.locator("#jobs td").filter({ hasText: "Succeeded" }).waitFor({ timeout: 30_000 });
+    const list = await ok("/v1/table/shop$items/index/list", {});
+    assert.equal(list.indexes.find((ix) => ix.index_name === "vector_idx")?.status, "SUCCEEDED");
+    await shot("index-built");
+  });
+
+  test("a filtered query shows the expected rows, the version read and the curl", async () => {
+    await page.getByRole("link", { name: "Query this table" }).click();
+    await page.getByRole("heading", { name: "Query items" }).waitFor();
+    await page.getByLabel("Filter (SQL)").fill("category = 'tool' AND id < 30");
+    await page.getByLabel("Order by").selectOption("id");
+    await page.locator("#q-dir").selectOption("desc");
+    await page.getByLabel("Limit").fill("50");
+    await page.getByRole("button", { name: "Run query" }).click();
+    const want = rows.filter((r) => r.category === "tool" && r.id < 30).map((r) => String(r.id)).reverse();
+    await page.locator("#result-summary").filter({ hasText: `${want.length} rows` }).waitFor();
+    const ids = await page.locator("#result-table tbody tr td:first-child").allTextContents();
+    assert.deepEqual(ids, want);
+    const described = await ok("/v1/table/shop$items/describe", {});
+    assert.match(await page.locator("#result-summary").textContent(), new RegExp(`version read ${described.version}$`));
+    const command = await page.locator("#curl").textContent();
+    assert.match(command, /\/v1\/table\/shop%24items\/query/);
+    assert.match(command, /x-api-key: \$LANCENS_KEY/);
+    assert.ok(!command.includes(key), "the curl command does not show the key");
+    await shot("query");
+  });
+
+  test("full-text search finds the rows with the word", async () => {
+    await page.getByLabel("Filter (SQL)").fill("");
+    await page.getByLabel("Order by").selectOption("");
+    await page.getByLabel("Full-text search").fill("hammer");
+    await page.getByRole("button", { name: "Run query" }).click();
+    const want = rows.filter((r) => r.name.startsWith("hammer ")).length;
+    await page.locator("#result-summary").filter({ hasText: `${Math.min(want, 50)} rows` }).waitFor();
+    const names = await page.locator("#result-table tbody tr td:nth-child(2)").allTextContents();
+    assert.ok(names.length > 0 && names.every((n) => n.startsWith("hammer ")), names.join("; "));
+    await shot("fts");
+  });
+
+  test("find similar runs a vector search from a row", async () => {
+    await page.getByLabel("Full-text search").fill("");
+    await page.getByLabel("Filter (SQL)").fill("id = 42");
+    await page.getByRole("button", { name: "Run query" }).click();
+    await page.locator("#result-summary").filter({ hasText: "1 rows" }).waitFor();
+    await page.getByLabel("Filter (SQL)").fill("");
+    await page.getByLabel("k (nearest rows)").fill("5");
+    await page.getByRole("button", { name: "Find similar" }).first().click();
+    await page.locator("#result-summary").filter({ hasText: "5 rows" }).waitFor();
+    const ids = await page.locator("#result-table tbody tr td:first-child").allTextContents();
+    assert.equal(ids[0], "42", "the row itself is the nearest");
+    const cats = await page.locator("#result-table tbody tr td:nth-child(3)").allTextContents();
+    assert.deepEqual(cats, Array(5).fill(rows[42].category), "its neighbours are in its cluster");
+    assert.match(await page.locator("#curl").textContent(), /"single_vector"/);
+    await shot("vector-search");
+  });
+
+  test("the projection draws every sampled row and shows one on hover", async () => {
+    await page.goto(`${server.url}/console/#/pca/shop$items`);
+    await page.getByLabel("Colour by").selectOption("category");
+    await page.getByRole("button", { name: "Draw" }).click();
+    await page.locator("#pca-summary").filter({ hasText: "300 rows" }).waitFor();
+    assert.equal(await page.locator("#pca-svg circle").count(), 300);
+    assert.equal(new Set(await page.locator("#pca-svg circle").evaluateAll((cs) => cs.map((c) => c.getAttribute("fill")))).size, 3);
+    // Hovering and keyboard focus both show the row behind a point.
+    const shown = async () => Object.fromEntries(await page.locator("#pca-hover tr").evaluateAll((trs) =>
+      trs.map((tr) => [tr.cells[0].textContent, tr.cells[1].textContent])));
+    await page.locator("#pca-svg circle").nth(7).dispatchEvent("mouseenter");
+    await page.locator("#pca-hover table").waitFor();
+    let row = await shown();
+    assert.equal(row.name, rows[Number(row.id)].name);
+    await page.locator("#pca-svg circle").nth(100).focus();
+    await page.locator("#pca-hover").filter({ hasNotText: `number ${row.id}` }).waitFor();
+    row = await shown();
+    assert.equal(row.category, rows[Number(row.id)].category);
+    await shot("projection");
+  });
+
+  test("the status page shows health, and metrics or why there are none", async () => {
+    await page.goto(`${server.url}/console/#/status`);
+    await page.getByRole("heading", { name: "Server status" }).waitFor();
+    await page.locator("#status-cards").waitFor();
+    const metrics = await api("/metrics", undefined, { method: "GET" });
+    if (metrics.status === 200) await page.locator("#metric-cards").waitFor();
+    else await page.locator("#no-metrics").waitFor();
+    await shot("status");
+  });
+
+  test("a table without vectors gets no vector controls", async () => {
+    await ok("/v1/table/shop$plain/create", arrow.tableToIPC(arrow.tableFromArrays({ n: Int32Array.from([1, 2, 3]) }), "stream"),
+      { contentType: "application/vnd.apache.arrow.stream" });
+    await page.goto(`${server.url}/console/#/query/shop$plain`);
+    await page.locator("#result-summary").filter({ hasText: "3 rows" }).waitFor();
+    await page.getByText("This table has no vector column.").waitFor();
+    await page.goto(`${server.url}/console/#/pca/shop$plain`);
+    await page.getByText("This table has no vector column to project.").waitFor();
+  });
+});
