@@ -5,7 +5,7 @@ GO      ?= go
 BIN     := bin/lancens
 ARGS    ?=
 
-.PHONY: all generate check-generated build run test lint bench node-deps fuzz crashtest postgres
+.PHONY: all generate check-generated build run test lint bench node-deps fuzz crashtest postgres chromium
 
 all: build
 
@@ -27,8 +27,9 @@ run: build
 	./$(BIN) serve $(ARGS)
 
 ## test: run every test: Go tests, then the end-to-end tests of node/e2e,
-## which drive a real lancens with the LanceDB Node SDK
-test: node-deps postgres build
+## which drive a real lancens with the LanceDB Node SDK and its web console
+## in Chromium
+test: node-deps postgres chromium build
 	$(GO) test ./...
 	cd node && LANCENS_BIN=$(CURDIR)/$(BIN) node --test e2e/
 
@@ -76,6 +77,17 @@ postgres:
 	  echo 'create_main_cluster = off' > /etc/postgresql-common/createcluster.d/lancens.conf && \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
 	else echo "PostgreSQL is not installed, and installing it needs root and apt-get: its tests will skip" >&2; fi
+
+## chromium: install Debian's Chromium if it is missing: the web console's
+## browser tests (node/e2e/console.test.mjs) drive it through playwright-core,
+## which never downloads a browser of its own. Installing needs root and
+## apt-get; without them the browser tests skip (and fail under CI=true).
+chromium:
+	@if [ -x /usr/bin/chromium ] || [ -n "$$LANCENS_CHROMIUM" ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing Chromium (apt-get install chromium)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else echo "Chromium is not installed, and installing it needs root and apt-get: the console's browser tests will skip" >&2; fi
 
 ## node-deps: install the Node packages (LanceDB SDK) of node/ from its lock file
 node-deps: node/node_modules/.package-lock.json
