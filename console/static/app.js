@@ -621,7 +621,12 @@ function plot(rows, vectorColumn, colourColumn) {
     return palette[distinct.indexOf(String(values[i])) % palette.length];
   };
   const hover = h("div", { class: "hover", id: "pca-hover", "aria-live": "polite" }, "Point at a dot (or focus it with Tab) to see its row.");
-  const show = (i) => {
+  let marked = null;
+  const show = (i, circle) => {
+    marked?.removeAttribute("stroke");
+    marked = circle;
+    circle.setAttribute("stroke", "#000");
+    circle.setAttribute("stroke-width", "2");
     const r = rows[i];
     hover.replaceChildren(h("table", { class: "grid" }, h("tbody", {}, Object.entries(r).map(([k, v]) => h("tr", {}, h("th", { scope: "row" }, k), h("td", {}, fmtValue(v)))))));
   };
@@ -630,7 +635,7 @@ function plot(rows, vectorColumn, colourColumn) {
     h("line", { x1: pad, y1: pad, x2: pad, y2: H - pad, stroke: "#d0d7de" }),
     points.map((p, i) => h("circle", {
       cx: sx(p[0]).toFixed(1), cy: sy(p[1]).toFixed(1), r: 4, fill: colourOf(i), "fill-opacity": 0.8, tabindex: 0,
-      "data-row": i, onmouseenter: () => show(i), onfocus: () => show(i),
+      "data-row": i, onmouseenter: (ev) => show(i, ev.currentTarget), onfocus: (ev) => show(i, ev.currentTarget),
     })));
   const total = variances[0] + variances[1];
   const legend = colourColumn && !numeric
