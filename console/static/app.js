@@ -432,6 +432,8 @@ async function tablePage(parts) {
           h("td", {}, t.error ? errorBox(t.error) : t.status), h("td", {}, props.map(([k, v]) => `${k}=${v}`).join(" ")));
       }))) : h("p", { class: "note" }, "No jobs started from this console on this table."));
     const running = described.some((t) => !t.error && !terminalTx.has(t.status));
+    // A job that runs or has just ended may change the indexes.
+    if (running || stopJobs) loadIndexes();
     if (running && !stopJobs) stopJobs = every(1000, loadJobs);
     if (!running && stopJobs) { stopJobs(); stopJobs = null; }
   };
