@@ -356,7 +356,7 @@ async function tablePage(parts) {
   call(`${base}/branches/list`, { body: {} }).then(({ body }) => {
     const list = Object.entries(body.branches ?? {});
     branches.replaceChildren(list.length
-      ? h("ul", {}, list.map(([name, b]) => h("li", {}, name, b.parent_version !== undefined ? ` (from v${b.parent_version})` : "")))
+      ? h("ul", {}, list.map(([name, b]) => h("li", {}, name, b.parentVersion !== undefined ? ` (from ${b.parentBranch ? `${b.parentBranch} ` : ""}v${b.parentVersion})` : "")))
       : h("p", { class: "note" }, "Only the main branch."));
   }, (e) => branches.replaceChildren(errorBox(e)));
 

@@ -77,6 +77,8 @@ describe("web console", { skip }, () => {
     await ok("/v1/namespace/empty/create");
     await ok("/v1/table/shop$items/create", arrowBody(rows), { contentType: "application/vnd.apache.arrow.stream" });
     await ok("/v1/table/shop$items/create_index", { column: "name", index_type: "FTS" });
+    await ok("/v1/table/shop$items/tags/create", { tag: "golden", version: 1 });
+    await ok("/v1/table/shop$items/branches/create", { name: "experiment", from_version: 1 });
     for (let i = 0; i < 6; i++) await ok(`/v1/table/shop$files${i}/declare`, {});
     shots = mkdtempSync(join(tmpdir(), "lancens-console-shots-"));
     console.log(`console screenshots: ${shots}`);
@@ -152,6 +154,8 @@ describe("web console", { skip }, () => {
     await page.locator("#versions li").first().waitFor();
     const described = await ok("/v1/table/shop$items/describe", {});
     assert.match(await page.locator("#versions li").first().textContent(), new RegExp(`^v${described.version}\\b`));
+    assert.match(await page.locator("#versions li").filter({ hasText: /^v1\b/ }).textContent(), /tag golden/);
+    assert.equal(await page.locator("#branches li").first().textContent(), "experiment (from v1)");
     await page.locator('#indexes tr[data-index="name_idx"] .status').filter({ hasText: "SUCCEEDED" }).waitFor();
     await shot("table");
   });
