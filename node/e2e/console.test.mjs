@@ -198,6 +198,20 @@ describe("web console", { skip }, () => {
     await shot("query");
   });
 
+  test("an API error is shown with its Lance code; every control has a label", async () => {
+    await page.getByLabel("Filter (SQL)").fill("no_such_column > 1");
+    await page.getByRole("button", { name: "Run query" }).click();
+    const alert = page.locator("#results").getByRole("alert");
+    await alert.waitFor();
+    const probe = await api("/v1/table/shop$items/query", { vector: null, k: 1, filter: "no_such_column > 1" });
+    assert.ok(probe.status >= 400);
+    assert.match(await alert.textContent(), new RegExp(`^Lance error code ${probe.body.code}, HTTP ${probe.status}: `));
+    const unlabelled = await page.evaluate(() => [...document.querySelectorAll("input, select, textarea, button")]
+      .filter((el) => !(el.labels?.length || el.getAttribute("aria-label") || (el.tagName === "BUTTON" && el.textContent.trim())))
+      .map((el) => el.outerHTML));
+    assert.deepEqual(unlabelled, []);
+  });
+
   test("full-text search finds the rows with the word", async () => {
     await page.getByLabel("Filter (SQL)").fill("");
     await page.getByLabel("Order by").selectOption("");
