@@ -191,6 +191,19 @@ describe("web console", { skip }, () => {
     assert.deepEqual(ids, want);
     const described = await ok("/v1/table/shop$items/describe", {});
     assert.match(await page.locator("#result-summary").textContent(), new RegExp(`version read ${described.version}$`));
+    // The next page of the same query, and only some columns.
+    await page.getByLabel("Offset").fill("3");
+    await page.getByLabel("Limit").fill("4");
+    await page.getByRole("group", { name: "Columns" }).getByLabel("vector").uncheck();
+    await page.getByRole("group", { name: "Columns" }).getByLabel("price").uncheck();
+    await page.getByRole("button", { name: "Run query" }).click();
+    await page.locator("#result-summary").filter({ hasText: "4 rows" }).waitFor();
+    assert.deepEqual(await page.locator("#result-table tbody tr td:first-child").allTextContents(), want.slice(3, 7));
+    assert.deepEqual(await page.locator("#result-table thead th").allTextContents(), ["id", "name", "category"]);
+    await page.getByLabel("Offset").fill("0");
+    await page.getByLabel("Limit").fill("50");
+    await page.getByRole("group", { name: "Columns" }).getByLabel("vector").check();
+    await page.getByRole("group", { name: "Columns" }).getByLabel("price").check();
     const command = await page.locator("#curl").textContent();
     assert.match(command, /\/v1\/table\/shop%24items\/query/);
     assert.match(command, /x-api-key: \$LANCENS_KEY/);
