@@ -22,6 +22,7 @@ const key = "console-e2e-key";
 const categories = ["fruit", "tool", "toy"];
 const words = { fruit: ["apple", "pear", "plum"], tool: ["hammer", "saw", "drill"], toy: ["kite", "ball", "yoyo"] };
 const dim = 8;
+const bigRows = 20000;
 
 // The rows of the managed table: three clusters of vectors, one per category.
 function makeRows(n) {
@@ -33,6 +34,20 @@ function makeRows(n) {
     rows.push({ id: i, name: `${words[cat][Math.floor(i / 3) % 3]} number ${i}`, category: cat, price: i * 1.5, vector });
   }
   return rows;
+}
+
+// bigTable is an Arrow stream of n rows of random 64-dimensional vectors:
+// enough that building an index on them takes a moment to watch.
+function bigTable(n) {
+  const bigDim = 64;
+  const vectorType = new arrow.FixedSizeList(bigDim, new arrow.Field("item", new arrow.Float32(), true));
+  let seed = 1;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const vectors = Array.from({ length: n }, () => Array.from({ length: bigDim }, next));
+  return arrow.tableToIPC(new arrow.Table({
+    id: arrow.vectorFromArray(Array.from({ length: n }, (_, i) => i), new arrow.Int32()),
+    vector: arrow.vectorFromArray(vectors, vectorType),
+  }), "stream");
 }
 
 function arrowBody(rows) {
@@ -77,6 +92,7 @@ describe("web console", { skip }, () => {
     await ok("/v1/namespace/empty/create");
     await ok("/v1/table/shop$items/create", arrowBody(rows), { contentType: "application/vnd.apache.arrow.stream" });
     await ok("/v1/table/shop$items/create_index", { column: "name", index_type: "FTS" });
+    await ok("/v1/table/shop$big/create", bigTable(bigRows), { contentType: "application/vnd.apache.arrow.stream" });
     await ok("/v1/table/shop$items/tags/create", { tag: "golden", version: 1 });
     await ok("/v1/table/shop$items/branches/create", { name: "experiment", from_version: 1 });
     for (let i = 0; i < 6; i++) await ok(`/v1/table/shop$files${i}/declare`, {});
@@ -128,10 +144,10 @@ describe("web console", { skip }, () => {
     await pager.getByRole("button", { name: "Next" }).click();
     await pager.getByText("Page 2").waitFor();
     const secondPage = await page.locator("#tables tbody tr td:first-child").allTextContents();
-    assert.deepEqual([...firstPage, ...secondPage].sort(), ["files0", "files1", "files2", "files3", "files4", "files5", "items"]);
+    assert.deepEqual([...firstPage, ...secondPage].sort(), ["big", "files0", "files1", "files2", "files3", "files4", "files5", "items"]);
     const kinds = Object.fromEntries(await page.locator("#tables tbody tr").evaluateAll((trs) =>
       trs.map((tr) => [tr.cells[0].textContent, tr.cells[1].textContent])));
-    for (const [name, kind] of Object.entries(kinds)) assert.equal(kind, name === "items" ? "managed" : "Lance files", name);
+    for (const [name, kind] of Object.entries(kinds)) assert.equal(kind, name.startsWith("files") ? "Lance files" : "managed", name);
     assert.ok(await page.getByRole("button", { name: "Create namespace" }).isVisible(), "a key that may write gets write controls");
     await shot("namespace");
   });
@@ -161,23 +177,37 @@ describe("web console", { skip }, () => {
   });
 
   test("an index built from the console is watched until it finishes", async () => {
+    await page.goto(`${server.url}/console/#/table/shop$big`);
+    await page.locator("#indexes").getByText("No indexes.").waitFor();
     await page.getByLabel("Column").selectOption("vector");
     await page.getByLabel("Index type").selectOption("IVF_PQ");
     await page.getByLabel("Distance (vector indexes)").selectOption("cosine");
+    // Record every status the page shows for the new index.
+    await page.evaluate(() => {
+      window.shownStatuses = [];
+      new MutationObserver(() => {
+        const s = document.querySelector('#indexes tr[data-index="vector_idx"] .status')?.textContent;
+        if (s && s !== window.shownStatuses.at(-1)) window.shownStatuses.push(s);
+      }).observe(document.getElementById("indexes"), { childList: true, subtree: true, characterData: true });
+    });
     await page.getByRole("button", { name: "Create index" }).click();
     const row = page.locator('#indexes tr[data-index="vector_idx"]');
     await row.waitFor();
     await row.locator(".status").filter({ hasText: "SUCCEEDED" }).waitFor({ timeout: 60_000 });
-    assert.equal(await row.locator("td").nth(5).textContent(), "300 of 300");
+    const shown = await page.evaluate(() => window.shownStatuses);
+    console.log(`index statuses shown: ${shown.join(" → ")}`);
+    assert.deepEqual(shown, ["BUILDING", "SUCCEEDED"], "the page showed the build running, then finished");
+    assert.equal(await row.locator("td").nth(5).textContent(), `${bigRows} of ${bigRows}`);
     const progress = row.locator("progress");
     assert.equal(await progress.evaluate((p) => p.value === p.max), true);
     await page.locator("#jobs td").filter({ hasText: "Succeeded" }).waitFor({ timeout: 30_000 });
-    const list = await ok("/v1/table/shop$items/index/list", {});
+    const list = await ok("/v1/table/shop$big/index/list", {});
     assert.equal(list.indexes.find((ix) => ix.index_name === "vector_idx")?.status, "SUCCEEDED");
     await shot("index-built");
   });
 
   test("a filtered query shows the expected rows, the version read and the curl", async () => {
+    await page.goto(`${server.url}/console/#/table/shop$items`);
     await page.getByRole("link", { name: "Query this table" }).click();
     await page.getByRole("heading", { name: "Query items" }).waitFor();
     await page.getByLabel("Filter (SQL)").fill("category = 'tool' AND id < 30");
