@@ -47,11 +47,12 @@ func name(op, key string) (string, error) {
 	return key, nil
 }
 
-// statRegular returns the Info of a regular file, ErrNotFound for a
-// missing one, and an error for anything else (a link, a directory).
+// statRegular returns the Info of a regular file, and an error wrapping
+// ErrNotFound for anything else (a link, a directory): only regular files
+// are objects.
 func statRegular(info fs.FileInfo) (Info, error) {
 	if !info.Mode().IsRegular() {
-		return Info{}, fmt.Errorf("not a regular file (%s)", info.Mode().Type())
+		return Info{}, fmt.Errorf("%w: not a regular file (%s)", ErrNotFound, info.Mode().Type())
 	}
 	return Info{Size: info.Size(), ETag: fileTag(info)}, nil
 }
@@ -198,7 +199,7 @@ func publishFile(r *os.Root, src, dst, ifMatch string, limit int64) (Info, error
 	moved, err := r.Lstat(dst)
 	if err != nil || !moved.Mode().IsRegular() || !os.SameFile(moved, fi) {
 		_ = r.Remove(dst)
-		return Info{}, errors.New("the source changed while it was published")
+		return Info{}, fmt.Errorf("%w: the source changed while it was published", ErrNotFound)
 	}
 	dir, err := r.Open(dstDir)
 	if err != nil {

@@ -17,10 +17,12 @@ import (
 // records the version, so that the two never disagree.
 //
 // The store decides whether a commit happens (put-if-not-exists, strict
-// chain); the final manifest is put in place before the record, under a lock
-// per table location, and removed again when the record is refused. A final
-// manifest of a version that has no record is never trusted: the next
-// commit of that version replaces it.
+// chain); the final manifest is put in place before the record, with a
+// conditional write (put-if-absent), under a lock per table location, and
+// removed again when the record is refused; the staged manifest goes once
+// the record is committed. A final manifest of a version that has no record
+// is never trusted: the next commit of that version replaces it, unless it
+// holds the very content being committed.
 type committer struct {
 	store     Store
 	warehouse *warehouse.Warehouse
@@ -80,35 +82,28 @@ type pendingCommit struct {
 	// newTable is set when the batch itself declares the table, which so
 	// has no versions yet.
 	newTable bool
-	// finalized is the manifest written for this commit, if any.
-	finalized *warehouse.Manifest
+	// published is the final manifest put in place for this commit, if
+	// any.
+	published *warehouse.Publication
 }
 
-// prepare moves the staged manifest of a commit whose table is on local disk
-// and whose version is not recorded yet to its final name, and fills in the
-// paths to record. Commits on remote storage record the staged path as
-// given. The staged file must lie inside the table's location, reached
-// through no symbolic link, and the location inside the warehouse or an
-// external root: otherwise it returns InvalidInput (13) and touches nothing.
+// prepare puts the staged manifest of a commit whose version is not
+// recorded yet at its final name, when lancens reaches the table's files
+// (on local disk, or on the object store of the warehouse), and fills in
+// the path, size and tag to record. Other commits record the staged path
+// as given. The staged manifest must lie inside the table's location
+// (reached through no symbolic link on local disk), and the location
+// inside the warehouse or an external root: otherwise it returns
+// InvalidInput (13) and touches nothing. A store failure is
+// ServiceUnavailable (17) or Internal (18).
 func (m *committer) prepare(ctx context.Context, p *pendingCommit) error {
 	c := p.commit
 	c.ManifestPath = c.StagedPath
-	dir, local := warehouse.LocalPath(p.location)
-	if !local {
-		return nil
-	}
-	staged, err := warehouse.StagedManifest(dir, c.StagedPath)
-	if err != nil {
+	pub, err := m.warehouse.Prepare(p.location, c.StagedPath, c.Branch, c.Version, p.scheme)
+	if err != nil || pub == nil {
 		return err
 	}
-	if err := m.warehouse.CheckStaged(dir, staged); err != nil {
-		return err
-	}
-	final := warehouse.ManifestPath(dir, c.Branch, c.Version, p.scheme)
-	c.ManifestPath = warehouse.ObjectPath(final)
-	if staged == final {
-		return nil
-	}
+	c.ManifestPath = pub.ManifestPath
 	if !p.newTable {
 		_, err := m.store.DescribeVersion(ctx, p.id, c.Branch, &c.Version)
 		if !errors.Is(err, store.ErrTableVersionNotFound) {
@@ -118,24 +113,31 @@ func (m *committer) prepare(ctx context.Context, p *pendingCommit) error {
 			return nil
 		}
 	}
-	man, err := m.warehouse.Finalize(dir, staged, final, !p.newTable)
-	if err != nil {
+	if err := m.warehouse.Publish(ctx, pub, !p.newTable); err != nil {
 		return err
 	}
-	p.finalized = man
-	c.ManifestSize = &man.Size
+	p.published = pub
+	c.ManifestSize = &pub.Size
+	if pub.ETag != "" {
+		c.ETag = &pub.ETag
+	}
 	return nil
 }
 
-// discard removes the final manifests written for commits that were then
-// refused.
-func (m *committer) discard(pending []*pendingCommit) {
+// finish ends the publications of commits: for recorded ones the staged
+// manifests go, for refused ones the final manifests written for them.
+func (m *committer) finish(ctx context.Context, pending []*pendingCommit, recorded bool) {
+	ctx = context.WithoutCancel(ctx)
 	for _, p := range pending {
-		if p.finalized == nil {
+		if p.published == nil {
 			continue
 		}
-		if err := m.warehouse.Discard(p.finalized); err != nil {
-			m.log.Warn("remove manifest file", slog.String("path", p.finalized.LocalPath), slog.Any("error", err))
+		what, err := "staged", m.warehouse.Settle(ctx, p.published)
+		if !recorded {
+			what, err = "final", m.warehouse.Discard(ctx, p.published)
+		}
+		if err != nil {
+			m.log.Warn("remove "+what+" manifest", slog.String("location", p.location), slog.Any("error", err))
 		}
 	}
 }
@@ -153,9 +155,7 @@ func (m *committer) commit(ctx context.Context, id []string, c store.VersionComm
 		return nil, "", err
 	}
 	v, txID, err := m.store.CommitVersion(ctx, id, c)
-	if err != nil {
-		m.discard([]*pendingCommit{p})
-	}
+	m.finish(ctx, []*pendingCommit{p}, err == nil)
 	return v, txID, err
 }
 
@@ -188,13 +188,11 @@ func (m *committer) commitBatch(ctx context.Context, ops []store.BatchOperation,
 	defer unlock()
 	for _, p := range pending {
 		if err := m.prepare(ctx, p); err != nil {
-			m.discard(pending)
+			m.finish(ctx, pending, false)
 			return nil, "", err
 		}
 	}
 	results, txID, err := m.store.CommitBatch(ctx, ops)
-	if err != nil {
-		m.discard(pending)
-	}
+	m.finish(ctx, pending, err == nil)
 	return results, txID, err
 }

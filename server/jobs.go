@@ -108,7 +108,7 @@ func (r *jobRunner) run(ctx context.Context, job *store.Job) error {
 		if err := json.Unmarshal(job.Payload, &p); err != nil {
 			return fmt.Errorf("bad payload: %w", err)
 		}
-		return r.warehouse.Remove(p.Location)
+		return r.warehouse.Remove(ctx, p.Location)
 	case store.JobBackfillColumn:
 		var p store.BackfillColumn
 		if err := json.Unmarshal(job.Payload, &p); err != nil {

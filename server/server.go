@@ -15,6 +15,7 @@ import (
 
 	"github.com/lancens/lancens/gen"
 	"github.com/lancens/lancens/store"
+	"github.com/lancens/lancens/vend"
 	"github.com/lancens/lancens/warehouse"
 )
 
@@ -38,6 +39,10 @@ type Config struct {
 	Store Store
 	// Warehouse is where declared tables get their locations. Required.
 	Warehouse *warehouse.Warehouse
+	// Vendor decides the storage options answered for tables on the
+	// warehouse's object store (declare, describe); nil answers only the
+	// options recorded with each table.
+	Vendor *vend.Vendor
 	// APIKeys, when not empty, are the credentials a request must present.
 	APIKeys []string
 	// Logger receives request and error logs. Default: discard.

@@ -59,7 +59,12 @@ type Gateway struct {
 	Dir string
 	// Client is an S3 client for it.
 	Client *s3.Client
+	stop   func()
 }
+
+// Stop stops the gateway before the test ends (to see how its clients
+// cope with an object store that is down).
+func (g *Gateway) Stop() { g.stop() }
 
 // Start runs a gateway for the test and stops it when the test ends. It
 // skips the test when the binary is missing, unless CI is set to true, in
@@ -85,10 +90,11 @@ func Start(t testing.TB) *Gateway {
 	}
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
+	g.stop = func() {
 		_ = cmd.Process.Kill()
 		<-exited
-	})
+	}
+	t.Cleanup(g.stop)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		res, err := http.Get(g.Endpoint + "/")

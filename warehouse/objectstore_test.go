@@ -1,0 +1,66 @@
+package warehouse
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/lancens/lancens/internal/s3test"
+	"github.com/lancens/lancens/store"
+)
+
+// TestObjectStoreWarehouse checks locations and deletion in a warehouse on
+// a real S3-compatible gateway.
+func TestObjectStoreWarehouse(t *testing.T) {
+	g := s3test.Start(t)
+	g.CreateBucket(t, "lance")
+	ctx := t.Context()
+	w, err := OpenStore(ctx, "s3://lance/wh/", g.Options(), "s3://lake/shared")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Root() != "s3://lance/wh" {
+		t.Fatalf("root %q", w.Root())
+	}
+	loc, err := w.Allocate([]string{"prod", "team a"}, "t")
+	if err != nil || !strings.HasPrefix(loc, "s3://lance/wh/prod/team_a/t-") || !strings.HasSuffix(loc, ".lance") {
+		t.Fatalf("Allocate = %q, %v", loc, err)
+	}
+	for _, tc := range []struct {
+		location, want string
+		owned          bool
+		code           store.Code
+	}{
+		{"rel/t.lance", "s3://lance/wh/rel/t.lance", true, 0},
+		{"s3://lance/wh/x.lance", "s3://lance/wh/x.lance", false, 0},
+		{"s3://lake/shared/y", "s3://lake/shared/y", false, 0},
+		{"s3://lance/other/x", "", false, store.CodeInvalidInput},
+		{"s3://lance/wh", "", false, store.CodeInvalidInput},
+		{"s3://lance/wh/../x", "", false, store.CodeInvalidInput},
+		{"../x", "", false, store.CodeInvalidInput},
+		{".", "", false, store.CodeInvalidInput},
+	} {
+		got, owned, err := w.Resolve(tc.location)
+		if got != tc.want || owned != tc.owned || (tc.code == 0) != (err == nil) || (err != nil && store.ErrorCode(err) != tc.code) {
+			t.Errorf("Resolve(%q) = %q, %v, %v; want %q, %v, code %d", tc.location, got, owned, err, tc.want, tc.owned, tc.code)
+		}
+	}
+	if !w.OnObjectStore(loc) || w.OnObjectStore("/tmp/x") || w.OnObjectStore("lancens://u") {
+		t.Fatal("OnObjectStore")
+	}
+
+	for _, k := range []string{"wh/t.lance/_versions/1.manifest", "wh/t.lance/data/a.lance", "wh/t.lance2/data/b.lance", "other/t.lance/x"} {
+		g.Put(t, "lance", k, []byte("x"))
+	}
+	for _, bad := range []string{"s3://lance/wh", "s3://lance/wh/", "s3://lance/other/t.lance", "s3://lake/shared/y", "s3://lance/wh/../other/t.lance", "/tmp/t"} {
+		if err := w.Remove(ctx, bad); err == nil {
+			t.Errorf("Remove(%q) accepted", bad)
+		}
+	}
+	if err := w.Remove(ctx, "s3://lance/wh/t.lance"); err != nil {
+		t.Fatal(err)
+	}
+	if got := g.Keys(t, "lance", ""); !slices.Equal(got, []string{"other/t.lance/x", "wh/t.lance2/data/b.lance"}) {
+		t.Fatalf("after Remove: %v", got)
+	}
+}
