@@ -76,8 +76,9 @@ versitygw: $(VERSITYGW)
 $(VERSITYGW):
 	GOBIN=$(dir $(VERSITYGW)) $(GO) install github.com/versity/versitygw/cmd/versitygw@$(VERSITYGW_VERSION)
 
-## bench: benchmarks against peers measured in the same run (SUITES=catalog,data,search)
-SUITES ?= catalog,data,search
+## bench: benchmarks against peers measured in the same run
+## (SUITES=catalog,data,search,objectstore)
+SUITES ?= catalog,data,search,objectstore
 SCALE  ?= 1
-bench: node-deps
+bench: node-deps versitygw
 	$(GO) run ./cmd/lancens-bench -suite $(SUITES) -scale $(SCALE)

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -78,23 +79,39 @@ func Start(t testing.TB) *Gateway {
 		}
 		t.Skipf("S3 gateway unavailable: %v", err)
 	}
-	g := &Gateway{AccessKey: "lancens-test", SecretKey: "lancens-test-secret", Region: "us-east-1", Dir: t.TempDir()}
-	addr := freeAddr(t)
+	g, err := Launch(bin, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(g.Stop)
+	return g
+}
+
+// Launch runs the gateway binary bin on a free loopback port, serving the
+// buckets under dir, and returns once it answers. Stop ends it.
+func Launch(bin, dir string) (*Gateway, error) {
+	g := &Gateway{AccessKey: "lancens-test", SecretKey: "lancens-test-secret", Region: "us-east-1", Dir: dir}
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
 	g.Endpoint = "http://" + addr
 	var log bytes.Buffer
 	cmd := exec.Command(bin, "--port", addr, "--access", g.AccessKey, "--secret", g.SecretKey,
 		"--region", g.Region, "--quiet", "posix", g.Dir)
 	cmd.Stdout, cmd.Stderr = &log, &log
 	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", bin, err)
+		return nil, fmt.Errorf("start %s: %w", bin, err)
 	}
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
+	var once sync.Once
 	g.stop = func() {
-		_ = cmd.Process.Kill()
-		<-exited
+		once.Do(func() {
+			_ = cmd.Process.Kill()
+			<-exited
+		})
 	}
-	t.Cleanup(g.stop)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		res, err := http.Get(g.Endpoint + "/")
@@ -104,11 +121,12 @@ func Start(t testing.TB) *Gateway {
 		}
 		select {
 		case <-exited:
-			t.Fatalf("versitygw exited: %s", log.String())
+			return nil, fmt.Errorf("versitygw exited: %s", log.String())
 		case <-time.After(50 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("versitygw did not answer at %s: %v\n%s", g.Endpoint, err, log.String())
+			g.stop()
+			return nil, fmt.Errorf("versitygw did not answer at %s: %v\n%s", g.Endpoint, err, log.String())
 		}
 	}
 	g.Client = s3.New(s3.Options{
@@ -119,19 +137,17 @@ func Start(t testing.TB) *Gateway {
 		RequestChecksumCalculation: aws.RequestChecksumCalculationWhenRequired,
 		ResponseChecksumValidation: aws.ResponseChecksumValidationWhenRequired,
 	})
-	return g
+	return g, nil
 }
 
 // freeAddr returns a loopback address with a port nobody listens on.
-func freeAddr(t testing.TB) string {
-	t.Helper()
+func freeAddr() (string, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
+	defer ln.Close()
+	return ln.Addr().String(), nil
 }
 
 // Options returns the storage options that reach the gateway, in Lance's
@@ -146,9 +162,17 @@ func (g *Gateway) Options() map[string]string {
 // CreateBucket makes a bucket.
 func (g *Gateway) CreateBucket(t testing.TB, name string) {
 	t.Helper()
-	if _, err := g.Client.CreateBucket(context.Background(), &s3.CreateBucketInput{Bucket: aws.String(name)}); err != nil {
-		t.Fatalf("create bucket %s: %v", name, err)
+	if err := g.MakeBucket(name); err != nil {
+		t.Fatal(err)
 	}
+}
+
+// MakeBucket makes a bucket, or returns why it cannot.
+func (g *Gateway) MakeBucket(name string) error {
+	if _, err := g.Client.CreateBucket(context.Background(), &s3.CreateBucketInput{Bucket: aws.String(name)}); err != nil {
+		return fmt.Errorf("create bucket %s: %w", name, err)
+	}
+	return nil
 }
 
 // Put writes an object unconditionally.
