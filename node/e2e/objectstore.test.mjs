@@ -124,6 +124,22 @@ describe("LanceDB namespace mode on S3", { skip }, () => {
     assert.deepEqual(await db.tableNames(), []);
   });
 
+  // A managed table (created over the LanceDB remote API; its rows live
+  // inside lancens) has the location lancens://<uuid>: namespace mode, which
+  // opens tables with Lance, fails fast on that scheme (the README says
+  // which mode owns which table) instead of reading a wrong place.
+  test("a managed table is not opened in namespace mode", async () => {
+    const remote = await lancedb.connect("db://e2e", { apiKey: "unused", hostOverride: server.url });
+    await remote.createTable("managed", rows(0, 3));
+    const desc = await api(server.url, "/v1/table/managed/describe", {});
+    assert.match(desc.location, /^lancens:\/\/[0-9a-f-]+$/);
+    assert.equal(desc.managed_versioning, false);
+    assert.deepEqual(desc.storage_options, {});
+    await assert.rejects(db.openTable("managed"), /lancens/);
+    assert.equal(await (await remote.openTable("managed")).countRows(), 3);
+    await remote.dropTable("managed");
+  });
+
   test("namespaces and a cascading drop on S3", async () => {
     await db.createNamespace(["archive"]);
     const inner = await db.createTable("old", rows(0, 10), ["archive"]);
