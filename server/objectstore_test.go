@@ -136,6 +136,12 @@ func TestObjectStoreCommits(t *testing.T) {
 	if b, _ := e.g.Get(t, "lance", orphan); string(b) != "three" {
 		t.Fatalf("version 3's manifest %q", b)
 	}
+	// One holding the very content being committed (lancens stopped between
+	// publishing and recording, the client retries) is kept.
+	e.g.Put(t, "lance", key(info.Location, "_versions/"+store.NamingV2.ManifestFileName(4)), []byte("four"))
+	if v, _, err := c.CreateTableVersion(ctx, []string{"t"}, client.VersionCommit{Version: 4, ManifestPath: e.stageS3(t, info.Location, 4, "four")}); err != nil || *v.ManifestSize != 4 {
+		t.Fatalf("retry after a publication without record: %+v, %v", v, err)
+	}
 
 	// Locations outside the warehouse are refused.
 	for _, loc := range []string{"s3://other/t", "s3://lance/elsewhere/t", "s3://lance/wh", "/tmp/t", "gs://lance/wh/t"} {

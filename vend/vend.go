@@ -173,6 +173,12 @@ func (v *Vendor) Options(ctx context.Context, location string, access Access, cr
 		return nil, err
 	}
 	v.mu.Lock()
+	now := v.now()
+	for k, c := range v.cache {
+		if !now.Before(c.expires) {
+			delete(v.cache, k)
+		}
+	}
 	v.cache[key] = got
 	v.mu.Unlock()
 	return clone(got.options), nil

@@ -206,7 +206,7 @@ func (w *Warehouse) Prepare(location, manifestPath, branch string, v int64, sche
 // when the staged manifest does not exist or is not a regular file, and
 // ServiceUnavailable (17) or Internal (18) when the store fails.
 func (w *Warehouse) Publish(ctx context.Context, p *Publication, replaceOrphan bool) error {
-	b, max := p.files.bucket, int64(MaxManifestBytes)
+	b := p.files.bucket
 	if p.staged == p.final {
 		info, err := b.Stat(ctx, p.final)
 		if err != nil {
@@ -215,7 +215,7 @@ func (w *Warehouse) Publish(ctx context.Context, p *Publication, replaceOrphan b
 		p.published(info)
 		return nil
 	}
-	info, err := b.Publish(ctx, p.staged, p.final, "", max)
+	info, err := b.Publish(ctx, p.staged, p.final, "", MaxManifestBytes)
 	if errors.Is(err, objstore.ErrPrecondition) {
 		info, err = p.settleTaken(ctx, replaceOrphan)
 	} else if err == nil {
@@ -238,18 +238,18 @@ func (p *Publication) published(info objstore.Info) {
 // settleTaken handles a final name that is already taken: kept when it
 // holds the staged content, replaced when allowed, refused otherwise.
 func (p *Publication) settleTaken(ctx context.Context, replaceOrphan bool) (objstore.Info, error) {
-	b, max := p.files.bucket, int64(MaxManifestBytes)
-	there, info, err := b.Get(ctx, p.final, max)
+	b := p.files.bucket
+	there, info, err := b.Get(ctx, p.final, MaxManifestBytes)
 	if errors.Is(err, objstore.ErrNotFound) {
 		// Gone since: another attempt removed it; try once more.
-		info, err = b.Publish(ctx, p.staged, p.final, "", max)
+		info, err = b.Publish(ctx, p.staged, p.final, "", MaxManifestBytes)
 		p.wrote = err == nil
 		return info, err
 	}
 	if err != nil {
 		return info, err
 	}
-	staged, _, err := b.Get(ctx, p.staged, max)
+	staged, _, err := b.Get(ctx, p.staged, MaxManifestBytes)
 	if err != nil {
 		return info, err
 	}
@@ -259,7 +259,7 @@ func (p *Publication) settleTaken(ctx context.Context, replaceOrphan bool) (objs
 	if !replaceOrphan {
 		return info, store.Errorf(store.CodeConcurrentModification, "manifest %q already exists", p.ManifestPath)
 	}
-	info, err = b.Publish(ctx, p.staged, p.final, info.ETag, max)
+	info, err = b.Publish(ctx, p.staged, p.final, info.ETag, MaxManifestBytes)
 	if errors.Is(err, objstore.ErrPrecondition) {
 		return info, store.Errorf(store.CodeConcurrentModification, "manifest %q changed while it was being replaced", p.ManifestPath)
 	}
