@@ -19,6 +19,7 @@ import (
 	"github.com/lancens/lancens/server"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/vend"
+	"github.com/lancens/lancens/warehouse"
 )
 
 // s3Env is a server whose warehouse is s3://lance/wh on a real
@@ -50,7 +51,7 @@ func key(location, rel string) string {
 // object-store path Lance sends: the key in the bucket.
 func (e s3Env) stageS3(t *testing.T, location string, v int64, content string) string {
 	t.Helper()
-	k := key(location, fmt.Sprintf("_versions/%s-%x", store.NamingV2.ManifestFileName(v), len(content)^int(v)<<8^len(e.g.Keys(t, "lance", ""))))
+	k := key(location, fmt.Sprintf("_versions/%s-%x", warehouse.NamingV2.ManifestFileName(v), len(content)^int(v)<<8^len(e.g.Keys(t, "lance", ""))))
 	e.g.Put(t, "lance", k, []byte(content))
 	return k
 }
@@ -79,7 +80,7 @@ func TestObjectStoreCommits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	final := key(info.Location, "_versions/"+store.NamingV2.ManifestFileName(1))
+	final := key(info.Location, "_versions/"+warehouse.NamingV2.ManifestFileName(1))
 	if v1.ManifestPath != final || v1.ManifestSize == nil || *v1.ManifestSize != 12 || v1.ETag == nil || *v1.ETag == "" {
 		t.Fatalf("version 1 = %+v, want the final manifest %s", v1, final)
 	}
@@ -120,7 +121,7 @@ func TestObjectStoreCommits(t *testing.T) {
 		})
 	}
 	// Refused commits leave no final manifest behind and keep version 2's.
-	if _, ok := e.g.Get(t, "lance", key(info.Location, "_versions/"+store.NamingV2.ManifestFileName(5))); ok {
+	if _, ok := e.g.Get(t, "lance", key(info.Location, "_versions/"+warehouse.NamingV2.ManifestFileName(5))); ok {
 		t.Fatal("refused commit left a final manifest")
 	}
 	if b, _ := e.g.Get(t, "lance", key(info.Location, "_versions/2.manifest")); string(b) != "two" {
@@ -128,7 +129,7 @@ func TestObjectStoreCommits(t *testing.T) {
 	}
 	// A leftover final manifest of a version with no record (a commit that
 	// failed after publishing) is replaced by the next commit of it.
-	orphan := key(info.Location, "_versions/"+store.NamingV2.ManifestFileName(3))
+	orphan := key(info.Location, "_versions/"+warehouse.NamingV2.ManifestFileName(3))
 	e.g.Put(t, "lance", orphan, []byte("orphan"))
 	if _, _, err := c.CreateTableVersion(ctx, []string{"t"}, client.VersionCommit{Version: 3, ManifestPath: e.stageS3(t, info.Location, 3, "three")}); err != nil {
 		t.Fatal(err)
@@ -138,7 +139,7 @@ func TestObjectStoreCommits(t *testing.T) {
 	}
 	// One holding the very content being committed (lancens stopped between
 	// publishing and recording, the client retries) is kept.
-	e.g.Put(t, "lance", key(info.Location, "_versions/"+store.NamingV2.ManifestFileName(4)), []byte("four"))
+	e.g.Put(t, "lance", key(info.Location, "_versions/"+warehouse.NamingV2.ManifestFileName(4)), []byte("four"))
 	if v, _, err := c.CreateTableVersion(ctx, []string{"t"}, client.VersionCommit{Version: 4, ManifestPath: e.stageS3(t, info.Location, 4, "four")}); err != nil || *v.ManifestSize != 4 {
 		t.Fatalf("retry after a publication without record: %+v, %v", v, err)
 	}
@@ -207,7 +208,7 @@ func TestCommitRaceObjectStore(t *testing.T) {
 		if winner < 0 {
 			t.Fatalf("version %d: nobody won", v)
 		}
-		b, ok := e.g.Get(t, "lance", key(info.Location, "_versions/"+store.NamingV2.ManifestFileName(v)))
+		b, ok := e.g.Get(t, "lance", key(info.Location, "_versions/"+warehouse.NamingV2.ManifestFileName(v)))
 		if !ok || string(b) != fmt.Sprintf("v%d by %d", v, winner) {
 			t.Fatalf("version %d manifest %q, want the winner's (%d)", v, b, winner)
 		}

@@ -100,6 +100,14 @@ func OpenStore(ctx context.Context, location string, opts objstore.Options, exte
 	return w, nil
 }
 
+// Reaches reports whether lancens reaches the files of the table at
+// location, to publish its manifests and delete its data: on local disk,
+// or on the object store the warehouse is on.
+func (w *Warehouse) Reaches(location string) bool {
+	_, local := LocalPath(location)
+	return local || w.OnObjectStore(location)
+}
+
 // OnObjectStore reports whether location lies on the object store the
 // warehouse is on: lancens then reaches its files, and vends storage
 // options for it.

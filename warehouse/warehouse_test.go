@@ -232,7 +232,7 @@ func TestStagedKey(t *testing.T) {
 			t.Errorf("stagedKey(%q) error code %v", tc.path, store.ErrorCode(err))
 		}
 	}
-	if got := ManifestPath("/wh/t.lance", "dev", 1, store.NamingV1); got != "/wh/t.lance/tree/dev/_versions/1.manifest" {
+	if got := ManifestPath("/wh/t.lance", "dev", 1, NamingV1); got != "/wh/t.lance/tree/dev/_versions/1.manifest" {
 		t.Fatalf("ManifestPath = %q", got)
 	}
 }
@@ -254,7 +254,7 @@ func TestPublish(t *testing.T) {
 	}
 	prepare := func(stagedPath string) *Publication {
 		t.Helper()
-		p, err := w.Prepare(dir, ObjectPath(stagedPath), "", 1, store.NamingV1)
+		p, err := w.Prepare(dir, ObjectPath(stagedPath), "", 1, NamingV1)
 		if err != nil || p == nil || p.ManifestPath != ObjectPath(final) {
 			t.Fatalf("Prepare = %+v, %v", p, err)
 		}
@@ -304,6 +304,14 @@ func TestPublish(t *testing.T) {
 	if err := w.Publish(ctx, prepare(filepath.Join(dir, "missing")), true); store.ErrorCode(err) != store.CodeInvalidInput {
 		t.Fatalf("missing staged file: %v", err)
 	}
+	// The first publication's manifest was replaced: discarding it leaves
+	// the one that replaced it (another commit's).
+	if err := w.Discard(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(final); string(b) != "other" {
+		t.Fatalf("discarding a replaced manifest removed or changed its replacement: %q", b)
+	}
 	// A refused record: the final manifest goes, the staged one stays.
 	if err := w.Discard(ctx, replaced); err != nil {
 		t.Fatal(err)
@@ -316,7 +324,7 @@ func TestPublish(t *testing.T) {
 	}
 	// Tables on object storage the warehouse does not reach record the
 	// staged path as given.
-	if p, err := w.Prepare("s3://bucket/t", "bucket/t/_versions/x", "", 1, store.NamingV1); p != nil || err != nil {
+	if p, err := w.Prepare("s3://bucket/t", "bucket/t/_versions/x", "", 1, NamingV1); p != nil || err != nil {
 		t.Fatalf("Prepare on an unreached store = %+v, %v", p, err)
 	}
 }
@@ -375,7 +383,7 @@ func TestPublishRefusesLinks(t *testing.T) {
 			dir := filepath.Join(w.Root(), tc.name+".lance")
 			staged := tc.setup(t, dir)
 			for _, replace := range []bool{false, true} {
-				p, err := w.Prepare(dir, ObjectPath(staged), "", 1, store.NamingV1)
+				p, err := w.Prepare(dir, ObjectPath(staged), "", 1, NamingV1)
 				if err == nil {
 					err = w.Publish(ctx, p, replace)
 				}
@@ -395,10 +403,51 @@ func TestPublishRefusesLinks(t *testing.T) {
 	// checked, is refused too.
 	outsideTable := mkdir(t, filepath.Join(base, "outside-table"))
 	staged := regular(outsideTable)
-	if _, err := w.Prepare(outsideTable, ObjectPath(staged), "", 1, store.NamingV1); store.ErrorCode(err) != store.CodeInvalidInput {
+	if _, err := w.Prepare(outsideTable, ObjectPath(staged), "", 1, NamingV1); store.ErrorCode(err) != store.CodeInvalidInput {
 		t.Fatalf("Prepare outside the roots = %v, want InvalidInput", err)
 	}
 	if _, err := os.Stat(staged); err != nil {
 		t.Fatalf("staged file outside moved: %v", err)
+	}
+}
+
+// TestPrepare checks where Prepare sends a staged manifest: a table whose
+// files lancens does not reach records the staged path as given, a local
+// one its final manifest path, published unless the manifest is staged
+// there already.
+func TestPrepare(t *testing.T) {
+	w, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := mkdir(t, filepath.Join(w.Root(), "t.lance"))
+	final := ManifestPath(dir, "", 3, NamingV1)
+	for _, tc := range []struct {
+		name, location, staged string
+		path                   string // "": no publication
+		inPlace                bool
+		code                   store.Code // -1: no error
+	}{
+		{"Unreached", "s3://bucket/t.lance", "bucket/t.lance/_versions/x", "", false, -1},
+		{"Staged", dir, ObjectPath(filepath.Join(dir, "_versions", "3.manifest-abc")), ObjectPath(final), false, -1},
+		{"AlreadyFinal", dir, ObjectPath(final), ObjectPath(final), true, -1},
+		{"OutsideTable", dir, ObjectPath(filepath.Join(w.Root(), "other", "x")), "", false, store.CodeInvalidInput},
+		{"OutsideWarehouse", t.TempDir(), "tmp/x", "", false, store.CodeInvalidInput},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := w.Prepare(tc.location, tc.staged, "", 3, NamingV1)
+			if tc.code >= 0 {
+				if store.ErrorCode(err) != tc.code {
+					t.Fatalf("error %v, want code %d", err, tc.code)
+				}
+				return
+			}
+			if err != nil || (p == nil) != (tc.path == "") {
+				t.Fatalf("Prepare = %+v, %v", p, err)
+			}
+			if p != nil && (p.ManifestPath != tc.path || (p.staged == p.final) != tc.inPlace) {
+				t.Fatalf("publication %+v; want path %s, in place %v", p, tc.path, tc.inPlace)
+			}
+		})
 	}
 }

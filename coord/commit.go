@@ -1,0 +1,282 @@
+package coord
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/lancens/lancens/store"
+	"github.com/lancens/lancens/warehouse"
+)
+
+// CommitStore is what the commit coordinator needs of the catalog: it
+// decides whether a commit happens (put-if-not-exists, strict chain).
+type CommitStore interface {
+	DescribeTable(ctx context.Context, id []string) (*store.Table, error)
+	DescribeVersion(ctx context.Context, id []string, branch string, v *int64) (*store.TableVersion, error)
+	CommitVersion(ctx context.Context, id []string, c store.VersionCommit) (*store.TableVersion, string, error)
+	CommitBatch(ctx context.Context, ops []store.BatchOperation) ([]store.BatchResult, string, error)
+}
+
+// Manifests puts the manifests Lance clients stage under their final
+// names, on local disk or on object storage; *warehouse.Warehouse is one.
+type Manifests interface {
+	// Reaches reports whether lancens publishes the manifests of the
+	// table at location (on local disk, or on the warehouse's object
+	// store).
+	Reaches(location string) bool
+	// Prepare checks a staged manifest and returns its publication, nil
+	// for a table whose files lancens does not reach (the staged path is
+	// recorded as given); it returns InvalidInput (13) for one the
+	// warehouse refuses, and reads and writes nothing.
+	Prepare(location, stagedPath, branch string, v int64, scheme warehouse.NamingScheme) (*warehouse.Publication, error)
+	// Publish puts a prepared manifest at its final name with a
+	// conditional write; a different file there, left by an earlier
+	// failed attempt, is replaced only with replaceOrphan, otherwise it is
+	// ConcurrentModification (14). A store failure is ServiceUnavailable
+	// (17) or Internal (18).
+	Publish(ctx context.Context, p *warehouse.Publication, replaceOrphan bool) error
+	// Settle removes the staged manifest once the version is recorded.
+	Settle(ctx context.Context, p *warehouse.Publication) error
+	// Discard removes a published manifest whose version was refused, if
+	// it is still the one Publish wrote.
+	Discard(ctx context.Context, p *warehouse.Publication) error
+}
+
+// Committer coordinates version commits of external tables: it turns the
+// manifest a Lance client staged into the version's final manifest file and
+// records the version, so that the two never disagree.
+//
+// The store decides whether a commit happens (put-if-not-exists, strict
+// chain); the final manifest is put in place before the record, with a
+// conditional write (put-if-absent), under a lock per table location, and
+// removed again when the record is refused; the staged manifest goes once
+// the record is committed. A final manifest of a version that has no
+// record is never trusted: the next commit of that version replaces it,
+// unless it holds the very content being committed. When several
+// processes share the store (replicas on PostgreSQL), the lock of a
+// location whose manifests lancens publishes (on local disk or on the
+// warehouse's object store) is also the store's, which every replica
+// respects: otherwise two replicas could each publish a manifest for one
+// version, and the loser replace or remove the winner's.
+type Committer struct {
+	store     CommitStore
+	manifests Manifests
+	log       *slog.Logger
+	// shared, when the store is shared by several processes, locks
+	// locations across all of them.
+	shared store.LocationLocker
+	mu     sync.Mutex
+	locks  map[string]*lockEntry
+}
+
+type lockEntry struct {
+	sync.Mutex
+	users int
+}
+
+// NewCommitter returns a commit coordinator over st and m that logs to log.
+// When st is shared by several processes it should implement
+// store.LocationLocker: commits then lock table locations across all of
+// them.
+func NewCommitter(st CommitStore, m Manifests, log *slog.Logger) *Committer {
+	shared, _ := st.(store.LocationLocker)
+	return &Committer{store: st, manifests: m, log: log, shared: shared, locks: map[string]*lockEntry{}}
+}
+
+// lock takes the commit locks of the given locations, in a fixed order, and
+// returns the function that releases them: this process's, and, for
+// locations whose manifests lancens publishes, the shared store's. It
+// returns the error of the shared store's locks (ctx's when ctx ends
+// first).
+func (m *Committer) lock(ctx context.Context, locations []string) (func(), error) {
+	unlock := m.lockHere(locations)
+	if m.shared == nil {
+		return unlock, nil
+	}
+	var reached []string
+	for _, loc := range locations {
+		if m.manifests.Reaches(loc) {
+			reached = append(reached, loc)
+		}
+	}
+	if len(reached) == 0 {
+		return unlock, nil
+	}
+	unlockShared, err := m.shared.LockLocations(ctx, reached)
+	if err != nil {
+		unlock()
+		return nil, err
+	}
+	return func() {
+		unlockShared()
+		unlock()
+	}, nil
+}
+
+// lockHere takes this process's commit locks of the given locations, in a
+// fixed order, and returns the function that releases them.
+func (m *Committer) lockHere(locations []string) func() {
+	keys := slices.Compact(slices.Sorted(slices.Values(locations)))
+	entries := make([]*lockEntry, len(keys))
+	m.mu.Lock()
+	for i, k := range keys {
+		e := m.locks[k]
+		if e == nil {
+			e = &lockEntry{}
+			m.locks[k] = e
+		}
+		e.users++
+		entries[i] = e
+	}
+	m.mu.Unlock()
+	for _, e := range entries {
+		e.Lock()
+	}
+	return func() {
+		for _, e := range entries {
+			e.Unlock()
+		}
+		m.mu.Lock()
+		for i, e := range entries {
+			if e.users--; e.users == 0 {
+				delete(m.locks, keys[i])
+			}
+		}
+		m.mu.Unlock()
+	}
+}
+
+// pendingCommit is one version to commit, with where its table lives.
+type pendingCommit struct {
+	id       []string
+	location string // "" when the table does not exist (the store reports it)
+	commit   *store.VersionCommit
+	scheme   warehouse.NamingScheme
+	// newTable is set when the batch itself declares the table, which so
+	// has no versions yet.
+	newTable bool
+	// published is the final manifest put in place for this commit, if
+	// any.
+	published *warehouse.Publication
+}
+
+// prepare puts the staged manifest of a commit whose version is not
+// recorded yet at its final name, and fills in the path, size and entity
+// tag to record (see Manifests.Prepare). It returns the preparing's and the
+// publishing's errors, and touches nothing when the staged manifest is
+// refused.
+func (m *Committer) prepare(ctx context.Context, p *pendingCommit) error {
+	c := p.commit
+	c.ManifestPath = c.StagedPath
+	pub, err := m.manifests.Prepare(p.location, c.StagedPath, c.Branch, c.Version, p.scheme)
+	if err != nil || pub == nil {
+		return err
+	}
+	c.ManifestPath = pub.ManifestPath
+	if !p.newTable {
+		_, err := m.store.DescribeVersion(ctx, p.id, c.Branch, &c.Version)
+		if !errors.Is(err, store.ErrTableVersionNotFound) {
+			// Either the version is committed (the store answers the retry
+			// or the conflict) or the table or branch is missing (the
+			// commit reports it).
+			return nil
+		}
+	}
+	if err := m.manifests.Publish(ctx, pub, !p.newTable); err != nil {
+		return err
+	}
+	p.published = pub
+	c.ManifestSize = &pub.Size
+	if pub.ETag != "" {
+		c.ETag = &pub.ETag
+	}
+	return nil
+}
+
+// finish ends the publications of commits: for recorded ones the staged
+// manifests go, for refused ones the final manifests published for them.
+func (m *Committer) finish(ctx context.Context, pending []*pendingCommit, recorded bool) {
+	ctx = context.WithoutCancel(ctx)
+	for _, p := range pending {
+		if p.published == nil {
+			continue
+		}
+		what, err := "staged", m.manifests.Settle(ctx, p.published)
+		if !recorded {
+			what, err = "final", m.manifests.Discard(ctx, p.published)
+		}
+		if err != nil {
+			m.log.Warn("remove "+what+" manifest", slog.String("location", p.location), slog.Any("error", err))
+		}
+	}
+}
+
+// Commit records version c of table id, whose final manifest is named by
+// scheme, and returns the version and the transaction id. It returns the
+// store's errors (TableNotFound (4), a conflict, ...) and the
+// warehouse's (InvalidInput (13) for a staged manifest it refuses).
+func (m *Committer) Commit(ctx context.Context, id []string, c store.VersionCommit, scheme warehouse.NamingScheme) (*store.TableVersion, string, error) {
+	t, err := m.store.DescribeTable(ctx, id)
+	if err != nil {
+		return nil, "", err
+	}
+	p := &pendingCommit{id: id, location: t.Location, commit: &c, scheme: scheme}
+	unlock, err := m.lock(ctx, []string{t.Location})
+	if err != nil {
+		return nil, "", err
+	}
+	defer unlock()
+	if err := m.prepare(ctx, p); err != nil {
+		return nil, "", err
+	}
+	v, txID, err := m.store.CommitVersion(ctx, id, c)
+	m.finish(ctx, []*pendingCommit{p}, err == nil)
+	return v, txID, err
+}
+
+// CommitBatch applies a batch in one store transaction and returns the
+// results of its operations and the transaction id; schemes holds the
+// naming scheme of each version commit, at the index of its operation. It
+// returns the errors Commit does; on any, nothing of the batch stays.
+func (m *Committer) CommitBatch(ctx context.Context, ops []store.BatchOperation, schemes []warehouse.NamingScheme) ([]store.BatchResult, string, error) {
+	declared := map[string]string{}
+	var pending []*pendingCommit
+	var locations []string
+	for i, op := range ops {
+		key := strings.Join(op.ID, "\x00")
+		switch {
+		case op.Declare != nil:
+			declared[key] = op.Declare.Location
+			locations = append(locations, op.Declare.Location)
+		case op.CommitVersion != nil:
+			loc, isNew := declared[key]
+			if !isNew {
+				t, err := m.store.DescribeTable(ctx, op.ID)
+				if err != nil {
+					continue // the batch fails on this operation
+				}
+				loc = t.Location
+			}
+			locations = append(locations, loc)
+			pending = append(pending, &pendingCommit{id: op.ID, location: loc, commit: op.CommitVersion, scheme: schemes[i], newTable: isNew})
+		}
+	}
+	unlock, err := m.lock(ctx, locations)
+	if err != nil {
+		return nil, "", err
+	}
+	defer unlock()
+	for _, p := range pending {
+		if err := m.prepare(ctx, p); err != nil {
+			m.finish(ctx, pending, false)
+			return nil, "", err
+		}
+	}
+	results, txID, err := m.store.CommitBatch(ctx, ops)
+	m.finish(ctx, pending, err == nil)
+	return results, txID, err
+}

@@ -1,0 +1,103 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/lancens/lancens/store"
+)
+
+// clashTable is a table whose location clashes with another.
+type clashTable struct {
+	uuid, location string
+}
+
+// findLocationClash returns a table other than rowID whose location is the
+// same as the one with key, contains it or lies inside it, or nil.
+func findLocationClash(ctx context.Context, tx *tx, key string, rowID int64) (*clashTable, error) {
+	var c clashTable
+	err := tx.QueryRow(ctx, `SELECT uuid, location FROM tables
+		WHERE ((location_key >= $1 AND location_key < $2) OR location_key = ANY($3::text[])) AND id <> $4 LIMIT 1`,
+		key, store.LocationKeyRangeEnd(key), store.LocationKeyAncestors(key), rowID).Scan(&c.uuid, &c.location)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, internal("check location", err)
+	}
+	return &c, nil
+}
+
+// clashMessage describes how location clashes with table c.
+func clashMessage(ctx context.Context, tx *tx, location string, c *clashTable) string {
+	name := c.uuid
+	if id, err := tableIDByUUID(ctx, tx, c.uuid); err == nil {
+		name = displayID(id)
+	}
+	mine, theirs := store.LocationKey(location), store.LocationKey(c.location)
+	switch {
+	case mine == theirs:
+		return "location " + location + " is the location of table " + name
+	case strings.HasPrefix(mine, theirs):
+		return "location " + location + " lies inside " + c.location + ", the location of table " + name
+	default:
+		return "location " + location + " contains " + c.location + ", the location of table " + name
+	}
+}
+
+// checkLocationFree returns InvalidInput (13) when location is the location
+// of another table, lies inside one or contains one: two tables never share
+// files, so that dropping one never deletes the other's data. The same
+// holds for the location of a dropped table whose data is still queued
+// for deletion or being deleted (by any replica): that deletion would
+// remove the new table's files.
+func checkLocationFree(ctx context.Context, tx *tx, location string) error {
+	key := store.LocationKey(location)
+	c, err := findLocationClash(ctx, tx, key, 0)
+	if err != nil {
+		return err
+	}
+	if c != nil {
+		return store.Errorf(store.CodeInvalidInput, "%s; two tables cannot share files", clashMessage(ctx, tx, location, c))
+	}
+	txID, pending, err := findPendingDeletion(ctx, tx, key)
+	if err != nil {
+		return err
+	}
+	if txID != "" {
+		return store.Errorf(store.CodeInvalidInput, "location %s overlaps %s, the location of a dropped table whose files are being deleted "+
+			"(transaction %s); use it again once that transaction has finished", location, pending, txID)
+	}
+	return nil
+}
+
+// findPendingDeletion returns the transaction and the location of a
+// deletion of table data, queued or running, whose location is the one
+// with key, contains it or lies inside it; txID is "" when there is none.
+func findPendingDeletion(ctx context.Context, tx *tx, key string) (txID, location string, err error) {
+	rows, err := tx.Query(ctx, `SELECT id, coalesce(payload->>'location', '') FROM transactions
+		WHERE status IN ('Queued', 'Running') AND kind = $1`, store.JobDeleteTableData)
+	if err != nil {
+		return "", "", internal("check location", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, loc string
+		if err := rows.Scan(&id, &loc); err != nil {
+			return "", "", internal("check location", err)
+		}
+		if loc == "" {
+			continue
+		}
+		if other := store.LocationKey(loc); strings.HasPrefix(other, key) || strings.HasPrefix(key, other) {
+			return id, loc, nil
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return "", "", internal("check location", err)
+	}
+	return "", "", nil
+}
