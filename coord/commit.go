@@ -35,7 +35,8 @@ type Manifests interface {
 	Prepare(location, stagedPath, branch string, v int64, scheme warehouse.NamingScheme) (*warehouse.Publication, error)
 	// Publish puts a prepared manifest at its final name with a
 	// conditional write; a different file there, left by an earlier
-	// failed attempt, is replaced only with replaceOrphan, otherwise it is
+	// failed attempt, is replaced only with replaceOrphan (and, on object
+	// storage, only if lancens published it), otherwise it is
 	// ConcurrentModification (14). A store failure is ServiceUnavailable
 	// (17) or Internal (18).
 	Publish(ctx context.Context, p *warehouse.Publication, replaceOrphan bool) error
@@ -56,7 +57,9 @@ type Manifests interface {
 // removed again when the record is refused; the staged manifest goes once
 // the record is committed. A final manifest of a version that has no
 // record is never trusted: the next commit of that version replaces it,
-// unless it holds the very content being committed. When several
+// unless it holds the very content being committed — on object storage
+// only when lancens published it, so a manifest another writer put in the
+// bucket is never overwritten. When several
 // processes share the store (replicas on PostgreSQL), the lock of a
 // location whose manifests lancens publishes (on local disk or on the
 // warehouse's object store) is also the store's, which every replica

@@ -19,7 +19,17 @@ type Info struct {
 	// ETag identifies this content of the object: it changes whenever the
 	// object is written again. Conditional operations compare it.
 	ETag string
+	// PublishedFrom is the key Publish copied the object from, on a store
+	// that keeps it with the object (S3, as the user metadata
+	// MetaPublishedFrom); "" for an object written any other way, and
+	// always on local disk, where Publish links the file and keeps no mark.
+	PublishedFrom string
 }
+
+// MetaPublishedFrom is the user metadata (x-amz-meta-lancens-published-from)
+// in which Publish marks an object on S3 with the key it came from: a
+// writer that is not lancens never sets it.
+const MetaPublishedFrom = "lancens-published-from"
 
 // Bucket is a flat space of objects named by keys: "/"-separated paths
 // without a leading "/".

@@ -20,6 +20,8 @@ type fixture struct {
 	put func(t *testing.T, key string, data []byte)
 	// keys lists what is really stored under a prefix.
 	keys func(t *testing.T, prefix string) []string
+	// marks says whether the store keeps Info.PublishedFrom.
+	marks bool
 }
 
 // fixtures returns the same cases for both implementations: a local
@@ -60,9 +62,10 @@ func fixtures(t *testing.T) map[string]func(t *testing.T) fixture {
 				t.Fatal(err)
 			}
 			return fixture{
-				b:    c.Bucket("lance"),
-				put:  func(t *testing.T, key string, data []byte) { g.Put(t, "lance", key, data) },
-				keys: func(t *testing.T, prefix string) []string { return g.Keys(t, "lance", prefix) },
+				b:     c.Bucket("lance"),
+				put:   func(t *testing.T, key string, data []byte) { g.Put(t, "lance", key, data) },
+				keys:  func(t *testing.T, prefix string) []string { return g.Keys(t, "lance", prefix) },
+				marks: true,
 			}
 		},
 	}
@@ -104,6 +107,18 @@ func TestBucket(t *testing.T) {
 			if st, err := f.b.Stat(ctx, "t/_versions/1.manifest"); err != nil || st != info {
 				t.Fatalf("Stat = %+v, %v; want %+v", st, err, info)
 			}
+			// Where the store keeps it, a published object says where it
+			// came from; one written otherwise says nothing.
+			wantFrom := ""
+			if f.marks {
+				wantFrom = "t/_versions/1.manifest-a"
+			}
+			if info.PublishedFrom != wantFrom || got.PublishedFrom != wantFrom {
+				t.Fatalf("published from %q (Publish), %q (Get); want %q", info.PublishedFrom, got.PublishedFrom, wantFrom)
+			}
+			if st, err := f.b.Stat(ctx, "t/_versions/1.manifest-a"); err != nil || st.PublishedFrom != "" {
+				t.Fatalf("Stat of an object put directly = %+v, %v; want no mark", st, err)
+			}
 			// The source stays.
 			if data, _, err := f.b.Get(ctx, "t/_versions/1.manifest-a", limit); err != nil || string(data) != "first" {
 				t.Fatalf("source after Publish = %q, %v", data, err)
@@ -123,8 +138,8 @@ func TestBucket(t *testing.T) {
 			if err != nil || replaced.ETag == info.ETag {
 				t.Fatalf("Publish with the tag = %+v, %v", replaced, err)
 			}
-			if data, _, _ := f.b.Get(ctx, "t/_versions/1.manifest", limit); string(data) != "second!" {
-				t.Fatalf("after replacing: %q", data)
+			if data, got, _ := f.b.Get(ctx, "t/_versions/1.manifest", limit); string(data) != "second!" || (f.marks && got.PublishedFrom != "t/_versions/1.manifest-b") {
+				t.Fatalf("after replacing: %q %+v", data, got)
 			}
 
 			// Conditional delete.

@@ -106,10 +106,10 @@ func (b *S3Bucket) Check(ctx context.Context, prefix string) error {
 	var r [8]byte
 	_, _ = rand.Read(r[:])
 	key := strings.TrimPrefix(prefix+"/.lancens-probe-"+hex.EncodeToString(r[:]), "/")
-	if _, err := b.put(ctx, key, []byte("probe"), ""); err != nil {
+	if _, err := b.put(ctx, key, []byte("probe"), "", ""); err != nil {
 		return fmt.Errorf("cannot write to bucket %q at %s: %w", b.name, b.c.endpoint, err)
 	}
-	_, err := b.put(ctx, key, []byte("probe"), "")
+	_, err := b.put(ctx, key, []byte("probe"), "", "")
 	if delErr := b.Delete(ctx, key, ""); delErr != nil && err == nil {
 		err = delErr
 	}
@@ -128,7 +128,7 @@ func (b *S3Bucket) Stat(ctx context.Context, key string) (Info, error) {
 	if err != nil {
 		return Info{}, opError("stat", key, classify(err))
 	}
-	return Info{Size: aws.ToInt64(out.ContentLength), ETag: aws.ToString(out.ETag)}, nil
+	return Info{Size: aws.ToInt64(out.ContentLength), ETag: aws.ToString(out.ETag), PublishedFrom: out.Metadata[MetaPublishedFrom]}, nil
 }
 
 // Get implements Bucket.
@@ -148,15 +148,19 @@ func (b *S3Bucket) Get(ctx context.Context, key string, limit int64) ([]byte, In
 	if int64(len(data)) > limit {
 		return nil, Info{}, opError("get", key, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, limit))
 	}
-	return data, Info{Size: int64(len(data)), ETag: aws.ToString(out.ETag)}, nil
+	return data, Info{Size: int64(len(data)), ETag: aws.ToString(out.ETag), PublishedFrom: out.Metadata[MetaPublishedFrom]}, nil
 }
 
 // put writes data at key: only if absent (ifMatch ""), or only over the
-// content ifMatch names.
-func (b *S3Bucket) put(ctx context.Context, key string, data []byte, ifMatch string) (Info, error) {
+// content ifMatch names; a non-empty from marks it as published from that
+// key.
+func (b *S3Bucket) put(ctx context.Context, key string, data []byte, ifMatch, from string) (Info, error) {
 	in := &s3.PutObjectInput{
 		Bucket: aws.String(b.name), Key: aws.String(key),
 		Body: bytes.NewReader(data), ContentLength: aws.Int64(int64(len(data))),
+	}
+	if from != "" {
+		in.Metadata = map[string]string{MetaPublishedFrom: from}
 	}
 	if ifMatch == "" {
 		in.IfNoneMatch = aws.String("*")
@@ -171,18 +175,18 @@ func (b *S3Bucket) put(ctx context.Context, key string, data []byte, ifMatch str
 		}
 		return Info{}, err
 	}
-	return Info{Size: int64(len(data)), ETag: aws.ToString(out.ETag)}, nil
+	return Info{Size: int64(len(data)), ETag: aws.ToString(out.ETag), PublishedFrom: from}, nil
 }
 
 // Publish implements Bucket: it reads src and writes it at dst with a
 // conditional put (If-None-Match: *, or If-Match), which the store decides
-// atomically.
+// atomically, marked with src (MetaPublishedFrom).
 func (b *S3Bucket) Publish(ctx context.Context, src, dst, ifMatch string, limit int64) (Info, error) {
 	data, _, err := b.Get(ctx, src, limit)
 	if err != nil {
 		return Info{}, err
 	}
-	info, err := b.put(ctx, dst, data, ifMatch)
+	info, err := b.put(ctx, dst, data, ifMatch, src)
 	return info, opError("publish", dst, err)
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/lancens/lancens/client"
 	"github.com/lancens/lancens/internal/apitest"
 	"github.com/lancens/lancens/internal/s3test"
+	"github.com/lancens/lancens/objstore"
 	"github.com/lancens/lancens/server"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/vend"
@@ -127,10 +128,19 @@ func TestObjectStoreCommits(t *testing.T) {
 	if b, _ := e.g.Get(t, "lance", key(info.Location, "_versions/2.manifest")); string(b) != "two" {
 		t.Fatalf("conflicting commit changed version 2's manifest to %q", b)
 	}
-	// A leftover final manifest of a version with no record (a commit that
-	// failed after publishing) is replaced by the next commit of it.
+	// A final manifest of a version with no record that another writer
+	// put straight into the bucket is never replaced.
 	orphan := key(info.Location, "_versions/"+warehouse.NamingV2.ManifestFileName(3))
-	e.g.Put(t, "lance", orphan, []byte("orphan"))
+	e.g.Put(t, "lance", orphan, []byte("foreign"))
+	if _, _, err := c.CreateTableVersion(ctx, []string{"t"}, client.VersionCommit{Version: 3, ManifestPath: e.stageS3(t, info.Location, 3, "three")}); store.ErrorCode(err) != store.CodeConcurrentModification {
+		t.Fatalf("commit over another writer's manifest: %v, want code 14", err)
+	}
+	if b, _ := e.g.Get(t, "lance", orphan); string(b) != "foreign" {
+		t.Fatalf("version 3's manifest %q, want the other writer's", b)
+	}
+	// A leftover lancens published for a commit that failed before its
+	// record is replaced by the next commit of that version.
+	e.g.PutWithMetadata(t, "lance", orphan, []byte("orphan"), map[string]string{objstore.MetaPublishedFrom: orphan + "-failed"})
 	if _, _, err := c.CreateTableVersion(ctx, []string{"t"}, client.VersionCommit{Version: 3, ManifestPath: e.stageS3(t, info.Location, 3, "three")}); err != nil {
 		t.Fatal(err)
 	}

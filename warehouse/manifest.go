@@ -232,8 +232,10 @@ func (w *Warehouse) Prepare(location, manifestPath, branch string, v int64, sche
 // holds other content, replaceOrphan says whether it may be replaced —
 // only when that exact content is still there: callers pass it only while
 // holding the table's commit lock, having checked that the version has no
-// record, so the file is a leftover of a commit that failed. Otherwise
-// it returns ConcurrentModification (14). It returns InvalidInput (13)
+// record, so the file is a leftover of a commit that failed. On object
+// storage the leftover must moreover carry lancens' mark
+// (objstore.MetaPublishedFrom): a manifest another writer put there is
+// never replaced. Otherwise it returns ConcurrentModification (14). It returns InvalidInput (13)
 // when the staged manifest does not exist or is not a regular file, and
 // ServiceUnavailable (17) or Internal (18) when the store fails.
 func (w *Warehouse) Publish(ctx context.Context, p *Publication, replaceOrphan bool) error {
@@ -289,6 +291,11 @@ func (p *Publication) settleTaken(ctx context.Context, replaceOrphan bool) (objs
 	}
 	if !replaceOrphan {
 		return info, store.Errorf(store.CodeConcurrentModification, "manifest %q already exists", p.ManifestPath)
+	}
+	if !p.files.local && info.PublishedFrom == "" {
+		return info, store.Errorf(store.CodeConcurrentModification, "manifest %q exists and was not published by lancens "+
+			"(a writer outside lancens committed this version straight to the bucket); lancens never replaces it: "+
+			"remove it if it is a leftover", p.ManifestPath)
 	}
 	info, err = b.Publish(ctx, p.staged, p.final, info.ETag, MaxManifestBytes)
 	if errors.Is(err, objstore.ErrPrecondition) {

@@ -64,3 +64,67 @@ func TestObjectStoreWarehouse(t *testing.T) {
 		t.Fatalf("after Remove: %v", got)
 	}
 }
+
+// TestPublishOnObjectStore checks which final manifest a publication on S3
+// may replace when the version has no record: a leftover that lancens
+// published for a commit that was never recorded, never a manifest another
+// writer put there.
+func TestPublishOnObjectStore(t *testing.T) {
+	g := s3test.Start(t)
+	g.CreateBucket(t, "lance")
+	ctx := t.Context()
+	w, err := OpenStore(ctx, "s3://lance/wh", g.Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const loc, final = "s3://lance/wh/t.lance", "wh/t.lance/_versions/1.manifest"
+	publish := func(name, content string, replaceOrphan bool) (*Publication, error) {
+		t.Helper()
+		staged := "wh/t.lance/_versions/" + name
+		g.Put(t, "lance", staged, []byte(content))
+		p, err := w.Prepare(loc, staged, "", 1, NamingV1)
+		if err != nil || p == nil {
+			t.Fatalf("Prepare = %+v, %v", p, err)
+		}
+		return p, w.Publish(ctx, p, replaceOrphan)
+	}
+	finalIs := func(want string) {
+		t.Helper()
+		if b, ok := g.Get(t, "lance", final); !ok || string(b) != want {
+			t.Fatalf("final manifest %q (there: %v), want %q", b, ok, want)
+		}
+	}
+
+	// Another writer's manifest stays, even where a leftover would go.
+	g.Put(t, "lance", final, []byte("foreign"))
+	for _, replaceOrphan := range []bool{false, true} {
+		if _, err := publish("1.manifest-a", "mine", replaceOrphan); store.ErrorCode(err) != store.CodeConcurrentModification {
+			t.Fatalf("publishing over another writer's manifest (replaceOrphan=%v): %v, want code 14", replaceOrphan, err)
+		}
+		finalIs("foreign")
+	}
+	// The very content being committed is kept, whoever wrote it.
+	if p, err := publish("1.manifest-b", "foreign", true); err != nil || p.Size != 7 {
+		t.Fatalf("publishing the content already there: %+v, %v", p, err)
+	}
+	g.Delete(t, "lance", final)
+
+	// lancens' own leftover is replaced, and only with replaceOrphan.
+	left, err := publish("1.manifest-c", "leftover", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := publish("1.manifest-d", "retry", false); store.ErrorCode(err) != store.CodeConcurrentModification {
+		t.Fatalf("create-only over a leftover: %v, want code 14", err)
+	}
+	finalIs("leftover")
+	if _, err := publish("1.manifest-d", "retry", true); err != nil {
+		t.Fatalf("replacing a leftover: %v", err)
+	}
+	finalIs("retry")
+	// Discarding the leftover's publication leaves its replacement.
+	if err := w.Discard(ctx, left); err != nil {
+		t.Fatal(err)
+	}
+	finalIs("retry")
+}

@@ -178,10 +178,24 @@ func (g *Gateway) MakeBucket(name string) error {
 // Put writes an object unconditionally.
 func (g *Gateway) Put(t testing.TB, bucket, key string, data []byte) {
 	t.Helper()
+	g.PutWithMetadata(t, bucket, key, data, nil)
+}
+
+// PutWithMetadata writes an object with user metadata unconditionally.
+func (g *Gateway) PutWithMetadata(t testing.TB, bucket, key string, data []byte, meta map[string]string) {
+	t.Helper()
 	if _, err := g.Client.PutObject(context.Background(), &s3.PutObjectInput{
-		Bucket: aws.String(bucket), Key: aws.String(key), Body: bytes.NewReader(data),
+		Bucket: aws.String(bucket), Key: aws.String(key), Body: bytes.NewReader(data), Metadata: meta,
 	}); err != nil {
 		t.Fatalf("put %s/%s: %v", bucket, key, err)
+	}
+}
+
+// Delete removes an object; a missing one is not an error.
+func (g *Gateway) Delete(t testing.TB, bucket, key string) {
+	t.Helper()
+	if _, err := g.Client.DeleteObject(context.Background(), &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)}); err != nil {
+		t.Fatalf("delete %s/%s: %v", bucket, key, err)
 	}
 }
 
