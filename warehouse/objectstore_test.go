@@ -1,8 +1,10 @@
 package warehouse
 
 import (
+	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/lancens/lancens/internal/s3test"
@@ -127,4 +129,56 @@ func TestPublishOnObjectStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	finalIs("retry")
+}
+
+// TestPublishRaceOnObjectStore races 16 first publications of one version
+// on S3 with no commit lock: the conditional put lets exactly one win, the
+// others get code 14 and, discarding, leave the winner's manifest alone.
+func TestPublishRaceOnObjectStore(t *testing.T) {
+	g := s3test.Start(t)
+	g.CreateBucket(t, "lance")
+	ctx := t.Context()
+	w, err := OpenStore(ctx, "s3://lance/wh", g.Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const racers = 16
+	pubs := make([]*Publication, racers)
+	for i := range racers {
+		staged := fmt.Sprintf("wh/t.lance/_versions/1.manifest-%02d", i)
+		g.Put(t, "lance", staged, fmt.Appendf(nil, "racer %02d", i))
+		if pubs[i], err = w.Prepare("s3://lance/wh/t.lance", staged, "", 1, NamingV1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	errs := make([]error, racers)
+	var wg sync.WaitGroup
+	for i := range racers {
+		wg.Go(func() { errs[i] = w.Publish(ctx, pubs[i], false) })
+	}
+	wg.Wait()
+	winner := -1
+	for i, err := range errs {
+		switch {
+		case err == nil && winner >= 0:
+			t.Fatalf("racers %d and %d both published", winner, i)
+		case err == nil:
+			winner = i
+		case store.ErrorCode(err) != store.CodeConcurrentModification:
+			t.Fatalf("racer %d: %v, want code 14", i, err)
+		}
+	}
+	if winner < 0 {
+		t.Fatal("nobody published")
+	}
+	for i, p := range pubs {
+		if i != winner {
+			if err := w.Discard(ctx, p); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if b, ok := g.Get(t, "lance", "wh/t.lance/_versions/1.manifest"); !ok || string(b) != fmt.Sprintf("racer %02d", winner) {
+		t.Fatalf("final manifest %q (there: %v), want racer %02d's", b, ok, winner)
+	}
 }
