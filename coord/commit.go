@@ -201,21 +201,49 @@ func (m *Committer) prepare(ctx context.Context, p *pendingCommit) error {
 }
 
 // finish ends the publications of commits: for recorded ones the staged
-// manifests go, for refused ones the final manifests published for them.
+// manifests go, for refused ones the final manifests published for them —
+// unless the store holds the version with that manifest after all: a
+// commit can land although its answer was lost (a request cancelled while
+// PostgreSQL commits), and removing its manifest would lose the version.
 func (m *Committer) finish(ctx context.Context, pending []*pendingCommit, recorded bool) {
 	ctx = context.WithoutCancel(ctx)
 	for _, p := range pending {
 		if p.published == nil {
 			continue
 		}
-		what, err := "staged", m.manifests.Settle(ctx, p.published)
-		if !recorded {
-			what, err = "final", m.manifests.Discard(ctx, p.published)
+		if recorded {
+			if err := m.manifests.Settle(ctx, p.published); err != nil {
+				m.log.Warn("remove staged manifest", slog.String("location", p.location), slog.Any("error", err))
+			}
+			continue
 		}
-		if err != nil {
-			m.log.Warn("remove "+what+" manifest", slog.String("location", p.location), slog.Any("error", err))
+		if m.recorded(ctx, p) {
+			m.log.Warn("a refused commit's version is recorded with its manifest: keeping the manifest",
+				slog.String("location", p.location), slog.Int64("version", p.commit.Version))
+			continue
+		}
+		if err := m.manifests.Discard(ctx, p.published); err != nil {
+			m.log.Warn("remove final manifest", slog.String("location", p.location), slog.Any("error", err))
 		}
 	}
+}
+
+// recorded reports whether the store holds the version of p with the
+// manifest p published. When the store cannot tell, it reports true: a
+// manifest left in place is replaced by the next commit of the version,
+// a removed one cannot be brought back.
+func (m *Committer) recorded(ctx context.Context, p *pendingCommit) bool {
+	c := p.commit
+	v, err := m.store.DescribeVersion(ctx, p.id, c.Branch, &c.Version)
+	switch {
+	case errors.Is(err, store.ErrTableVersionNotFound), errors.Is(err, store.ErrTableNotFound),
+		store.ErrorCode(err) == store.CodeTableBranchNotFound:
+		return false
+	case err != nil:
+		return true
+	}
+	pub := p.published
+	return v.ManifestPath == pub.ManifestPath && (pub.ETag == "" || v.ETag != nil && *v.ETag == pub.ETag)
 }
 
 // Commit records version c of table id, whose final manifest is named by
