@@ -64,7 +64,11 @@ type Manifests interface {
 // location whose manifests lancens publishes (on local disk or on the
 // warehouse's object store) is also the store's, which every replica
 // respects: otherwise two replicas could each publish a manifest for one
-// version, and the loser replace or remove the winner's.
+// version, and the loser replace or remove the winner's. (A SQLite store
+// is served by one process only, which holds an OS lock on it, so this
+// process's lock covers every commit.) The conditional put alone already
+// lets only one of racing first publications through; the lock is what
+// makes replacing or removing a manifest safe.
 type Committer struct {
 	store     CommitStore
 	manifests Manifests
