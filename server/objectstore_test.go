@@ -154,11 +154,17 @@ func TestObjectStoreCommits(t *testing.T) {
 		t.Fatalf("retry after a publication without record: %+v, %v", v, err)
 	}
 
-	// Locations outside the warehouse are refused.
-	for _, loc := range []string{"s3://other/t", "s3://lance/elsewhere/t", "s3://lance/wh", "/tmp/t", "gs://lance/wh/t"} {
+	// Locations outside the warehouse are refused, declared or registered.
+	for _, loc := range []string{"s3://other/t", "s3://lance/elsewhere/t", "s3://lance/wh", "s3://lance/wh/../elsewhere/t", "/tmp/t", "gs://lance/wh/t"} {
 		if _, err := c.DeclareTable(ctx, []string{"bad"}, &client.DeclareTableOptions{Location: loc}); store.ErrorCode(err) != store.CodeInvalidInput {
 			t.Errorf("declare at %s: %v, want InvalidInput", loc, err)
 		}
+		if _, err := c.RegisterTable(ctx, []string{"bad"}, loc, nil); store.ErrorCode(err) != store.CodeInvalidInput {
+			t.Errorf("register at %s: %v, want InvalidInput", loc, err)
+		}
+	}
+	if _, err := c.DescribeTable(ctx, []string{"bad"}, nil); store.ErrorCode(err) != store.CodeTableNotFound {
+		t.Fatalf("a refused location declared or registered a table: %v", err)
 	}
 
 	// A drop deletes every object of the table in the background; until
