@@ -148,6 +148,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	e.Use(s.remoteBodies, s.validateRequests, s.limitQueryTime)
 	gen.RegisterHandlers(e, s)
+	s.dialectRoutes(e)
 	s.echo = e
 	s.jobs.Start()
 	return s, nil

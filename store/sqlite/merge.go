@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/lancens/lancens/expr"
@@ -38,8 +39,8 @@ func (r mergeResolver) Resolve(path []string) (expr.Column, error) {
 // more than one chunk are staged into a staging table over several
 // transactions (staging.go); the merge itself runs in the last one.
 func (db *DB) MergeInsert(ctx context.Context, id []string, m store.Merge) (store.WriteResult, error) {
-	if len(m.On) == 0 {
-		return store.WriteResult{}, store.Errorf(store.CodeInvalidInput, "merge_insert needs at least one key column in on")
+	if err := checkMergeKeys(m.On); err != nil {
+		return store.WriteResult{}, err
 	}
 	for {
 		t, ts, err := db.writeTarget(ctx, id)
@@ -65,6 +66,23 @@ func (db *DB) MergeInsert(ctx context.Context, id []string, m store.Merge) (stor
 			return store.WriteResult{}, err
 		}
 	}
+}
+
+// checkMergeKeys returns InvalidInput (13) unless on names at least one key
+// column, each once and none empty.
+func checkMergeKeys(on []string) error {
+	if len(on) == 0 {
+		return store.Errorf(store.CodeInvalidInput, "merge_insert needs at least one key column in on")
+	}
+	for i, k := range on {
+		if k == "" {
+			return store.Errorf(store.CodeInvalidInput, "merge_insert key column %d of on is empty", i+1)
+		}
+		if slices.Contains(on[:i], k) {
+			return store.Errorf(store.CodeInvalidInput, "merge_insert key column %s is given twice in on", k)
+		}
+	}
+	return nil
 }
 
 // mergePlan is a merge checked against the target's schema.
@@ -96,6 +114,9 @@ func planMerge(ts *tableSchema, m store.Merge) (*mergePlan, error) {
 			return nil, store.Errorf(store.CodeTableSchemaValidationError, "the source rows have no key column %s", on)
 		}
 		c := quoteColumn(fl.Column)
+		if slices.Contains(p.keys, c) {
+			return nil, store.Errorf(store.CodeInvalidInput, "merge_insert key column %s is given twice in on", on)
+		}
 		p.keys = append(p.keys, c)
 		keys = append(keys, fmt.Sprintf("t.%s = s.%s", c, c))
 	}
@@ -113,7 +134,7 @@ func planMerge(ts *tableSchema, m store.Merge) (*mergePlan, error) {
 // merge runs plan on table id, which must still be the table with the
 // given uuid and schema that the plan was made for (errStale otherwise).
 func (db *DB) merge(ctx context.Context, id []string, uuid string, ts *tableSchema, plan *mergePlan) (store.WriteResult, error) {
-	src := db.writes.rows(ts, plan.m.Data.Batches, false)
+	src := db.staging.rows(ts, plan.m.Data.Batches, false)
 	first, err := src.next()
 	if err != nil {
 		return store.WriteResult{}, err
@@ -129,7 +150,7 @@ func (db *DB) merge(ctx context.Context, id []string, uuid string, ts *tableSche
 			if err != nil {
 				return err
 			}
-			defer tx.Tx.ExecContext(context.WithoutCancel(ctx), `DROP TABLE IF EXISTS `+mergeSource)
+			defer tx.Exec(context.WithoutCancel(ctx), `DROP TABLE IF EXISTS `+mergeSource)
 			if err := first.insert(ctx, tx, mergeSource, layoutColumns(ts.fields), 0); err != nil {
 				return err
 			}
@@ -186,7 +207,7 @@ func (p *mergePlan) createSource(ctx context.Context, tx *Tx, t *tableRow, name 
 		return nil, err
 	}
 	types := map[string]string{}
-	rows, err := tx.Tx.QueryContext(ctx, `SELECT name, type FROM pragma_table_info(?)`, dataTable(t))
+	rows, err := tx.Query(ctx, `SELECT name, type FROM pragma_table_info(?)`, dataTable(t))
 	if err != nil {
 		return nil, internal("merge source", err)
 	}
@@ -214,7 +235,7 @@ func (p *mergePlan) createSource(ctx context.Context, tx *Tx, t *tableRow, name 
 		fmt.Sprintf(`CREATE TABLE %s (_src INTEGER PRIMARY KEY, %s)`, name, strings.Join(defs, ", ")),
 		fmt.Sprintf(`CREATE INDEX %s%s_key ON %s (%s)`, schema, table, table, strings.Join(p.keys, ", ")),
 	} {
-		if _, err := tx.Tx.ExecContext(ctx, q); err != nil {
+		if _, err := tx.Exec(ctx, q); err != nil {
 			return nil, internal("merge source", err)
 		}
 	}
@@ -231,14 +252,14 @@ func (p *mergePlan) apply(ctx context.Context, tx *Tx, t *tableRow, v int64, sou
 	live := "t._to = ? AND t._from < ?"
 	match := p.match
 	exec := func(q string, args ...any) (int64, error) {
-		r, err := tx.Tx.ExecContext(tx.context(ctx), q, args...)
+		r, err := tx.Exec(ctx, q, args...)
 		if err != nil {
 			return 0, queryError(ctx, err)
 		}
 		return r.RowsAffected()
 	}
 	var ambiguous int64
-	if err := tx.Tx.QueryRowContext(ctx, fmt.Sprintf(`SELECT count(*) FROM (SELECT t._rowid FROM %s JOIN %s s ON %s
+	if err := tx.QueryRow(ctx, fmt.Sprintf(`SELECT count(*) FROM (SELECT t._rowid FROM %s JOIN %s s ON %s
 		WHERE %s GROUP BY t._rowid HAVING count(*) > 1)`, target, source, match, live), maxVersion, v).Scan(&ambiguous); err != nil {
 		return res, queryError(ctx, err)
 	}
