@@ -173,7 +173,8 @@ func TestJobWakeupAcrossReplicas(t *testing.T) {
 	a := open(t, url, postgres.Options{OnJobQueued: func() { aCalls.Add(1) }})
 	queued := coord.NewSignal()
 	b := open(t, url, postgres.Options{OnJobQueued: queued.Notify})
-	runner := coord.NewRunner(b, queued, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	idle := make(chan struct{}, 1)
+	runner := coord.NewRunner(idleJobs{b, idle}, queued, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	runner.Poll = time.Minute
 	started := make(chan store.DeleteTableData, 1)
 	runner.Register(store.JobDeleteTableData, coord.Decode(func(_ context.Context, p store.DeleteTableData) error {
@@ -182,8 +183,13 @@ func TestJobWakeupAcrossReplicas(t *testing.T) {
 	}))
 	runner.Start()
 	defer runner.Stop()
-	// The runner looks for jobs once as it starts; let it find none first.
-	time.Sleep(200 * time.Millisecond)
+	// The runner looks for jobs once as it starts; let it find none first,
+	// so that only a wake-up makes it look again within its poll.
+	select {
+	case <-idle:
+	case <-time.After(wakeWait):
+		t.Fatalf("b's runner did not look for jobs within %v of starting", wakeWait)
+	}
 
 	begin := time.Now()
 	txID := queueDeletion(t, a, "gone")
@@ -215,6 +221,24 @@ func TestJobWakeupAcrossReplicas(t *testing.T) {
 	if got := aCalls.Load(); got != 1 {
 		t.Fatalf("a's OnJobQueued called %d times for the one job it queued, want 1", got)
 	}
+}
+
+// idleJobs is a job queue that signals on idle each time ClaimJob finds no
+// job (dropping the signal when one is pending already).
+type idleJobs struct {
+	store.Jobs
+	idle chan<- struct{}
+}
+
+func (q idleJobs) ClaimJob(ctx context.Context, kinds ...string) (*store.Job, error) {
+	job, err := q.Jobs.ClaimJob(ctx, kinds...)
+	if job == nil && err == nil {
+		select {
+		case q.idle <- struct{}{}:
+		default:
+		}
+	}
+	return job, err
 }
 
 // TestListenReconnects checks that a replica whose listening connection is
