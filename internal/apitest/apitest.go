@@ -47,9 +47,12 @@ type Options struct {
 	// database with. Its store wakes the job runner as `lancens serve`'s
 	// does, and closes when the server stops.
 	Postgres string
-	// Warehouse reuses a warehouse directory; default: a new one in
-	// t.TempDir().
+	// Warehouse reuses a warehouse directory, or is an object-store
+	// warehouse (s3://bucket/prefix, reached with StorageOptions);
+	// default: a new directory in t.TempDir().
 	Warehouse string
+	// StorageOptions reach an object-store warehouse.
+	StorageOptions map[string]string
 	// Tune, when set, adjusts the server's configuration before it starts.
 	Tune func(*server.Config)
 	// ExternalRoots are where tables may lie besides the warehouse (see
@@ -102,7 +105,7 @@ func Start(t testing.TB, opts Options) *Server {
 	if whPath == "" {
 		whPath = t.TempDir()
 	}
-	wh, err := warehouse.Open(whPath, opts.ExternalRoots...)
+	wh, err := warehouse.OpenStore(context.Background(), whPath, opts.StorageOptions, opts.ExternalRoots...)
 	if err != nil {
 		t.Fatal(err)
 	}
