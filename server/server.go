@@ -70,6 +70,12 @@ type Config struct {
 	// analyze_plan may run; one that runs longer answers
 	// ServiceUnavailable (17, HTTP 503). Default 60 s; negative: no bound.
 	QueryTimeout time.Duration
+	// NoMetricsRoute leaves /metrics out of the API, for a server whose
+	// metrics are served by MetricsHandler on a listener of their own.
+	NoMetricsRoute bool
+	// CORSOrigins, when not empty, are the origins browsers may call the
+	// API from ("*" for any); preflight requests are answered for them.
+	CORSOrigins []string
 }
 
 // Defaults of the Config bounds.
@@ -91,6 +97,9 @@ type Server struct {
 	commits   *committer
 	jobs      *jobRunner
 	uploads   uploads
+	metrics   *metrics
+	readiness readiness
+	probes    http.Handler
 }
 
 var _ gen.ServerInterface = (*Server)(nil)
@@ -142,10 +151,18 @@ func New(cfg Config) (*Server, error) {
 	e.HideBanner = true
 	e.HidePort = true
 	e.HTTPErrorHandler = s.errorHandler
+	if len(cfg.CORSOrigins) > 0 {
+		e.Pre(allowOrigins(cfg.CORSOrigins))
+	}
 	e.Pre(remotePaths, stripTrailingSlash, aliasMethods)
-	e.Use(assignRequestID, s.logRequests, s.limitBodies, s.trackUploads, s.recoverPanics, s.authenticate, s.remoteBodies, s.validateRequests, s.limitQueryTime)
+	e.Use(assignRequestID, s.observeRequests, s.logRequests, s.limitBodies, s.trackUploads, s.recoverPanics, s.authenticate, s.remoteBodies, s.validateRequests, s.limitQueryTime)
 	gen.RegisterHandlers(e, s)
+	if !cfg.NoMetricsRoute {
+		e.GET(MetricsPath, s.serveMetrics)
+	}
 	s.echo = e
+	s.metrics = newMetrics(s)
+	s.probes = s.ProbeHandler()
 	s.jobs.start()
 	return s, nil
 }
@@ -156,8 +173,14 @@ func (s *Server) Close() {
 	s.jobs.stop()
 }
 
-// ServeHTTP makes the Server an http.Handler.
+// ServeHTTP makes the Server an http.Handler. The health and readiness
+// probes are answered first, without authentication, logging or any other
+// middleware.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if p := r.URL.Path; p == HealthPath || p == ReadyPath {
+		s.probes.ServeHTTP(w, r)
+		return
+	}
 	s.echo.ServeHTTP(w, r)
 }
 

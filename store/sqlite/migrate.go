@@ -21,17 +21,26 @@ func (db *DB) migrate(ctx context.Context) error {
 	)`); err != nil {
 		return fmt.Errorf("sqlite: create schema_migrations: %w", err)
 	}
-	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
+	names, err := migrationNames()
 	if err != nil {
-		return fmt.Errorf("sqlite: list migrations: %w", err)
+		return err
 	}
-	sort.Strings(names)
 	for _, name := range names {
 		if err := db.applyMigration(ctx, name); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// migrationNames returns the embedded migrations in the order they apply.
+func migrationNames() ([]string, error) {
+	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: list migrations: %w", err)
+	}
+	sort.Strings(names)
+	return names, nil
 }
 
 func (db *DB) applyMigration(ctx context.Context, name string) error {
