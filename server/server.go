@@ -80,8 +80,12 @@ type Config struct {
 
 // Defaults of the Config bounds.
 const (
-	DefaultMaxSearchRows = 100_000
-	DefaultQueryTimeout  = 60 * time.Second
+	DefaultMaxJSONBody          = 32 << 20
+	DefaultMaxArrowBody         = 1 << 30
+	DefaultMaxArrowDecodedBytes = 1 << 30
+	DefaultMaxArrowRows         = 10_000_000
+	DefaultMaxSearchRows        = 100_000
+	DefaultQueryTimeout         = 60 * time.Second
 )
 
 // Server serves the Lance Namespace REST API. It implements
@@ -115,16 +119,16 @@ func New(cfg Config) (*Server, error) {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	if cfg.MaxJSONBody <= 0 {
-		cfg.MaxJSONBody = 32 << 20
+		cfg.MaxJSONBody = DefaultMaxJSONBody
 	}
 	if cfg.MaxArrowBody <= 0 {
-		cfg.MaxArrowBody = 1 << 30
+		cfg.MaxArrowBody = DefaultMaxArrowBody
 	}
 	if cfg.MaxArrowDecodedBytes <= 0 {
-		cfg.MaxArrowDecodedBytes = 1 << 30
+		cfg.MaxArrowDecodedBytes = DefaultMaxArrowDecodedBytes
 	}
 	if cfg.MaxArrowRows <= 0 {
-		cfg.MaxArrowRows = 10_000_000
+		cfg.MaxArrowRows = DefaultMaxArrowRows
 	}
 	if cfg.MaxPageSize <= 0 {
 		cfg.MaxPageSize = store.MaxPageSize

@@ -9,10 +9,16 @@ import (
 	"strings"
 )
 
+// version and revision are set by the Makefile with -ldflags -X, from git,
+// for builds the toolchain cannot stamp itself (from a git worktree, or
+// with -buildvcs=false); what the toolchain records wins.
+var version, revision string
+
 // Info describes one build.
 type Info struct {
-	// Version is the module version ("v1.2.3" for `go install …@v1.2.3`),
-	// or "devel" for a build from a checkout.
+	// Version is the module version ("v1.2.3" for `go install …@v1.2.3`,
+	// a pseudo-version for a build in a git checkout), what `git describe`
+	// said for `make build`, or else "devel".
 	Version string
 	// Revision is the VCS commit the binary was built from, with
 	// "-modified" appended when the checkout had uncommitted changes; ""
@@ -27,10 +33,20 @@ type Info struct {
 // Read returns the build information of the running binary.
 func Read() Info {
 	info := Info{Version: "devel", GoVersion: runtime.Version()}
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return info
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		info.fromBuild(bi)
 	}
+	if info.Version == "devel" && version != "" {
+		info.Version = version
+	}
+	if info.Revision == "" {
+		info.Revision = revision
+	}
+	return info
+}
+
+// fromBuild fills in what the toolchain recorded.
+func (info *Info) fromBuild(bi *debug.BuildInfo) {
 	if v := bi.Main.Version; v != "" && v != "(devel)" {
 		info.Version = v
 	}
@@ -48,7 +64,6 @@ func Read() Info {
 	if modified && info.Revision != "" {
 		info.Revision += "-modified"
 	}
-	return info
 }
 
 // String renders the information on one line:
