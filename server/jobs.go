@@ -21,12 +21,14 @@ type jobRunner struct {
 	warehouse *warehouse.Warehouse
 	log       *slog.Logger
 	wakeup    chan struct{}
-	cancel    context.CancelFunc
-	done      sync.WaitGroup
+	// progressEvery is how often a job's progress is logged and recorded.
+	progressEvery time.Duration
+	cancel        context.CancelFunc
+	done          sync.WaitGroup
 }
 
-func newJobRunner(st Store, wh *warehouse.Warehouse, log *slog.Logger) *jobRunner {
-	return &jobRunner{store: st, warehouse: wh, log: log, wakeup: make(chan struct{}, 1)}
+func newJobRunner(st Store, wh *warehouse.Warehouse, log *slog.Logger, progressEvery time.Duration) *jobRunner {
+	return &jobRunner{store: st, warehouse: wh, log: log, wakeup: make(chan struct{}, 1), progressEvery: progressEvery}
 }
 
 func (r *jobRunner) start() {
@@ -83,7 +85,9 @@ func (r *jobRunner) drain(ctx context.Context) {
 		if job == nil {
 			return
 		}
-		jobErr := r.run(ctx, job)
+		tracker, jobCtx := startJobProgress(ctx, r.store, r.log, job, r.progressEvery)
+		jobErr := r.run(jobCtx, job)
+		tracker.finish(jobErr)
 		if jobErr != nil && ctx.Err() != nil {
 			// Stopping: the job runs again from the start next time.
 			r.log.Info("job interrupted, queued again", slog.String("transaction_id", job.TransactionID), slog.String("kind", job.Kind))

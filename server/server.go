@@ -70,6 +70,10 @@ type Config struct {
 	// analyze_plan may run; one that runs longer answers
 	// ServiceUnavailable (17, HTTP 503). Default 60 s; negative: no bound.
 	QueryTimeout time.Duration
+	// ProgressInterval is how often, at most, the progress of a running
+	// job (an index build, a backfill) is logged and recorded in its
+	// transaction. Default DefaultProgressInterval.
+	ProgressInterval time.Duration
 	// NoMetricsRoute leaves /metrics out of the API, for a server whose
 	// metrics are served by MetricsHandler on a listener of their own.
 	NoMetricsRoute bool
@@ -139,6 +143,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxSearchRows <= 0 {
 		cfg.MaxSearchRows = DefaultMaxSearchRows
 	}
+	if cfg.ProgressInterval <= 0 {
+		cfg.ProgressInterval = DefaultProgressInterval
+	}
 	if cfg.QueryTimeout == 0 {
 		cfg.QueryTimeout = DefaultQueryTimeout
 	}
@@ -149,7 +156,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		cfg: cfg, store: cfg.Store, warehouse: cfg.Warehouse, log: cfg.Logger, ops: newOperationTable(doc),
 		commits: newCommitter(cfg.Store, cfg.Warehouse, cfg.Logger),
-		jobs:    newJobRunner(cfg.Store, cfg.Warehouse, cfg.Logger),
+		jobs:    newJobRunner(cfg.Store, cfg.Warehouse, cfg.Logger, cfg.ProgressInterval),
 	}
 	e := echo.New()
 	e.HideBanner = true

@@ -14,3 +14,11 @@ func MakeReadOnly(db *DB) error {
 	_, err := db.writer.Exec(`PRAGMA query_only = ON`)
 	return err
 }
+
+// SetUpdateChunkRows sets how many row ids one statement of a chunked
+// update (a backfill) covers, until the test ends.
+func SetUpdateChunkRows(t interface{ Cleanup(func()) }, n int64) {
+	old := updateChunkRows
+	updateChunkRows = n
+	t.Cleanup(func() { updateChunkRows = old })
+}
