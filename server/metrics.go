@@ -217,10 +217,6 @@ var (
 	descCacheBudget = prometheus.NewDesc("lancens_cache_budget_bytes", "The read cache's memory budget (--cache-mb), in bytes.", nil, nil)
 )
 
-// knownJobKinds are reported even when none is pending, so that their
-// series do not come and go.
-var knownJobKinds = []string{store.JobBuildIndex, store.JobBackfillColumn, store.JobDeleteTableData}
-
 // cacheSizer is implemented by stores with a read cache (store/sqlite).
 type cacheSizer interface {
 	CacheBytes() int64
@@ -238,11 +234,11 @@ func (sc *storeCollector) Describe(ch chan<- *prometheus.Desc) {
 // Collect implements prometheus.Collector. A store that cannot answer in
 // time leaves its metrics out of the scrape (and says why in the log).
 func (sc *storeCollector) Collect(ch chan<- prometheus.Metric) {
-	if cs, ok := sc.s.store.(cacheSizer); ok {
+	if cs, ok := sc.s.cfg.Store.(cacheSizer); ok {
 		ch <- prometheus.MustNewConstMetric(descCacheBytes, prometheus.GaugeValue, float64(cs.CacheBytes()))
 		ch <- prometheus.MustNewConstMetric(descCacheBudget, prometheus.GaugeValue, float64(cs.CacheBudget()))
 	}
-	probe, ok := sc.s.store.(store.Probe)
+	probe, ok := sc.s.cfg.Store.(store.Probe)
 	if !ok {
 		return
 	}
@@ -260,7 +256,9 @@ func (sc *storeCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	type key struct{ kind, state string }
 	pending := map[key]int64{}
-	for _, k := range knownJobKinds {
+	// The runner's kinds are reported even when none is pending, so that
+	// their series do not come and go.
+	for _, k := range sc.s.jobs.Kinds() {
 		pending[key{k, "queued"}] = 0
 		pending[key{k, "running"}] = 0
 	}

@@ -98,7 +98,7 @@ type readiness struct{ failing atomic.Bool }
 // and the recovery at level info.
 func (s *Server) ready(ctx context.Context) error {
 	err := s.warehouse.Ready(ctx)
-	if p, ok := s.store.(store.Probe); ok && err == nil {
+	if p, ok := s.cfg.Store.(store.Probe); ok && err == nil {
 		err = p.Ready(ctx)
 	}
 	if err != nil {

@@ -1,4 +1,4 @@
-package server
+package coord
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 )
 
 // DefaultProgressInterval is how often, at most, a running job's progress
-// is logged and recorded in its transaction.
+// is logged and recorded in its transaction (Runner.ProgressEvery).
 const DefaultProgressInterval = 5 * time.Second
 
 // Transaction properties that carry a running job's progress: the stage it
@@ -26,7 +26,7 @@ const (
 // jobProgress follows one job: it logs its start, its progress at most
 // every interval and its end with the duration, and records the progress
 // in the job's transaction (progress_stage, progress_rows, total_rows) so
-// that describe_transaction shows it. The job reports through the Func of
+// that describe_transaction shows it, when txs is not nil. The job reports through the Func of
 // the context it runs under (see internal/progress).
 type jobProgress struct {
 	txs      store.Transactions
@@ -52,6 +52,9 @@ type progressState struct {
 // startJobProgress logs that job starts and begins following it; the
 // returned context carries its progress Func.
 func startJobProgress(ctx context.Context, txs store.Transactions, log *slog.Logger, job *store.Job, interval time.Duration) (*jobProgress, context.Context) {
+	if interval <= 0 {
+		interval = DefaultProgressInterval
+	}
 	p := &jobProgress{txs: txs, log: log, job: job, start: time.Now(), interval: interval,
 		record: make(chan progressState, 1), stop: make(chan struct{})}
 	log.Info("job started", slog.String("kind", job.Kind), slog.String("transaction_id", job.TransactionID))
@@ -124,6 +127,9 @@ func (p *jobProgress) recordLatest() {
 // write records st in the job's transaction; a failure is logged at level
 // warn (the job goes on).
 func (p *jobProgress) write(st progressState) {
+	if p.txs == nil {
+		return
+	}
 	set := func(k, v string) store.TransactionAction {
 		return store.TransactionAction{SetProperty: &store.PropertyChange{Key: k, Value: v, Mode: store.PropertyOverwrite}}
 	}
