@@ -1,6 +1,7 @@
 # lancens — common tasks. `make run` starts a server on ./data; `make test`
 # runs every test.
 
+SHELL   := /bin/bash
 GO      ?= go
 BIN     := bin/lancens
 ARGS    ?=
@@ -53,9 +54,13 @@ run: build
 	./$(BIN) serve $(ARGS)
 
 ## test: run every test: Go tests, then the end-to-end tests of node/e2e,
-## which drive a real lancens with the LanceDB Node SDK
+## which drive a real lancens with the LanceDB Node SDK. The Go tests print
+## one line per package as soon as it is done (go test -json through
+## internal/testlines: plain go test ./... holds each line back until the
+## packages before it are done, and -v prints every test of every package),
+## and the output of whatever failed
 test: node-deps postgres build
-	$(GO) test ./...
+	set -o pipefail; $(GO) test -json ./... | $(GO) run ./internal/testlines
 	cd node && LANCENS_BIN=$(CURDIR)/$(BIN) node --test e2e/
 
 ## lint: gofmt (outside gen/) and go vet

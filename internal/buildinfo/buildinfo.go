@@ -36,13 +36,19 @@ func Read() Info {
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		info.fromBuild(bi)
 	}
+	info.linkerDefaults()
+	return info
+}
+
+// linkerDefaults fills in, from the values the Makefile sets, what the
+// toolchain did not record.
+func (info *Info) linkerDefaults() {
 	if info.Version == "devel" && version != "" {
 		info.Version = version
 	}
 	if info.Revision == "" {
 		info.Revision = revision
 	}
-	return info
 }
 
 // fromBuild fills in what the toolchain recorded.
