@@ -15,13 +15,13 @@ var _ store.Probe = (*DB)(nil)
 // Ready implements store.Probe: a read transaction must see every embedded
 // migration recorded as applied.
 func (db *DB) Ready(ctx context.Context) error {
-	want, err := migrationNames()
+	want, err := fs.Glob(migrationFiles, "migrations/*.sql")
 	if err != nil {
-		return err
+		return fmt.Errorf("sqlite: list migrations: %w", err)
 	}
 	return db.read(ctx, func(tx *Tx) error {
 		var applied int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations`).Scan(&applied); err != nil {
+		if err := tx.QueryRowCached(ctx, `SELECT count(*) FROM schema_migrations`).Scan(&applied); err != nil {
 			return internal("read schema_migrations", err)
 		}
 		if applied < len(want) {
@@ -36,7 +36,7 @@ func (db *DB) Ready(ctx context.Context) error {
 func (db *DB) PendingJobs(ctx context.Context) ([]store.JobCount, error) {
 	var out []store.JobCount
 	err := db.read(ctx, func(tx *Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT kind, status, count(*) FROM transactions
+		rows, err := tx.QueryCached(ctx, `SELECT kind, status, count(*) FROM transactions
 			WHERE status IN ('Queued', 'Running') GROUP BY kind, status ORDER BY kind, status`)
 		if err != nil {
 			return internal("count jobs", err)
@@ -58,9 +58,10 @@ func (db *DB) PendingJobs(ctx context.Context) ([]store.JobCount, error) {
 // log, which holds the commits not yet checkpointed into the file.
 func (db *DB) SizeBytes(context.Context) (int64, error) {
 	var total int64
-	for _, p := range []string{db.path, db.path + "-wal"} {
+	path := db.base.Path()
+	for _, p := range []string{path, path + "-wal"} {
 		fi, err := os.Stat(p)
-		if errors.Is(err, fs.ErrNotExist) && p != db.path {
+		if errors.Is(err, fs.ErrNotExist) && p != path {
 			continue
 		}
 		if err != nil {

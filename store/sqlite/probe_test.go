@@ -59,7 +59,7 @@ func TestProbe(t *testing.T) {
 		t.Fatalf("size after writes %d (before %d), %v", grown, size, err)
 	}
 
-	if _, err := db.writer.ExecContext(ctx, `DELETE FROM schema_migrations WHERE name = (SELECT max(name) FROM schema_migrations)`); err != nil {
+	if err := db.base.ExecOnWriter(ctx, `DELETE FROM schema_migrations WHERE name = (SELECT max(name) FROM schema_migrations)`); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.Ready(ctx); err == nil {
