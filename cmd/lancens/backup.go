@@ -49,6 +49,9 @@ files in the warehouse are not part of the database: see the README.
 		fs.Usage()
 		return errUsage
 	}
+	if isPostgresURL(db) {
+		return fmt.Errorf("lancens backup copies a SQLite database; back up the PostgreSQL catalog %s with PostgreSQL's tools (pg_dump)", displayDB(db))
+	}
 	start := time.Now()
 	size, err := sqlite.Backup(ctx, db, *out)
 	if err != nil {

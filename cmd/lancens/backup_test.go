@@ -5,7 +5,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -141,4 +143,34 @@ func TestBackupDuringWrites(t *testing.T) {
 		}
 	}
 	t.Logf("the copy holds %d batches", len(perBatch))
+}
+
+// TestBackupRefuses checks that `lancens backup` refuses what it cannot
+// copy, writes no file at --out, and never repeats a password of --db.
+func TestBackupRefuses(t *testing.T) {
+	dir := t.TempDir()
+	const password = "s3cret-pw"
+	for _, tc := range []struct {
+		name string
+		db   string
+	}{
+		{"PostgreSQL", "postgres://lancens:" + password + "@localhost:5432/catalog"},
+		{"PostgreSQLScheme", "postgresql://lancens:" + password + "@localhost/catalog"},
+		{"MissingFile", filepath.Join(dir, "missing.db")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(dir, tc.name+".db")
+			var stdout, stderr bytes.Buffer
+			err := run(context.Background(), []string{"backup", "--db", tc.db, "--out", out}, func(string) string { return "" }, &stdout, &stderr)
+			if err == nil {
+				t.Fatal("backup succeeded")
+			}
+			if _, statErr := os.Stat(out); !os.IsNotExist(statErr) {
+				t.Fatalf("a failed backup left %s: %v", out, statErr)
+			}
+			if all := err.Error() + stdout.String() + stderr.String(); strings.Contains(all, password) {
+				t.Fatalf("the password of --db is in the output: %v", err)
+			}
+		})
+	}
 }
