@@ -20,8 +20,8 @@ import (
 )
 
 // Route labels of requests that are not spec operations. Every other label
-// is an operationId of the spec: the label set stays bounded whatever paths
-// clients send.
+// is an operationId of the spec, or routePrewarm for the LanceDB dialect's
+// prewarm route: the label set stays bounded whatever paths clients send.
 const (
 	routeMetrics   = "metrics"
 	routeUnmatched = "unmatched"
@@ -103,7 +103,7 @@ func newMetrics(s *Server) *metrics {
 	for _, op := range s.ops {
 		m.durations[op.id] = duration.WithLabelValues(op.id)
 	}
-	for _, r := range []string{routeMetrics, routeUnmatched} {
+	for _, r := range []string{routeMetrics, routeUnmatched, routePrewarm} {
 		m.durations[r] = duration.WithLabelValues(r)
 	}
 	for _, r := range []string{commitCommitted, commitConflict, commitRejected, commitFailed, commitAbandoned} {
@@ -168,6 +168,8 @@ func (s *Server) observeRequests(next echo.HandlerFunc) echo.HandlerFunc {
 			route = op.id
 		} else if c.Path() == MetricsPath {
 			route = routeMetrics
+		} else if c.Path() == prewarmRoute {
+			route = routePrewarm
 		}
 		defer func() {
 			status := c.Response().Status
