@@ -46,7 +46,7 @@ func Decode(r io.Reader, lim Limits) (*arrow.Schema, []arrow.RecordBatch, error)
 	decoded := &budget{left: lim.MaxDecodedBytes, what: "the body decodes to more than %d bytes, the limit for a request"}
 	src := &source{
 		r:       r,
-		raw:     &budget{left: lim.MaxBodyBytes, what: "the body declares more than %d bytes, the limit for a request body"},
+		raw:     &budget{left: lim.MaxBodyBytes, what: "the body declares more than %d bytes, the limit for a request body", tooLarge: true},
 		decoded: decoded,
 		rows:    &budget{left: lim.MaxRows, what: "the body holds more than %d rows, the limit for a request"},
 		values:  &budget{left: lim.MaxDecodedBytes, what: "the body holds more than %d values, the limit for a request"},
@@ -97,12 +97,15 @@ func refusal(err error) *Error {
 type budget struct {
 	left, limit int64
 	what        string // the refusal, with %d for the limit
+	tooLarge    bool   // the refusal is Error.TooLarge
 }
 
 // take counts n against the budget. Returns an *Error when it does not fit.
 func (b *budget) take(n int64) error {
 	if n > b.left {
-		return invalid(b.what, b.limit)
+		e := invalid(b.what, b.limit)
+		e.TooLarge = b.tooLarge
+		return e
 	}
 	b.left -= n
 	return nil
