@@ -11,6 +11,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/json"
 	"encoding/pem"
+	"errors"
 	"io"
 	"math/big"
 	"net"
@@ -23,6 +24,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lancens/lancens/client"
 	"github.com/lancens/lancens/internal/apitest"
 	"github.com/lancens/lancens/server"
 	"github.com/lancens/lancens/store"
@@ -469,5 +471,82 @@ func TestTLS(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "x.db")); !os.IsNotExist(err) {
 		t.Fatalf("the database was created before the TLS pair was checked: %v", err)
+	}
+}
+
+// limitRow is a row of the tables TestLimitFlagsReachServer writes.
+type limitRow struct {
+	ID   int64  `arrow:"id"`
+	Text string `arrow:"text"`
+}
+
+// TestLimitFlagsReachServer starts serve with small body and Arrow limits
+// and checks that each one is enforced: a request over it answers code 13
+// (413 for a body over its size), one within it succeeds, and a refused
+// insert adds no row.
+func TestLimitFlagsReachServer(t *testing.T) {
+	ctx := context.Background()
+	rows := func(n, textBytes int) client.Data {
+		out := make([]limitRow, n)
+		for i := range out {
+			out[i] = limitRow{int64(i), strings.Repeat("x", textBytes)}
+		}
+		return client.Structs(out)
+	}
+	for _, tc := range []struct {
+		name       string
+		args       []string
+		fits       int // rows of textBytes that fit
+		over       int // rows of textBytes that do not
+		textBytes  int
+		wantStatus int
+	}{
+		{"ArrowBody", []string{"--max-arrow-body", "64KiB"}, 10, 100, 1000, http.StatusRequestEntityTooLarge},
+		{"ArrowRows", []string{"--max-arrow-rows", "100"}, 100, 101, 1, http.StatusBadRequest},
+		{"ArrowDecodedBytes", []string{"--max-arrow-decoded-bytes", "32KiB"}, 10, 40, 1000, http.StatusBadRequest},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			addr, _ := startServe(t, tc.args...)
+			c, err := client.New("http://" + addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tbl := c.Table("t")
+			if _, err := tbl.Create(ctx, rows(tc.fits, tc.textBytes), nil); err != nil {
+				t.Fatalf("within the limit: %v", err)
+			}
+			_, err = tbl.Add(ctx, rows(tc.over, tc.textBytes))
+			var ce *client.Error
+			if !errors.As(err, &ce) || ce.Code() != store.CodeInvalidInput || ce.StatusCode != tc.wantStatus {
+				t.Fatalf("over the limit: %v, want %d code 13", err, tc.wantStatus)
+			}
+			n, err := tbl.CountRows(ctx, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n != int64(tc.fits) {
+				t.Fatalf("%d rows after a refused insert", n)
+			}
+		})
+	}
+
+	addr, _ := startServe(t, "--max-json-body", "1KiB")
+	for _, tc := range []struct {
+		name string
+		size int
+		want int
+	}{{"JSONBodyFits", 900, http.StatusOK}, {"JSONBodyOver", 2048, http.StatusRequestEntityTooLarge}} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := `{"properties":{"k":"` + strings.Repeat("x", tc.size) + `"}}`
+			res, err := http.Post("http://"+addr+"/v1/namespace/"+tc.name+"/create", "application/json", strings.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if res.StatusCode != tc.want || (tc.want != http.StatusOK && apitest.ErrorCode(out) != int(store.CodeInvalidInput)) {
+				t.Fatalf("%d-byte JSON body: %d %s, want %d", len(body), res.StatusCode, out, tc.want)
+			}
+		})
 	}
 }
