@@ -154,6 +154,9 @@ func TestDecodeLimits(t *testing.T) {
 		{"rows_over_limit", plain, arrowin.Limits{MaxBodyBytes: 1 << 20, MaxDecodedBytes: 1 << 20, MaxRows: 5}, false, false},
 		{"body_at_limit", plain, arrowin.Limits{MaxBodyBytes: size(plain), MaxDecodedBytes: 1 << 20, MaxRows: 6}, true, false},
 		{"body_over_limit", plain, arrowin.Limits{MaxBodyBytes: size(plain) - 100, MaxDecodedBytes: 1 << 20, MaxRows: 6}, false, true},
+		// A body cut short declares more than the limit but holds less:
+		// bad input, not too large.
+		{"declares_over_limit_holds_less", plain[:len(plain)-100], arrowin.Limits{MaxBodyBytes: size(plain) - 50, MaxDecodedBytes: 1 << 20, MaxRows: 6}, false, false},
 		// Two batches of 2×(8+8 rounded) value bytes and offsets: a
 		// decoded-bytes limit under that refuses the body, compressed or not.
 		{"decoded_over_limit_plain", plain, arrowin.Limits{MaxBodyBytes: 1 << 20, MaxDecodedBytes: 64, MaxRows: 6}, false, false},
