@@ -20,7 +20,7 @@ BUILD    := $(GO) build -ldflags "$(LDFLAGS)"
 # make dist cross-compiles these GOOS/GOARCH pairs into dist/.
 PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
 
-.PHONY: all generate check-generated build dist run test lint bench node-deps fuzz crashtest postgres
+.PHONY: all generate check-generated build dist run test lint bench node-deps versitygw fuzz crashtest postgres
 
 all: build
 
@@ -59,7 +59,7 @@ run: build
 ## internal/testlines: plain go test ./... holds each line back until the
 ## packages before it are done, and -v prints every test of every package),
 ## and the output of whatever failed
-test: node-deps postgres build
+test: node-deps postgres versitygw build
 	set -o pipefail; $(GO) test -json ./... | $(GO) run ./internal/testlines
 	cd node && LANCENS_BIN=$(CURDIR)/$(BIN) node --test e2e/
 
@@ -113,8 +113,17 @@ node-deps: node/node_modules/.package-lock.json
 node/node_modules/.package-lock.json: node/package.json node/package-lock.json
 	cd node && npm ci --no-audit --no-fund
 
-## bench: benchmarks against peers measured in the same run (SUITES=catalog,data,search)
-SUITES ?= catalog,data,search
+## versitygw: install the Versity S3 Gateway the object-storage tests run
+## against (skipped when it is already there; about 3 minutes cold)
+VERSITYGW_VERSION := v1.8.0
+VERSITYGW         := $(HOME)/.cache/lancens/bin/versitygw
+versitygw: $(VERSITYGW)
+$(VERSITYGW):
+	GOBIN=$(dir $(VERSITYGW)) $(GO) install github.com/versity/versitygw/cmd/versitygw@$(VERSITYGW_VERSION)
+
+## bench: benchmarks against peers measured in the same run
+## (SUITES=catalog,data,search,objectstore)
+SUITES ?= catalog,data,search,objectstore
 SCALE  ?= 1
-bench: node-deps postgres
+bench: node-deps postgres versitygw
 	$(GO) run ./cmd/lancens-bench -suite $(SUITES) -scale $(SCALE)
