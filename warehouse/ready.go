@@ -6,9 +6,17 @@ import (
 	"os"
 )
 
-// Ready returns nil when the warehouse directory can be reached: it exists
-// and is a directory. Otherwise it returns the reason.
-func (w *Warehouse) Ready(context.Context) error {
+// Ready returns nil when the warehouse can be reached: its directory
+// exists and is a directory, or, on object storage, the store answers and
+// its bucket exists and admits lancens' credentials (nothing is written).
+// Otherwise it returns the reason.
+func (w *Warehouse) Ready(ctx context.Context) error {
+	if w.s3 != nil {
+		if err := w.s3.Bucket(w.roots[0].host).Reachable(ctx); err != nil {
+			return fmt.Errorf("warehouse %s: %w", w.root, err)
+		}
+		return nil
+	}
 	fi, err := os.Stat(w.root)
 	if err != nil {
 		return fmt.Errorf("warehouse: %w", err)
