@@ -695,7 +695,7 @@ async function statusPage() {
     page.append(h("h2", {}, "Key metrics"), h("div", { class: "cards", id: "metric-cards" },
       card("Requests", sum("lancens_http_requests_total")),
       card("Server errors (5xx)", sum("lancens_http_requests_total", (m) => String(m.labels.code ?? "").startsWith("5"))),
-      card("Commits", get("lancens_commits_total").map((m) => `${m.labels.result} ${m.value}`).join(", ") || "0"),
+      card("Commits", get("lancens_commits_total").filter((m) => m.value > 0).map((m) => `${m.labels.result} ${m.value}`).join(", ") || "0"),
       card("Background jobs", get("lancens_jobs").filter((m) => m.value > 0).map((m) => `${m.labels.kind} ${m.labels.state} ${m.value}`).join(", ") || "none"),
       card("Database size", fmtBytes(sum("lancens_db_size_bytes"))),
       card("Cache", `${fmtBytes(sum("lancens_cache_bytes"))} of ${fmtBytes(sum("lancens_cache_budget_bytes"))}`),

@@ -68,6 +68,8 @@ describe("web console", { skip }, () => {
   let page;
   let shots;
   const rows = makeRows(300);
+  // The only origins the page may reach: the servers of the test.
+  const origins = [];
 
   const api = async (path, body, { method = "POST", contentType = "application/json" } = {}) => {
     const res = await fetch(server.url + path, {
@@ -87,6 +89,7 @@ describe("web console", { skip }, () => {
   before(async () => {
     assert.ok(haveChromium, `Chromium is required under CI=true: no ${executablePath} (make chromium installs it)`);
     server = await startServer({ apiKey: key });
+    origins.push(server.url);
     await ok("/v1/namespace/shop/create");
     await ok("/v1/namespace/shop$eu/create");
     await ok("/v1/namespace/empty/create");
@@ -108,7 +111,7 @@ describe("web console", { skip }, () => {
     page.on("pageerror", (e) => { throw e; });
     // Nothing may leave the server's origin.
     await page.route("**/*", (route) => {
-      if (!route.request().url().startsWith(server.url)) return route.abort();
+      if (!origins.some((o) => route.request().url().startsWith(o))) return route.abort();
       return route.continue();
     });
   });
@@ -309,10 +312,34 @@ describe("web console", { skip }, () => {
     await page.goto(`${server.url}/console/#/status`);
     await page.getByRole("heading", { name: "Server status" }).waitFor();
     await page.locator("#status-cards").waitFor();
+    const card = (label) => page.locator(".card").filter({ has: page.locator(".label", { hasText: label }) }).locator(".value");
+    assert.equal(await card("Liveness").textContent(), "ok");
+    assert.equal(await card("Readiness").textContent(), "ok");
+    await page.locator("#metric-cards").waitFor();
     const metrics = await api("/metrics", undefined, { method: "GET" });
-    if (metrics.status === 200) await page.locator("#metric-cards").waitFor();
-    else await page.locator("#no-metrics").waitFor();
+    const version = metrics.body.match(/^lancens_build_info\{[^}]*version="([^"]*)"/m)?.[1];
+    assert.ok(version, "the server reports its version");
+    assert.ok((await card("Version").textContent()).startsWith(version));
+    assert.ok(Number(await card("Requests").textContent()) > 0);
+    assert.match(await card("Uptime").textContent(), /^\d+ (s|min)/);
     await shot("status");
+  });
+
+  test("a server whose metrics are on another address: the status page says so", async () => {
+    const other = await startServer({ apiKey: key, args: ["--metrics-addr", "127.0.0.1:0"] });
+    origins.push(other.url);
+    try {
+      await page.goto(`${other.url}/console/`);
+      await page.getByLabel("API key or token").fill(key);
+      await page.getByRole("button", { name: "Connect" }).click();
+      await page.getByText("This namespace has no tables.").waitFor();
+      await page.goto(`${other.url}/console/#/status`);
+      await page.locator("#no-metrics").waitFor();
+      assert.equal(await page.locator("#metric-cards").count(), 0);
+    } finally {
+      await other.stop();
+      other.cleanup();
+    }
   });
 
   test("a principal refused with 403 sees no write controls", async () => {
