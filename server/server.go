@@ -64,6 +64,12 @@ type Config struct {
 	// analyze_plan may run; one that runs longer answers
 	// ServiceUnavailable (17, HTTP 503). Default 60 s; negative: no bound.
 	QueryTimeout time.Duration
+	// RetainVersionsFor is how long the versions of managed tables are
+	// kept besides those something keeps (the latest of each branch,
+	// tagged versions, versions branches fork from); older ones are
+	// cleaned up in the background. Default
+	// store.DefaultRetainVersionsFor; negative: keep only those.
+	RetainVersionsFor time.Duration
 }
 
 // Defaults of the Config bounds.
@@ -84,6 +90,9 @@ type Server struct {
 	ops       operationTable
 	commits   *coord.Committer
 	jobs      *coord.Runner
+	// retention queues the cleanup of old versions; nil when the store
+	// keeps no managed tables.
+	retention *coord.Retention
 	uploads   uploads
 }
 
@@ -123,6 +132,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.QueryTimeout == 0 {
 		cfg.QueryTimeout = DefaultQueryTimeout
 	}
+	if cfg.RetainVersionsFor == 0 {
+		cfg.RetainVersionsFor = store.DefaultRetainVersionsFor
+	}
 	st, managed := cfg.Store.(Store)
 	if !managed {
 		st = catalogOnly{cfg.Store}
@@ -149,14 +161,23 @@ func New(cfg Config) (*Server, error) {
 	e.Use(s.remoteBodies, s.validateRequests, s.limitQueryTime)
 	gen.RegisterHandlers(e, s)
 	s.dialectRoutes(e)
+	s.extensionRoutes(e)
 	s.echo = e
 	s.jobs.Start()
+	if managed {
+		s.retention = coord.NewRetention(st, cfg.RetainVersionsFor, cfg.Logger)
+		s.retention.Start()
+	}
 	return s, nil
 }
 
-// Close stops the background job runner, waiting for the job in progress.
-// Call it after the HTTP server has stopped.
+// Close stops the background job runner, waiting for the job in progress,
+// and the retention of old versions. Call it after the HTTP server has
+// stopped.
 func (s *Server) Close() {
+	if s.retention != nil {
+		s.retention.Stop()
+	}
 	s.jobs.Stop()
 }
 

@@ -232,7 +232,7 @@ func (s *Server) DescribeTable(c echo.Context, _ gen.Id, p gen.DescribeTablePara
 	}
 	switch {
 	case t.Kind == store.Managed:
-		d, err := s.store.Describe(ctx, id, version)
+		d, err := s.store.OnBranch(branch).Describe(ctx, id, version)
 		if err != nil {
 			return err
 		}

@@ -198,6 +198,10 @@ func open(ctx context.Context, path string, opts Options) (*DB, error) {
 		writer.Close()
 		return nil, openError(path, err)
 	}
+	if err := db.convertVacuum(ctx); err != nil {
+		writer.Close()
+		return nil, openError(path, err)
+	}
 	if err := checkWritable(ctx, writer); err != nil {
 		writer.Close()
 		return nil, openError(path, err)
@@ -245,6 +249,11 @@ const (
 func dsn(path, synchronous string, role connRole) string {
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(10000)")
+	if role == roleWriter {
+		// Takes effect in a new database only, before WAL mode writes its
+		// first page; see convertVacuum for older ones.
+		q.Add("_pragma", "auto_vacuum(INCREMENTAL)")
+	}
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous("+synchronous+")")
 	q.Add("_pragma", "foreign_keys(ON)")

@@ -458,6 +458,9 @@ func writeVersion(ctx context.Context, tx *Tx, id []string) (*tableRow, int64, *
 	if err != nil {
 		return nil, 0, nil, err
 	}
+	if err := refuseViewWrite(ctx, tx, t); err != nil {
+		return nil, 0, nil, err
+	}
 	v, ts, err := schemaAt(ctx, tx, t, nil)
 	if err != nil {
 		return nil, 0, nil, err
@@ -638,7 +641,7 @@ func (db *DB) Restore(ctx context.Context, id []string, version int64) (store.Wr
 		if err != nil {
 			return err
 		}
-		if _, err := getVersion(ctx, tx, t, "", version); err != nil {
+		if _, err := getVersion(ctx, tx, t, t.branch, version); err != nil {
 			return err
 		}
 		old, err := loadSchema(ctx, tx, t, version)
@@ -683,11 +686,14 @@ func (db *DB) Describe(ctx context.Context, id []string, version *int64) (*store
 		if err != nil {
 			return err
 		}
-		rec, err := getVersion(ctx, tx, t, "", v)
+		rec, err := getVersion(ctx, tx, t, t.branch, v)
 		if err != nil {
 			return err
 		}
 		out = &store.TableData{Version: v, Schema: ts.arrow, Timestamp: rec.Timestamp}
+		if out.View, err = findView(ctx, tx, t); err != nil {
+			return err
+		}
 		q := fmt.Sprintf(`SELECT count(*) FILTER (WHERE _from <= ?1 AND _to > ?1), count(*) FILTER (WHERE _to <= ?1),
 			count(DISTINCT _from) FILTER (WHERE _from <= ?1 AND _to > ?1) FROM %s`, dataTable(t))
 		if err := tx.Tx.QueryRowContext(ctx, q, v).Scan(&out.NumRows, &out.Deleted, &out.Fragments); err != nil {

@@ -153,7 +153,7 @@ func (db *DB) searchVectors(ctx context.Context, tx *Tx, t *tableRow, q store.Qu
 	if idx != nil && idx.ix.Params().Metric != metric {
 		idx = nil // the index answers another metric: search exactly
 	}
-	val, err := db.cache.get(ctx, cacheKey{table: t.UUID, name: "vectors/" + fl.Column, version: v}, func() (cached, error) {
+	val, err := db.cache.get(ctx, cacheKey{table: t.cacheID(), name: "vectors/" + fl.Column, version: v}, func() (cached, error) {
 		return loadVectors(ctx, tx, t, field, fl.Column, v)
 	})
 	if err != nil {
@@ -379,7 +379,7 @@ func (s rowSet) cacheBytes() int64 { return int64(cap(s)) * 8 }
 // visibleRows returns the rows of t visible at version v, through the
 // memory cache.
 func (db *DB) visibleRows(ctx context.Context, tx *Tx, t *tableRow, v int64) (rowSet, error) {
-	val, err := db.cache.get(ctx, cacheKey{table: t.UUID, name: "visible", version: v}, func() (cached, error) {
+	val, err := db.cache.get(ctx, cacheKey{table: t.cacheID(), name: "visible", version: v}, func() (cached, error) {
 		rows, err := tx.Tx.QueryContext(ctx, fmt.Sprintf("SELECT _rowid FROM %s WHERE %s", dataTable(t), visibleAt), v, v)
 		if err != nil {
 			return nil, internal("visible rows", err)

@@ -519,7 +519,7 @@ func (db *DB) sweepStaged(ctx context.Context) error {
 				return err
 			}
 		}
-		return nil
+		return sweepLines(ctx, tx)
 	})
 }
 
