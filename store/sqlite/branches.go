@@ -39,6 +39,7 @@ import (
 	"strings"
 
 	"github.com/lancens/lancens/store"
+	"github.com/lancens/lancens/store/sqlite/internal/sqlitedb"
 	"github.com/lancens/lancens/warehouse"
 )
 
@@ -87,7 +88,7 @@ func branchLine(ctx context.Context, tx *Tx, t *tableRow, b string) (int64, erro
 		return 0, nil
 	}
 	var line int64
-	err := tx.QueryRowContext(ctx, `SELECT line FROM branch_lines WHERE table_id = ? AND branch = ?`, t.rowID, b).Scan(&line)
+	err := tx.QueryRowCached(ctx, `SELECT line FROM branch_lines WHERE table_id = ? AND branch = ?`, t.rowID, b).Scan(&line)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		if err := checkBranch(ctx, tx, t, b); err != nil {
@@ -129,7 +130,7 @@ type tableLine struct {
 // branches' in line order.
 func linesOf(ctx context.Context, tx *Tx, t *tableRow) ([]tableLine, error) {
 	out := []tableLine{{}}
-	rows, err := tx.QueryContext(ctx, `SELECT branch, line FROM branch_lines WHERE table_id = ? ORDER BY line`, t.rowID)
+	rows, err := tx.QueryCached(ctx, `SELECT branch, line FROM branch_lines WHERE table_id = ? ORDER BY line`, t.rowID)
 	if err != nil {
 		return nil, internal("list branch lines", err)
 	}
@@ -179,10 +180,10 @@ func forkLine(ctx context.Context, tx *Tx, t *tableRow, name, from string, v int
 		return err
 	}
 	var line int64
-	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(line), 0) + 1 FROM branch_lines WHERE table_id = ?`, t.rowID).Scan(&line); err != nil {
+	if err := tx.QueryRowCached(ctx, `SELECT coalesce(max(line), 0) + 1 FROM branch_lines WHERE table_id = ?`, t.rowID).Scan(&line); err != nil {
 		return internal("create branch", err)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO branch_lines (table_id, branch, line) VALUES (?, ?, ?)`, t.rowID, name, line); err != nil {
+	if _, err := tx.ExecCached(ctx, `INSERT INTO branch_lines (table_id, branch, line) VALUES (?, ?, ?)`, t.rowID, name, line); err != nil {
 		return internal("create branch", err)
 	}
 	child := t.onLine(tableLine{name, line})
@@ -202,7 +203,7 @@ func forkLine(ctx context.Context, tx *Tx, t *tableRow, name, from string, v int
 	if list != "" {
 		list = ", " + list
 	}
-	if _, err := tx.Tx.ExecContext(tx.context(ctx), fmt.Sprintf(`INSERT INTO %s (_rowid, _from%s) SELECT _rowid, ?%s FROM %s WHERE %s ORDER BY _rowid`,
+	if _, err := tx.Exec(ctx, fmt.Sprintf(`INSERT INTO %s (_rowid, _from%s) SELECT _rowid, ?%s FROM %s WHERE %s ORDER BY _rowid`,
 		dataTable(child), list, list, dataTable(parent), visibleAt), v, v, v); err != nil {
 		return queryError(ctx, err)
 	}
@@ -215,7 +216,7 @@ func forkLine(ctx context.Context, tx *Tx, t *tableRow, name, from string, v int
 // columnDefs returns the physical data columns (c0, c1, …) of the rows
 // table name, with their declared types.
 func columnDefs(ctx context.Context, tx *Tx, name string) ([]columnDef, error) {
-	rows, err := tx.Tx.QueryContext(ctx, `SELECT name, type FROM pragma_table_info(?) ORDER BY cid`, name)
+	rows, err := tx.Query(ctx, `SELECT name, type FROM pragma_table_info(?) ORDER BY cid`, name)
 	if err != nil {
 		return nil, internal("read columns", err)
 	}
@@ -237,7 +238,7 @@ func columnDefs(ctx context.Context, tx *Tx, name string) ([]columnDef, error) {
 // one: its rows table, schemas and line record.
 func dropLine(ctx context.Context, tx *Tx, t *tableRow, name string) error {
 	var line int64
-	err := tx.QueryRowContext(ctx, `SELECT line FROM branch_lines WHERE table_id = ? AND branch = ?`, t.rowID, name).Scan(&line)
+	err := tx.QueryRowCached(ctx, `SELECT line FROM branch_lines WHERE table_id = ? AND branch = ?`, t.rowID, name).Scan(&line)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil
 	}
@@ -245,14 +246,14 @@ func dropLine(ctx context.Context, tx *Tx, t *tableRow, name string) error {
 		return internal("delete branch", err)
 	}
 	tx.release(t.onLine(tableLine{name, line}).cacheID())
-	if _, err := tx.Tx.ExecContext(ctx, `DROP TABLE IF EXISTS `+lineTable(t, line)); err != nil {
+	if _, err := tx.Exec(ctx, `DROP TABLE IF EXISTS `+lineTable(t, line)); err != nil {
 		return internal("delete branch", err)
 	}
-	for _, q := range []string{
+	for _, q := range []sqlitedb.Const{
 		`DELETE FROM branch_schemas WHERE table_id = ? AND branch = ?`,
 		`DELETE FROM branch_lines WHERE table_id = ? AND branch = ?`,
 	} {
-		if _, err := tx.ExecContext(ctx, q, t.rowID, name); err != nil {
+		if _, err := tx.ExecCached(ctx, q, t.rowID, name); err != nil {
 			return internal("delete branch", err)
 		}
 	}
@@ -268,7 +269,7 @@ func dropLines(ctx context.Context, tx *Tx, t *tableRow) error {
 	}
 	for _, l := range lines[1:] {
 		tx.release(t.onLine(l).cacheID())
-		if _, err := tx.Tx.ExecContext(ctx, `DROP TABLE IF EXISTS `+lineTable(t, l.line)); err != nil {
+		if _, err := tx.Exec(ctx, `DROP TABLE IF EXISTS `+lineTable(t, l.line)); err != nil {
 			return internal("drop branch rows", err)
 		}
 	}
@@ -282,7 +283,7 @@ func sweepLines(ctx context.Context, tx *Tx) error {
 		table, line, latest int64
 	}
 	var lines []line
-	rows, err := tx.QueryContext(ctx, `SELECT l.table_id, l.line, coalesce((SELECT max(version) FROM table_versions v
+	rows, err := tx.QueryCached(ctx, `SELECT l.table_id, l.line, coalesce((SELECT max(version) FROM table_versions v
 		WHERE v.table_id = l.table_id AND v.branch = l.branch), 0) FROM branch_lines l`)
 	if err != nil {
 		return internal("sweep staged rows", err)
@@ -310,22 +311,22 @@ func sweepLines(ctx context.Context, tx *Tx) error {
 // saveBranchSchema records s as the schema of branch t.branch from
 // version on.
 func saveBranchSchema(ctx context.Context, tx *Tx, t *tableRow, version int64, schema []byte, layout string) error {
-	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO branch_schemas (table_id, branch, version, schema, layout) VALUES (?, ?, ?, ?, ?)`,
+	if _, err := tx.ExecCached(ctx, `INSERT OR REPLACE INTO branch_schemas (table_id, branch, version, schema, layout) VALUES (?, ?, ?, ?, ?)`,
 		t.rowID, t.branch, version, schema, layout); err != nil {
 		return internal("save schema", err)
 	}
 	return nil
 }
 
-// schemaQuery returns the query of the schema of t in effect at a version
-// (bound as the last argument) and its leading arguments.
-func schemaQuery(t *tableRow) (string, []any) {
+// schemaRow returns the row (version, schema, layout) of the schema of t,
+// on its branch, in effect at version.
+func schemaRow(ctx context.Context, tx *Tx, t *tableRow, version int64) *sql.Row {
 	if t.branch == "" {
-		return `SELECT version, schema, layout FROM table_schemas WHERE table_id = ? AND version <= ?
-		ORDER BY version DESC LIMIT 1`, []any{t.rowID}
+		return tx.QueryRowCached(ctx, `SELECT version, schema, layout FROM table_schemas WHERE table_id = ? AND version <= ?
+		ORDER BY version DESC LIMIT 1`, t.rowID, version)
 	}
-	return `SELECT version, schema, layout FROM branch_schemas WHERE table_id = ? AND branch = ? AND version <= ?
-		ORDER BY version DESC LIMIT 1`, []any{t.rowID, t.branch}
+	return tx.QueryRowCached(ctx, `SELECT version, schema, layout FROM branch_schemas WHERE table_id = ? AND branch = ? AND version <= ?
+		ORDER BY version DESC LIMIT 1`, t.rowID, t.branch, version)
 }
 
 // versionPath is the manifest path recorded for version v of managed
@@ -347,9 +348,9 @@ func insertVersionRecord(ctx context.Context, tx *Tx, t *tableRow, v int64, op, 
 		return err
 	}
 	path := versionPath(t, v)
-	if _, err := tx.ExecContext(ctx, `INSERT INTO table_versions (table_id, branch, version, manifest_path, staged_path,
+	if _, err := tx.ExecCached(ctx, `INSERT INTO table_versions (table_id, branch, version, manifest_path, staged_path,
 		timestamp_millis, metadata, transaction_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		t.rowID, t.branch, v, path, path, tx.now.UnixMilli(), meta, txID); err != nil {
+		t.rowID, t.branch, v, path, path, tx.Now().UnixMilli(), meta, txID); err != nil {
 		if isConstraint(err) {
 			return store.Errorf(store.CodeConcurrentModification, "version %d of table %s already exists on branch %s", v, displayID(t.ID), store.BranchName(t.branch))
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lancens/lancens/store"
+	"github.com/lancens/lancens/store/sqlite/internal/sqlitedb"
 )
 
 // Version retention of managed tables. A cleanup has three steps, each in
@@ -140,7 +141,7 @@ func (db *DB) cleanup(ctx context.Context, uuid string, beforeMillis int64) (sto
 			return err
 		}
 		if beforeMillis > 0 {
-			r, err := tx.ExecContext(ctx, `DELETE FROM table_versions AS v WHERE v.table_id = ?1 AND `+removable, t.rowID, beforeMillis)
+			r, err := tx.ExecCached(ctx, `DELETE FROM table_versions AS v WHERE v.table_id = ?1 AND `+removable, t.rowID, beforeMillis)
 			if err != nil {
 				return internal("remove versions", err)
 			}
@@ -194,7 +195,7 @@ func (db *DB) sweepLine(ctx context.Context, uuid string, l tableLine) (int64, e
 			t = t.onLine(l)
 			if l.line != 0 {
 				var exists int
-				if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM branch_lines WHERE table_id = ? AND line = ?`, t.rowID, l.line).Scan(&exists); err != nil {
+				if err := tx.QueryRowCached(ctx, `SELECT count(*) FROM branch_lines WHERE table_id = ? AND line = ?`, t.rowID, l.line).Scan(&exists); err != nil {
 					return internal("sweep rows", err)
 				}
 				if exists == 0 {
@@ -272,7 +273,7 @@ func deleteRows(ctx context.Context, tx *Tx, t *tableRow, ids []int64) error {
 		}
 	}
 	for _, d := range targets {
-		if _, err := tx.Tx.ExecContext(tx.context(ctx), fmt.Sprintf(`DELETE FROM %s WHERE %s IN (SELECT value FROM json_each(?))`, d.table, d.column),
+		if _, err := tx.Exec(ctx, fmt.Sprintf(`DELETE FROM %s WHERE %s IN (SELECT value FROM json_each(?))`, d.table, d.column),
 			string(idJSON)); err != nil {
 			if strings.Contains(err.Error(), "no such table") {
 				continue // an index whose build has not made its table yet
@@ -285,7 +286,7 @@ func deleteRows(ctx context.Context, tx *Tx, t *tableRow, ids []int64) error {
 
 // queryInts runs a query of one integer column and returns its values.
 func queryInts(ctx context.Context, tx *Tx, query string, args ...any) ([]int64, error) {
-	rows, err := tx.Tx.QueryContext(tx.context(ctx), query, args...)
+	rows, err := tx.Query(ctx, query, args...)
 	if err != nil {
 		return nil, queryError(ctx, err)
 	}
@@ -322,7 +323,7 @@ func (db *DB) compactLine(ctx context.Context, uuid string, l tableLine) error {
 		t = t.onLine(l)
 		name := dataTable(t)
 		var pages, size, used int64
-		if err := tx.Tx.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(pgsize), 0), coalesce(sum(pgsize - unused), 0)
+		if err := tx.QueryRow(ctx, `SELECT count(*), coalesce(sum(pgsize), 0), coalesce(sum(pgsize - unused), 0)
 			FROM dbstat WHERE name = ?`, name).Scan(&pages, &size, &used); err != nil {
 			return internal("measure table", err)
 		}
@@ -346,7 +347,7 @@ func (db *DB) compactLine(ctx context.Context, uuid string, l tableLine) error {
 			`DROP TABLE `+staging,
 			`REINDEX `+name)
 		for _, q := range stmts {
-			if _, err := tx.Tx.ExecContext(tx.context(ctx), q); err != nil {
+			if _, err := tx.Exec(ctx, q); err != nil {
 				if strings.Contains(err.Error(), "no such table") && strings.HasPrefix(q, "DELETE FROM "+name+"_i") {
 					continue
 				}
@@ -365,19 +366,19 @@ func (db *DB) giveBackSpace(ctx context.Context) error {
 		var free int64
 		err := db.write(ctx, func(tx *Tx) error {
 			var mode int
-			if err := tx.Tx.QueryRowContext(ctx, `PRAGMA auto_vacuum`).Scan(&mode); err != nil {
+			if err := tx.QueryRow(ctx, `PRAGMA auto_vacuum`).Scan(&mode); err != nil {
 				return internal("vacuum", err)
 			}
-			if mode != autoVacuumIncremental {
+			if mode != sqlitedb.AutoVacuumIncremental {
 				return nil
 			}
-			if err := tx.Tx.QueryRowContext(ctx, `PRAGMA freelist_count`).Scan(&free); err != nil {
+			if err := tx.QueryRow(ctx, `PRAGMA freelist_count`).Scan(&free); err != nil {
 				return internal("vacuum", err)
 			}
 			if free == 0 {
 				return nil
 			}
-			if _, err := tx.Tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA incremental_vacuum(%d)`, vacuumPages)); err != nil {
+			if _, err := tx.Exec(ctx, fmt.Sprintf(`PRAGMA incremental_vacuum(%d)`, vacuumPages)); err != nil {
 				return internal("vacuum", err)
 			}
 			return nil
@@ -388,17 +389,14 @@ func (db *DB) giveBackSpace(ctx context.Context) error {
 	}
 }
 
-// autoVacuumIncremental is PRAGMA auto_vacuum's value for INCREMENTAL.
-const autoVacuumIncremental = 2
-
 // fileBytes returns the size of the database: its pages.
 func (db *DB) fileBytes(ctx context.Context) (int64, error) {
 	var pages, size int64
 	err := db.read(ctx, func(tx *Tx) error {
-		if err := tx.Tx.QueryRowContext(ctx, `PRAGMA page_count`).Scan(&pages); err != nil {
+		if err := tx.QueryRow(ctx, `PRAGMA page_count`).Scan(&pages); err != nil {
 			return internal("measure database", err)
 		}
-		return tx.Tx.QueryRowContext(ctx, `PRAGMA page_size`).Scan(&size)
+		return tx.QueryRow(ctx, `PRAGMA page_size`).Scan(&size)
 	})
 	return pages * size, err
 }
@@ -416,15 +414,15 @@ func removeManagedVersions(ctx context.Context, tx *Tx, t *tableRow, branch stri
 				WHEN EXISTS (SELECT 1 FROM table_tags g WHERE g.table_id = v.table_id AND g.branch = v.branch AND g.version = v.version)
 					THEN 'tagged ' || (SELECT group_concat(g.name, ', ') FROM table_tags g WHERE g.table_id = v.table_id AND g.branch = v.branch AND g.version = v.version)
 				ELSE 'branch ' || (SELECT group_concat(b.name, ', ') FROM table_branches b WHERE b.table_id = v.table_id AND b.parent_branch = v.branch AND b.parent_version = v.version) || ' forks from it'
-			END FROM table_versions v WHERE v.table_id = ?1 AND v.branch = ?2 AND v.version >= ?3 AND (?4 < 0 OR v.version < ?4) AND NOT (`+
-			strings.ReplaceAll(removable, "?2", "?5")+`) ORDER BY v.version LIMIT 1`, t.rowID, branch, r.Start, r.End, maxVersion)
+			END FROM table_versions v WHERE v.table_id = ?1 AND v.branch = ?5 AND v.version >= ?3 AND (?4 < 0 OR v.version < ?4) AND NOT (`+
+			removable+`) ORDER BY v.version LIMIT 1`, t.rowID, maxVersion, r.Start, r.End, branch)
 		if err != nil {
 			return 0, err
 		}
 		if len(kept) > 0 {
 			return 0, store.Errorf(store.CodeInvalidInput, "version %s of table %s cannot be removed", kept[0], displayID(t.ID))
 		}
-		res, err := tx.ExecContext(ctx, `DELETE FROM table_versions WHERE table_id = ? AND branch = ? AND version >= ? AND (? < 0 OR version < ?)`,
+		res, err := tx.ExecCached(ctx, `DELETE FROM table_versions WHERE table_id = ? AND branch = ? AND version >= ? AND (? < 0 OR version < ?)`,
 			t.rowID, branch, r.Start, r.End, r.End)
 		if err != nil {
 			return 0, internal("delete versions", err)
@@ -441,44 +439,4 @@ func removeManagedVersions(ctx context.Context, tx *Tx, t *tableRow, branch stri
 		}
 	}
 	return total, nil
-}
-
-// maxConvertBytes is the largest database Open converts to incremental
-// auto-vacuum; converting rewrites the whole file (VACUUM).
-const maxConvertBytes = 1 << 30
-
-// convertVacuum switches a database made before lancens set auto_vacuum
-// to INCREMENTAL, so that cleanups give space back: SQLite needs a VACUUM,
-// which rewrites the file, to do it. Open does it for a database of at most
-// maxConvertBytes; a larger one keeps reusing freed pages without
-// returning them until it is converted (VacuumIncremental).
-func (db *DB) convertVacuum(ctx context.Context) error {
-	var mode, pages, size int64
-	for q, p := range map[string]*int64{`PRAGMA auto_vacuum`: &mode, `PRAGMA page_count`: &pages, `PRAGMA page_size`: &size} {
-		if err := db.writer.QueryRowContext(ctx, q).Scan(p); err != nil {
-			return fmt.Errorf("sqlite: %s: %w", q, err)
-		}
-	}
-	if mode == autoVacuumIncremental || pages*size > maxConvertBytes {
-		return nil
-	}
-	return db.VacuumIncremental(ctx)
-}
-
-// VacuumIncremental sets the database's auto_vacuum to INCREMENTAL and
-// rewrites it (VACUUM), which also packs every table into as few pages as
-// it can. It holds the writer throughout and needs free disk space about
-// the size of the database; reads go on. Returns the error of the VACUUM.
-func (db *DB) VacuumIncremental(ctx context.Context) error {
-	conn, err := db.writer.Conn(ctx)
-	if err != nil {
-		return fmt.Errorf("sqlite: vacuum: %w", err)
-	}
-	defer conn.Close()
-	for _, q := range []string{`PRAGMA auto_vacuum = INCREMENTAL`, `VACUUM`} {
-		if _, err := conn.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("sqlite: vacuum: %w", err)
-		}
-	}
-	return nil
 }

@@ -47,7 +47,7 @@ func (db *DB) CreateView(ctx context.Context, id []string, def store.ViewDefinit
 	if err != nil {
 		return nil, store.WriteResult{}, "", internal("encode view query", err)
 	}
-	empty, err := db.writes.rows(c.ts, nil, true).next()
+	empty, err := db.staging.rows(c.ts, nil, true).next()
 	if err != nil {
 		return nil, store.WriteResult{}, "", err
 	}
@@ -65,7 +65,7 @@ func (db *DB) CreateView(ctx context.Context, id []string, def store.ViewDefinit
 		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO materialized_views (table_id, kind, source_uuid, source_query, query, auto_refresh)
+		if _, err := tx.ExecCached(ctx, `INSERT INTO materialized_views (table_id, kind, source_uuid, source_query, query, auto_refresh)
 			VALUES (?, ?, ?, ?, ?, ?)`, t.rowID, def.Kind, source, def.SourceQuery, string(queryJSON), def.AutoRefresh); err != nil {
 			return internal("create materialized view", err)
 		}
@@ -133,7 +133,7 @@ func findView(ctx context.Context, tx *Tx, t *tableRow) (*store.View, error) {
 	v := &store.View{}
 	var auto bool
 	var srcVersion, refreshed sql.NullInt64
-	err := tx.QueryRowContext(ctx, `SELECT kind, source_uuid, source_query, auto_refresh, source_version, refreshed_at
+	err := tx.QueryRowCached(ctx, `SELECT kind, source_uuid, source_query, auto_refresh, source_version, refreshed_at
 		FROM materialized_views WHERE table_id = ?`, t.rowID).Scan(&v.Kind, &v.SourceUUID, &v.SourceQuery, &auto, &srcVersion, &refreshed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
@@ -162,7 +162,7 @@ func findView(ctx context.Context, tx *Tx, t *tableRow) (*store.View, error) {
 // view: only its refreshes write it.
 func refuseViewWrite(ctx context.Context, tx *Tx, t *tableRow) error {
 	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM materialized_views WHERE table_id = ?`, t.rowID).Scan(&n); err != nil {
+	if err := tx.QueryRowCached(ctx, `SELECT count(*) FROM materialized_views WHERE table_id = ?`, t.rowID).Scan(&n); err != nil {
 		return internal("find materialized view", err)
 	}
 	if n > 0 {
@@ -255,7 +255,7 @@ func (db *DB) RefreshView(ctx context.Context, job store.RefreshView) (store.Wri
 				return err
 			}
 			var srcUUID, queryJSON string
-			err = tx.QueryRowContext(ctx, `SELECT source_uuid, query FROM materialized_views WHERE table_id = ?`, t.rowID).Scan(&srcUUID, &queryJSON)
+			err = tx.QueryRowCached(ctx, `SELECT source_uuid, query FROM materialized_views WHERE table_id = ?`, t.rowID).Scan(&srcUUID, &queryJSON)
 			if errors.Is(err, sql.ErrNoRows) {
 				return store.Errorf(store.CodeInvalidInput, "table %s is no longer a materialized view", displayID(t.ID))
 			}
@@ -286,14 +286,14 @@ func (db *DB) RefreshView(ctx context.Context, job store.RefreshView) (store.Wri
 			return store.WriteResult{}, err
 		}
 		w := &rowsWrite{overwrite: true, ts: ts, op: "RefreshMaterializedView", after: func(ctx context.Context, tx *Tx, t *tableRow) error {
-			_, err := tx.ExecContext(ctx, `UPDATE materialized_views SET source_version = ?, refreshed_at = ? WHERE table_id = ?`,
-				rows.Version, tx.now.UnixMilli(), t.rowID)
+			_, err := tx.ExecCached(ctx, `UPDATE materialized_views SET source_version = ?, refreshed_at = ? WHERE table_id = ?`,
+				rows.Version, tx.Now().UnixMilli(), t.rowID)
 			if err != nil {
 				return internal("record refresh", err)
 			}
 			return nil
 		}}
-		src := db.writes.rows(ts, rows.Batches, true)
+		src := db.staging.rows(ts, rows.Batches, true)
 		first, err := src.next()
 		if err != nil {
 			return store.WriteResult{}, err
