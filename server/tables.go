@@ -239,6 +239,9 @@ func (s *Server) DescribeTable(c echo.Context, _ gen.Id, p gen.DescribeTablePara
 		r.Version = &d.Version
 		resp.Schema = schemaJSON(d.Schema)
 		r.Stats = &gen.TableBasicStats{NumDeletedRows: int(d.Deleted), NumFragments: int(d.Fragments)}
+		if d.View != nil {
+			r.Metadata = ptr(viewMetadata(d.View))
+		}
 	case detailed && version == nil:
 		if v, err := s.store.DescribeVersion(ctx, id, branch, nil); err == nil {
 			r.Version = &v.Version

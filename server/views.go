@@ -5,6 +5,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
@@ -57,6 +59,28 @@ func (s *Server) CreateMaterializedView(c echo.Context, _ gen.Id, p gen.CreateMa
 		return err
 	}
 	return c.JSON(http.StatusCreated, gen.CreateMaterializedViewResponse{Version: res.Version, JobId: optional(jobID)})
+}
+
+// viewMetadata describes materialized view v in the metadata of
+// DescribeTable, under keys starting "materialized_view.": kind,
+// source_query (verbatim), source (the source table's id as a JSON array,
+// absent once it is dropped), source_version and refreshed_at (RFC 3339,
+// both absent until the first refresh) and auto_refresh.
+func viewMetadata(v *store.View) map[string]string {
+	m := map[string]string{
+		"materialized_view.kind":         v.Kind,
+		"materialized_view.source_query": v.SourceQuery,
+		"materialized_view.auto_refresh": strconv.FormatBool(v.AutoRefresh),
+	}
+	if v.Source != nil {
+		b, _ := json.Marshal(v.Source) // a []string always encodes
+		m["materialized_view.source"] = string(b)
+	}
+	if v.SourceVersion != nil {
+		m["materialized_view.source_version"] = strconv.FormatInt(*v.SourceVersion, 10)
+		m["materialized_view.refreshed_at"] = v.RefreshedAt.UTC().Format(time.RFC3339Nano)
+	}
+	return m
 }
 
 // decodeViewSchema reads output_schema: an Arrow IPC schema message (or a

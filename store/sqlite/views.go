@@ -113,7 +113,22 @@ func (db *DB) checkViewQuery(ctx context.Context, source []string, q store.Query
 		}
 		out = res.Schema
 	}
-	return uuid, conform(ts, out)
+	return uuid, conformView(ts, out)
+}
+
+// conformView checks that rows of schema ds fill view schema ts: they can
+// be written to it (conform), and every column of the view is among them.
+// Returns TableSchemaValidationError (20) naming the first problem.
+func conformView(ts *tableSchema, ds *arrow.Schema) error {
+	if err := conform(ts, ds); err != nil {
+		return err
+	}
+	for _, f := range ts.arrow.Fields() {
+		if !ds.HasField(f.Name) {
+			return store.Errorf(store.CodeTableSchemaValidationError, "the view's column %q is not in the rows of its query", f.Name)
+		}
+	}
+	return nil
 }
 
 // findManagedByUUID returns the managed table with the given uuid (on
@@ -279,7 +294,7 @@ func (db *DB) RefreshView(ctx context.Context, job store.RefreshView) (store.Wri
 		if err != nil {
 			return store.WriteResult{}, err
 		}
-		if err := conform(ts, rows.Schema); err != nil {
+		if err := conformView(ts, rows.Schema); err != nil {
 			return store.WriteResult{}, err
 		}
 		if err := checkAllNulls(ts, rows.Batches); err != nil {
