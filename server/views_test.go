@@ -2,8 +2,8 @@ package server_test
 
 import (
 	"net/http"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
