@@ -34,9 +34,8 @@ type VersionCleanup interface {
 	CleanupVersions(ctx context.Context, id []string, before time.Time) (CleanupResult, string, error)
 
 	// QueueCleanups queues a JobCleanupVersions for every managed table
-	// with a version committed before before that nothing keeps, or with
-	// rows of removed versions left, unless one is queued already. It
-	// returns how many it queued.
+	// with a version committed before before that nothing keeps, unless
+	// one is queued already. It returns how many it queued.
 	QueueCleanups(ctx context.Context, before time.Time) (int, error)
 
 	// RunCleanup does the cleanup a queued job describes. A table dropped

@@ -27,10 +27,11 @@ import (
 //     needed while some recorded version r of its line has from <= r < to;
 //     between consecutive recorded versions lo < hi, the rows with
 //     lo < from and to <= hi are not.
-//  3. give back: a rows table whose pages the sweep left mostly empty is
-//     rewritten compactly, and the database's free pages are returned to
-//     the file system (incremental vacuum), a bounded number per
-//     transaction.
+//  3. give back: the database's free pages are returned to the file system
+//     (incremental vacuum), a bounded number per transaction. The sweep
+//     itself leaves no mostly empty pages behind: SQLite merges underfull
+//     b-tree pages as rows are deleted, so the pages a sweep empties end
+//     up free.
 
 var _ store.VersionCleanup = (*DB)(nil)
 
@@ -160,13 +161,6 @@ func (db *DB) cleanup(ctx context.Context, uuid string, beforeMillis int64) (sto
 		res.Rows += n
 		if err != nil {
 			return res, err
-		}
-	}
-	if res.Rows > 0 {
-		for _, l := range lines {
-			if err := db.compactLine(ctx, uuid, l); err != nil {
-				return res, err
-			}
 		}
 	}
 	if err := db.giveBackSpace(ctx); err != nil {
@@ -300,62 +294,6 @@ func queryInts(ctx context.Context, tx *Tx, query string, args ...any) ([]int64,
 		out = append(out, v)
 	}
 	return out, rows.Err()
-}
-
-// compactFill is the share of a rows table's page bytes its rows must
-// fill: below it, a cleanup rewrites the table compactly.
-const compactFill = 0.7
-
-// compactMinPages is the smallest rows table a cleanup rewrites.
-const compactMinPages = 64
-
-// compactLine rewrites the rows table of line l of table uuid when its
-// pages are mostly empty (deleted rows leave holes SQLite does not close),
-// in one transaction: the rows go out to a staging table and back in
-// _rowid order, the full-text and label-list entries are made again by
-// their triggers, and the table's indexes are rebuilt.
-func (db *DB) compactLine(ctx context.Context, uuid string, l tableLine) error {
-	return db.write(ctx, func(tx *Tx) error {
-		t, err := findManagedByUUID(ctx, tx, uuid)
-		if err != nil {
-			return err
-		}
-		t = t.onLine(l)
-		name := dataTable(t)
-		var pages, size, used int64
-		if err := tx.QueryRow(ctx, `SELECT count(*), coalesce(sum(pgsize), 0), coalesce(sum(pgsize - unused), 0)
-			FROM dbstat WHERE name = ?`, name).Scan(&pages, &size, &used); err != nil {
-			return internal("measure table", err)
-		}
-		if pages < compactMinPages || float64(used) >= compactFill*float64(size) {
-			return nil
-		}
-		indexes, err := listIndexRows(ctx, tx, t)
-		if err != nil {
-			return err
-		}
-		staging := stagingName()
-		stmts := []string{fmt.Sprintf(`CREATE TABLE %s AS SELECT * FROM %s`, staging, name)}
-		for _, r := range indexes {
-			if r.indexType == store.IndexInverted || r.indexType == store.IndexLabelList {
-				stmts = append(stmts, `DELETE FROM `+sqlIndexName(t, r))
-			}
-		}
-		stmts = append(stmts,
-			`DELETE FROM `+name,
-			fmt.Sprintf(`INSERT INTO %s SELECT * FROM %s ORDER BY _rowid`, name, staging),
-			`DROP TABLE `+staging,
-			`REINDEX `+name)
-		for _, q := range stmts {
-			if _, err := tx.Exec(ctx, q); err != nil {
-				if strings.Contains(err.Error(), "no such table") && strings.HasPrefix(q, "DELETE FROM "+name+"_i") {
-					continue
-				}
-				return internal("compact rows", err)
-			}
-		}
-		return nil
-	})
 }
 
 // giveBackSpace returns the database's free pages to the file system, a
