@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"fmt"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -58,5 +59,58 @@ func TestCleanupKeepsIndexes(t *testing.T) {
 	}
 	if got, err := nearestID(ctx, db, "a", vectorOf(data, 7), nil, ""); err != nil || got != beforeNearest {
 		t.Fatalf("nearest to row 7 after cleanup: %d %v, want %d", got, err, beforeNearest)
+	}
+}
+
+// TestCleanupSparesReadsInProgress checks that a read that began before a
+// cleanup keeps seeing the rows of the versions the cleanup removes until
+// it ends, and that a read begun after answers TableVersionNotFound (11).
+func TestCleanupSparesReadsInProgress(t *testing.T) {
+	ctx := t.Context()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "r.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	id := []string{"t"}
+	if _, _, err := db.CreateTable(ctx, id, store.NewTable{Data: testRows(0, 100)}); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if _, err := db.Update(ctx, id, []store.ColumnUpdate{{Path: "text", Expr: "text || 'x'"}}, "true"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const v = 2
+	visible := func(tx *Tx, tr *tableRow) int64 {
+		var n int64
+		if err := tx.QueryRow(ctx, fmt.Sprintf("SELECT count(*) FROM %s WHERE %s", dataTable(tr), visibleAt), v, v).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	err = db.read(ctx, func(tx *Tx) error {
+		tr, err := findManaged(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if n := visible(tx, tr); n != 100 {
+			t.Fatalf("version %d shows %d rows before the cleanup", v, n)
+		}
+		res, _, err := db.CleanupVersions(ctx, id, time.Now().Add(time.Hour))
+		if err != nil || res.Versions != 3 || res.Rows != 300 {
+			t.Fatalf("cleanup during the read: %+v %v", res, err)
+		}
+		if n := visible(tx, tr); n != 100 {
+			t.Fatalf("the read in progress lost rows of version %d: %d left", v, n)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ver := int64(v)
+	if _, _, err := db.CountRows(ctx, id, &ver, ""); store.ErrorCode(err) != store.CodeTableVersionNotFound {
+		t.Fatalf("version %d after the cleanup: %v, want code 11", v, err)
 	}
 }
