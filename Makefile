@@ -82,8 +82,8 @@ node-deps: node/node_modules/.package-lock.json
 node/node_modules/.package-lock.json: node/package.json node/package-lock.json
 	cd node && npm ci --no-audit --no-fund
 
-## bench: benchmarks against peers measured in the same run (SUITES=catalog,data,search)
-SUITES ?= catalog,data,search
+## bench: benchmarks against peers measured in the same run (SUITES=catalog,data,search,soak)
+SUITES ?= catalog,data,search,soak
 SCALE  ?= 1
 bench: node-deps postgres
 	$(GO) run ./cmd/lancens-bench -suite $(SUITES) -scale $(SCALE)
