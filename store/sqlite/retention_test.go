@@ -204,3 +204,51 @@ func TestCleanupGivesSpaceBack(t *testing.T) {
 		t.Fatalf("latest rows after cleanup: %d %v", n, err)
 	}
 }
+
+// TestDeleteManagedVersionsQueuesSweep checks that DeleteVersions on a
+// managed table removes the version records at once and queues a cleanup
+// job that removes exactly the row versions only they showed.
+func TestDeleteManagedVersionsQueuesSweep(t *testing.T) {
+	ctx := t.Context()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "d.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	id := []string{"t"}
+	if _, _, err := db.CreateTable(ctx, id, store.NewTable{Data: cleanupRows(t, 10)}); err != nil {
+		t.Fatal(err)
+	}
+	// Versions 2 and 3 each rewrite every row.
+	for range 2 {
+		if _, err := db.Update(ctx, id, []store.ColumnUpdate{{Path: "val", Expr: "val + 1"}}, "true"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, _, err := db.DeleteVersions(ctx, id, "", []store.VersionRange{{Start: 2, End: 3}})
+	if err != nil || n != 1 {
+		t.Fatalf("delete version 2: %d %v", n, err)
+	}
+	v := int64(2)
+	if _, _, err := db.CountRows(ctx, id, &v, ""); store.ErrorCode(err) != store.CodeTableVersionNotFound {
+		t.Fatalf("version 2 after its deletion: %v, want code 11", err)
+	}
+	job, err := db.ClaimJob(ctx, store.JobCleanupVersions)
+	if err != nil || job == nil {
+		t.Fatalf("no cleanup queued: %v", err)
+	}
+	var payload store.CleanupVersions
+	if err := json.Unmarshal(job.Payload, &payload); err != nil {
+		t.Fatal(err)
+	}
+	res, err := db.RunCleanup(ctx, payload)
+	if err != nil || res.Versions != 0 || res.Rows != 10 {
+		t.Fatalf("the queued cleanup removed %+v %v; want the 10 row versions only version 2 showed", res, err)
+	}
+	for v, want := range map[int64]string{1: "[0,0,0,0,0,0,0,0,0,0]", 3: "[2,2,2,2,2,2,2,2,2,2]"} {
+		got, err := snapshot(t, db, id, v)
+		if err != nil || !strings.HasSuffix(got, want+"]") {
+			t.Errorf("version %d after the sweep: %s %v, want vals %s", v, got, err, want)
+		}
+	}
+}
