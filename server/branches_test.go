@@ -41,8 +41,8 @@ func branchWrite(t *testing.T, s *apitest.Server, op, body string) (int, []byte)
 }
 
 // TestBranchWrites checks writes to a branch of a managed table: inserts,
-// deletes, updates and a schema change on the branch make versions of the
-// branch alone, the branch reads (and time travels) its own versions, a
+// deletes, updates, a schema change, restores and merge-inserts on a
+// branch make versions of the branch alone, the branch reads (and time travels) its own versions, a
 // branch of the branch starts from what it shows, and main never changes.
 func TestBranchWrites(t *testing.T) {
 	s := apitest.Start(t, apitest.Options{})
@@ -100,6 +100,16 @@ func TestBranchWrites(t *testing.T) {
 	if err != nil || d.Schema.HasField("older") || *d.Version != 2 {
 		t.Fatalf("main's schema or version changed: %+v %v", d, err)
 	}
+	// Restoring dev's version 2 makes dev's version 6, with its rows.
+	if status, out := branchWrite(t, s, "restore", `{"version": 2, "branch": "dev"}`); status != http.StatusOK {
+		t.Fatalf("restore on dev: %d %s", status, out)
+	}
+	if n, _ := branchCount(t, s, "dev", 6); n != 5 {
+		t.Fatalf("dev after restoring version 2: %d rows, want 5", n)
+	}
+	if status, out := branchWrite(t, s, "restore", `{"version": 5, "branch": "dev"}`); status != http.StatusOK {
+		t.Fatalf("restore on dev: %d %s", status, out)
+	}
 	// A branch of dev starts from what dev shows at the version it forks.
 	from := int64(3)
 	if _, err := c.CreateTableBranch(ctx, id, "feat", "dev", &from); err != nil {
@@ -107,6 +117,17 @@ func TestBranchWrites(t *testing.T) {
 	}
 	if n, code := branchCount(t, s, "feat", 0); n != 4 {
 		t.Fatalf("feat: %d rows (code %d), want 4", n, code)
+	}
+	status, out, _ = s.Do(t, http.MethodPost, "/v1/table/p/merge_insert?branch=feat&on=id&when_matched_update_all=true&when_not_matched_insert_all=true", arrowCT,
+		streamBytes(t, peopleSchema, arrowtest.Record(t, peopleSchema, `[{"id":2,"name":"bo","age":1},{"id":8,"name":"hal","age":8}]`)))
+	if status != http.StatusOK {
+		t.Fatalf("merge_insert on feat: %d %s", status, out)
+	}
+	if n, _ := branchCount(t, s, "feat", 0); n != 5 {
+		t.Fatalf("feat after merge_insert: %d rows, want 5", n)
+	}
+	if n, _ := branchCount(t, s, "dev", 0); n != 4 {
+		t.Fatalf("a merge_insert on feat changed dev: %d rows", n)
 	}
 	if status, out := branchWrite(t, s, "delete", `{"predicate": "true", "branch": "feat"}`); status != http.StatusOK {
 		t.Fatalf("delete on feat: %d %s", status, out)
