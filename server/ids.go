@@ -63,7 +63,8 @@ func pathValues(c echo.Context, name string) (form, literal string, err error) {
 // too, it must name the same object (under either reading of "+", see
 // pathValues) and is then used as given, since it holds the exact names.
 // Returns InvalidInput (13) when the two differ, the path is malformed, or a
-// name is not valid UTF-8 or holds a control character.
+// name is not valid UTF-8 or holds a control character, and
+// PermissionDenied (15) for an identifier access control did not approve.
 func resolveID(c echo.Context, delimiter *string, bodyID *[]string) ([]string, error) {
 	form, literal, err := pathValues(c, "id")
 	if err != nil {
@@ -78,6 +79,9 @@ func resolveID(c echo.Context, delimiter *string, bodyID *[]string) ([]string, e
 		id = *bodyID
 	}
 	if err := checkNames(id); err != nil {
+		return nil, err
+	}
+	if err := checkApproved(c, id); err != nil {
 		return nil, err
 	}
 	return id, nil

@@ -84,6 +84,9 @@ func (s *Server) remoteBodies(next echo.HandlerFunc) echo.HandlerFunc {
 			if out, ok := translateRequest(op.id, raw); ok {
 				raw = out
 			}
+			if db, ok := databaseOf(c); ok {
+				raw = intoDatabase(op.id, raw, db)
+			}
 			req.Body = io.NopCloser(bytes.NewReader(raw))
 			req.ContentLength = int64(len(raw))
 		}
@@ -102,6 +105,9 @@ func (s *Server) remoteBodies(next echo.HandlerFunc) echo.HandlerFunc {
 			}
 		}
 		w := &capture{ResponseWriter: c.Response().Writer}
+		if db, ok := databaseOf(c); ok {
+			w.database, w.delimiter = db, delimiterOf(optionalQuery(c, "delimiter"))
+		}
 		c.Response().Writer = w
 		c.Response().Header().Set("Phalanx-Version", phalanxVersion)
 		err := next(c)
@@ -134,6 +140,8 @@ type capture struct {
 	status  int
 	buf     bytes.Buffer
 	passing bool
+	// database, when set, is taken out of the answer's identifiers.
+	database, delimiter string
 }
 
 func (w *capture) WriteHeader(status int) {
@@ -176,8 +184,13 @@ func (w *capture) finish(opID string) error {
 	status, body := w.status, w.buf.Bytes()
 	if status >= 400 {
 		status = remoteErrorStatus(status, body)
-	} else if out, ok := translateResponse(opID, body, w.ResponseWriter.Header()); ok {
-		body = out
+	} else {
+		if out, ok := translateResponse(opID, body, w.ResponseWriter.Header()); ok {
+			body = out
+		}
+		if w.database != "" {
+			body = outOfDatabase(opID, body, w.database, w.delimiter)
+		}
 	}
 	w.ResponseWriter.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.ResponseWriter.WriteHeader(status)

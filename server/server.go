@@ -13,6 +13,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/lancens/lancens/auth"
 	"github.com/lancens/lancens/gen"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/warehouse"
@@ -38,8 +39,16 @@ type Config struct {
 	Store Store
 	// Warehouse is where declared tables get their locations. Required.
 	Warehouse *warehouse.Warehouse
-	// APIKeys, when not empty, are the credentials a request must present.
+	// APIKeys are admin keys without a scope (--api-key). With neither
+	// APIKeys nor Auth, access is open: every request acts as an admin.
 	APIKeys []string
+	// Auth configures access control (--auth-config): keys with roles and
+	// namespace scopes, and JWT bearer tokens. See the auth package.
+	Auth *auth.Config
+	// RouteDatabases serves a LanceDB remote-dialect request that names a
+	// database (x-lancedb-database: NAME) inside top-level namespace NAME,
+	// as if NAME were the root (--route-databases).
+	RouteDatabases bool
 	// Logger receives request and error logs. Default: discard.
 	Logger *slog.Logger
 	// MaxJSONBody is the largest JSON request body accepted, in bytes.
@@ -88,6 +97,7 @@ type Server struct {
 	log       *slog.Logger
 	echo      *echo.Echo
 	ops       operationTable
+	auth      *auth.Authenticator
 	commits   *committer
 	jobs      *jobRunner
 	uploads   uploads
@@ -133,8 +143,15 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: load embedded spec: %w", err)
 	}
+	if err := checkRules(doc); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	authn, err := auth.New(cfg.Auth, cfg.APIKeys, nil)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
 	s := &Server{
-		cfg: cfg, store: cfg.Store, warehouse: cfg.Warehouse, log: cfg.Logger, ops: newOperationTable(doc),
+		cfg: cfg, store: cfg.Store, warehouse: cfg.Warehouse, log: cfg.Logger, ops: newOperationTable(doc), auth: authn,
 		commits: newCommitter(cfg.Store, cfg.Warehouse, cfg.Logger),
 		jobs:    newJobRunner(cfg.Store, cfg.Warehouse, cfg.Logger),
 	}
@@ -142,8 +159,8 @@ func New(cfg Config) (*Server, error) {
 	e.HideBanner = true
 	e.HidePort = true
 	e.HTTPErrorHandler = s.errorHandler
-	e.Pre(remotePaths, stripTrailingSlash, aliasMethods)
-	e.Use(assignRequestID, s.logRequests, s.limitBodies, s.trackUploads, s.recoverPanics, s.authenticate, s.remoteBodies, s.validateRequests, s.limitQueryTime)
+	e.Pre(remotePaths, s.routeDatabases, stripTrailingSlash, aliasMethods)
+	e.Use(assignRequestID, s.logRequests, s.limitBodies, s.trackUploads, s.recoverPanics, s.authenticate, s.remoteBodies, s.validateRequests, s.authorize, s.limitQueryTime)
 	gen.RegisterHandlers(e, s)
 	s.echo = e
 	s.jobs.start()
@@ -159,6 +176,11 @@ func (s *Server) Close() {
 // ServeHTTP makes the Server an http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.echo.ServeHTTP(w, r)
+}
+
+// AccessControlled reports whether requests need credentials.
+func (s *Server) AccessControlled() bool {
+	return s.auth.Enabled()
 }
 
 // Routes returns "METHOD path" for every route the server registers.

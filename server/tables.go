@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/lancens/lancens/auth"
 	"github.com/lancens/lancens/gen"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/warehouse"
@@ -22,7 +23,9 @@ func (s *Server) ListTables(c echo.Context, _ gen.Id, p gen.ListTablesParams) er
 	if err != nil {
 		return err
 	}
-	names, next, err := s.store.ListTables(c.Request().Context(), ns, boolOr(p.IncludeDeclared, true), pg)
+	names, next, err := visible(c, pg, func(pg store.Page) ([]string, string, error) {
+		return s.store.ListTables(c.Request().Context(), ns, boolOr(p.IncludeDeclared, true), pg)
+	}, func(p auth.Principal, name string) bool { return p.Covers(child(ns, name)) })
 	if err != nil {
 		return err
 	}
@@ -36,7 +39,9 @@ func (s *Server) ListAllTables(c echo.Context, p gen.ListAllTablesParams) error 
 	if err != nil {
 		return err
 	}
-	ids, next, err := s.store.ListAllTables(c.Request().Context(), boolOr(p.IncludeDeclared, true), pg)
+	ids, next, err := visible(c, pg, func(pg store.Page) ([][]string, string, error) {
+		return s.store.ListAllTables(c.Request().Context(), boolOr(p.IncludeDeclared, true), pg)
+	}, auth.Principal.Covers)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lancens/lancens/auth"
 	"github.com/lancens/lancens/server"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/store/sqlite"
@@ -28,6 +29,9 @@ type serveConfig struct {
 	dbPath      string
 	warehouse   string
 	apiKeys     []string
+	// authConfig is the access-control file, if any.
+	authConfig     string
+	routeDatabases bool
 	logLevel    slog.Level
 	logFormat   string
 	synchronous string
@@ -65,6 +69,12 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	fs.StringVar(&cfg.dbPath, "db", envOr("LANCENS_DB", "./data/lancens.db"), "SQLite database file (env LANCENS_DB)")
 	fs.StringVar(&cfg.warehouse, "warehouse", envOr("LANCENS_WAREHOUSE", "./data/warehouse"), "root directory for table data written by Lance clients (env LANCENS_WAREHOUSE)")
 	fs.StringVar(&cfg.logFormat, "log-format", envOr("LANCENS_LOG_FORMAT", "text"), "log format: text or json (env LANCENS_LOG_FORMAT)")
+	fs.StringVar(&cfg.authConfig, "auth-config", getenv("LANCENS_AUTH_CONFIG"), "access-control file: API keys with roles and namespace scopes, JWT bearer tokens (env LANCENS_AUTH_CONFIG)")
+	routeDBs, err := parseBoolEnv(getenv("LANCENS_ROUTE_DATABASES"))
+	if err != nil {
+		return nil, fmt.Errorf("bad LANCENS_ROUTE_DATABASES: %w", err)
+	}
+	fs.BoolVar(&cfg.routeDatabases, "route-databases", routeDBs, "serve a LanceDB remote-mode request for db://NAME (x-lancedb-database: NAME) inside top-level namespace NAME (env LANCENS_ROUTE_DATABASES)")
 	fs.StringVar(&cfg.synchronous, "sync", envOr("LANCENS_SYNC", "FULL"), "SQLite synchronous mode: FULL (durable across power loss) or NORMAL (env LANCENS_SYNC)")
 	cacheMB, err := strconv.ParseInt(envOr("LANCENS_CACHE_MB", strconv.FormatInt(sqlite.DefaultCacheBytes()>>20, 10)), 10, 64)
 	if err != nil {
@@ -169,6 +179,14 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	return cfg, nil
 }
 
+// parseBoolEnv reads a boolean environment variable; empty is false.
+func parseBoolEnv(v string) (bool, error) {
+	if v == "" {
+		return false, nil
+	}
+	return strconv.ParseBool(v)
+}
+
 // serve runs the server until ctx is cancelled, then shuts it down
 // gracefully. It prints the address it listens on to stdout.
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -210,8 +228,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if queryTimeout == 0 {
 		queryTimeout = -1 // the flag's 0 is no limit; the Config's is the default
 	}
-	srv, err := server.New(server.Config{Store: db, Warehouse: wh, APIKeys: cfg.apiKeys, Logger: logger,
-		MaxPageSize: cfg.maxPageSize, MaxSearchRows: cfg.maxSearchRows, QueryTimeout: queryTimeout})
+	var authCfg *auth.Config
+	if cfg.authConfig != "" {
+		if authCfg, err = auth.LoadConfig(cfg.authConfig); err != nil {
+			return err
+		}
+	}
+	srv, err := server.New(server.Config{Store: db, Warehouse: wh, APIKeys: cfg.apiKeys, Auth: authCfg, RouteDatabases: cfg.routeDatabases,
+		Logger: logger, MaxPageSize: cfg.maxPageSize, MaxSearchRows: cfg.maxSearchRows, QueryTimeout: queryTimeout})
 	if err != nil {
 		return err
 	}
@@ -226,7 +250,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	// arriving; requests being served get shutdownGrace to finish.
 	httpServer.RegisterOnShutdown(srv.StopReading)
 	fmt.Fprintf(stdout, "lancens listening on http://%s (database %s, warehouse %s)\n", ln.Addr(), cfg.dbPath, wh.Root())
-	logger.Info("listening", slog.String("addr", ln.Addr().String()), slog.Bool("auth", len(cfg.apiKeys) > 0))
+	logger.Info("listening", slog.String("addr", ln.Addr().String()), slog.Bool("auth", srv.AccessControlled()),
+		slog.Bool("route_databases", cfg.routeDatabases))
 
 	errc := make(chan error, 1)
 	go func() { errc <- httpServer.Serve(ln) }()

@@ -1,0 +1,469 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/labstack/echo/v4"
+
+	"github.com/lancens/lancens/auth"
+	"github.com/lancens/lancens/gen"
+	"github.com/lancens/lancens/store"
+)
+
+// Access control has one decision point: authorize, below. authenticate
+// finds the principal behind a request's credentials first (401, code 16,
+// before the request body is read); authorize then decides, from the
+// operation and the identifiers the request names, whether that principal
+// may go on (403, code 15). Handlers run only after that decision, and
+// resolveID lets them use only identifiers the decision approved.
+
+const (
+	contextPrincipal = "lancens.principal"
+	// contextApproved holds the identifiers authorize approved.
+	contextApproved = "lancens.approved_ids"
+)
+
+// target says where an operation's objects are named.
+type target int
+
+const (
+	// inPathNamespace: {id} names a namespace.
+	inPathNamespace target = iota
+	// inPathTable: {id} names a table (or a view).
+	inPathTable
+	// inPathTransaction: {id} names a transaction, which belongs to the
+	// table it was about.
+	inPathTransaction
+	// inBody: the request body names tables (batch operations).
+	inBody
+	// nowhere: the operation names no object; its answer is filtered.
+	nowhere
+)
+
+// rule is what an operation needs.
+type rule struct {
+	role   auth.Role
+	target target
+	// listing: the operation lists what lies in its namespace. A scoped
+	// principal may list a namespace on the way to its scopes, and sees
+	// only what leads there.
+	listing bool
+	// topLevelAdmin: on a top-level namespace (or the root) the operation
+	// needs RoleAdmin.
+	topLevelAdmin bool
+}
+
+var (
+	readNamespace  = rule{role: auth.RoleRead, target: inPathNamespace}
+	listNamespace  = rule{role: auth.RoleRead, target: inPathNamespace, listing: true}
+	alterNamespace = rule{role: auth.RoleWrite, target: inPathNamespace, topLevelAdmin: true}
+	readTable      = rule{role: auth.RoleRead, target: inPathTable}
+	writeTable     = rule{role: auth.RoleWrite, target: inPathTable}
+)
+
+// operationRules classifies every operation of the spec. New refuses to
+// start when the spec has an operation this table lacks (or the table one
+// the spec lacks), so no route is served unclassified.
+var operationRules = map[string]rule{
+	"CreateNamespace":   alterNamespace,
+	"ListNamespaces":    listNamespace,
+	"DescribeNamespace": readNamespace,
+	"DropNamespace":     alterNamespace,
+	"NamespaceExists":   readNamespace,
+	"ListTables":        listNamespace,
+	"ListAllTables":     {role: auth.RoleRead, target: nowhere},
+
+	"RegisterTable":             writeTable,
+	"DescribeTable":             readTable,
+	"TableExists":               readTable,
+	"DropTable":                 writeTable,
+	"DeregisterTable":           writeTable,
+	"RestoreTable":              writeTable,
+	"RenameTable":               writeTable, // and the new identifier, see targets
+	"UpdateTableSchemaMetadata": writeTable,
+	"DeclareTable":              writeTable,
+	"CreateTable":               writeTable,
+	"GetTableStats":             readTable,
+
+	"ListTableVersions":        readTable,
+	"CreateTableVersion":       writeTable,
+	"DescribeTableVersion":     readTable,
+	"BatchDeleteTableVersions": writeTable,
+	"BatchCreateTableVersions": {role: auth.RoleWrite, target: inBody},
+	"BatchCommitTables":        {role: auth.RoleWrite, target: inBody},
+
+	"AlterTableAlterColumns":    writeTable,
+	"UpdateFieldMetadata":       writeTable,
+	"AlterTableDropColumns":     writeTable,
+	"AlterTableAddColumns":      writeTable,
+	"AlterTableBackfillColumns": writeTable,
+
+	"InsertIntoTable":       writeTable,
+	"MergeInsertIntoTable":  writeTable,
+	"UpdateTable":           writeTable,
+	"DeleteFromTable":       writeTable,
+	"QueryTable":            readTable,
+	"CountTableRows":        readTable,
+	"ExplainTableQueryPlan": readTable,
+	"AnalyzeTableQueryPlan": readTable,
+
+	"CreateMaterializedView":  writeTable,
+	"RefreshMaterializedView": writeTable,
+
+	"CreateTableIndex":        writeTable,
+	"CreateTableScalarIndex":  writeTable,
+	"ListTableIndices":        readTable,
+	"DescribeTableIndexStats": readTable,
+	"DropTableIndex":          writeTable,
+
+	"ListTableTags":      readTable,
+	"GetTableTagVersion": readTable,
+	"CreateTableTag":     writeTable,
+	"DeleteTableTag":     writeTable,
+	"UpdateTableTag":     writeTable,
+
+	"ListTableBranches": readTable,
+	"CreateTableBranch": writeTable,
+	"DeleteTableBranch": writeTable,
+
+	"DescribeTransaction": {role: auth.RoleRead, target: inPathTransaction},
+	"AlterTransaction":    {role: auth.RoleWrite, target: inPathTransaction},
+}
+
+// checkRules returns an error naming the operations of doc that
+// operationRules does not classify, and the classified ones doc lacks.
+func checkRules(doc *openapi3.T) error {
+	seen := map[string]bool{}
+	var missing []string
+	for _, item := range doc.Paths.Map() {
+		for _, op := range item.Operations() {
+			seen[op.OperationID] = true
+			if _, ok := operationRules[op.OperationID]; !ok {
+				missing = append(missing, op.OperationID)
+			}
+		}
+	}
+	var extra []string
+	for id := range operationRules {
+		if !seen[id] {
+			extra = append(extra, id)
+		}
+	}
+	if len(missing)+len(extra) > 0 {
+		slices.Sort(missing)
+		slices.Sort(extra)
+		return fmt.Errorf("access rules: operations without a rule %q, rules without an operation %q", missing, extra)
+	}
+	return nil
+}
+
+// Paths outside the API.
+const (
+	pathMetrics = "/metrics"
+)
+
+// publicPaths need no credentials: health checks.
+var publicPaths = map[string]bool{"/healthz": true, "/readyz": true}
+
+// authenticate finds the principal behind the request's credentials (an
+// x-api-key header, or an "Authorization: Bearer" API key or JWT) and
+// keeps it for authorize. With no credentials configured every request
+// is auth.Anonymous. Health checks need no credentials. Returns
+// Unauthenticated (16) for missing or invalid credentials.
+func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		if publicPaths[req.URL.Path] {
+			return next(c)
+		}
+		creds := auth.Credentials{APIKey: req.Header.Get("X-Api-Key")}
+		if h := req.Header.Get(echo.HeaderAuthorization); len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
+			creds.Bearer = strings.TrimSpace(h[7:])
+		}
+		p, err := s.auth.Authenticate(req.Context(), creds)
+		if err != nil {
+			return err
+		}
+		c.Set(contextPrincipal, p)
+		return next(c)
+	}
+}
+
+// principalOf returns the principal authenticate found (the effective
+// one, inside a database, once authorize ran).
+func principalOf(c echo.Context) (auth.Principal, bool) {
+	p, ok := c.Get(contextPrincipal).(auth.Principal)
+	return p, ok
+}
+
+// authorize is the decision point of access control. For an operation of
+// the spec it checks the principal's role against the operation's rule
+// and every identifier the request names against the principal's scopes
+// (inside a routed database, the principal is first confined to it). A
+// refusal is PermissionDenied (15) whether or not the object exists: the
+// decision reads only the request, so it reveals nothing. A transaction is
+// the exception: its place is not in its identifier, so one of a table
+// outside the principal's scopes answers TransactionNotFound (10), as a
+// missing one does. /metrics needs a principal that may read everything.
+func (s *Server) authorize(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		p, ok := principalOf(c)
+		if !ok {
+			return next(c) // a public path
+		}
+		op := s.ops.lookup(c)
+		if op == nil {
+			if c.Request().URL.Path == pathMetrics && (!p.May(auth.RoleRead) || p.Scoped) {
+				return denied(p, "read the metrics, which cover every namespace")
+			}
+			return next(c)
+		}
+		db, inDB := databaseOf(c)
+		if inDB {
+			if err := checkDatabaseName(c, db); err != nil {
+				return err
+			}
+			p = p.Within([]string{db})
+			c.Set(contextPrincipal, p)
+		}
+		r := operationRules[op.id]
+		ids, err := s.targets(c, op, r)
+		if err != nil {
+			return err
+		}
+		role := r.role
+		for _, id := range ids {
+			if r.topLevelAdmin && len(id) <= 1 {
+				role = auth.RoleAdmin
+			}
+		}
+		if !p.May(role) {
+			return denied(p, fmt.Sprintf("call %s, which needs role %s", op.id, role))
+		}
+		if r.target == inPathTransaction {
+			if p.Scoped {
+				if err := s.checkTransaction(c, p, ids[0]); err != nil {
+					return err
+				}
+			}
+		} else {
+			for _, id := range ids {
+				if !p.Covers(id) && !(r.listing && p.Leads(id)) {
+					return denied(p, fmt.Sprintf("touch %s, which lies outside its namespaces", displayID(id)))
+				}
+			}
+		}
+		c.Set(contextApproved, ids)
+		if inDB {
+			if err := s.store.NamespaceExists(c.Request().Context(), []string{db}); err != nil {
+				if store.ErrorCode(err) == store.CodeNamespaceNotFound {
+					return store.Errorf(store.CodeNamespaceNotFound, "database %s not found", db)
+				}
+				return err
+			}
+		}
+		return next(c)
+	}
+}
+
+func denied(p auth.Principal, what string) error {
+	return store.Errorf(store.CodePermissionDenied, "%s (role %s) may not %s", p.Name, p.Role, what)
+}
+
+func displayID(id []string) string {
+	if len(id) == 0 {
+		return "the root namespace"
+	}
+	return strings.Join(id, DefaultDelimiter)
+}
+
+// targets returns the identifiers a request names: the {id} of the path
+// as handlers read it (and the body's id, when it names the same object);
+// for a rename also the new identifier; for a batch every table of the
+// body. Returns InvalidInput (13) for a malformed path or body.
+func (s *Server) targets(c echo.Context, op *operation, r rule) ([][]string, error) {
+	if r.target == nowhere {
+		return nil, nil
+	}
+	var body []byte
+	if op.body == bodyJSON && c.Request().GetBody != nil {
+		rd, err := c.Request().GetBody()
+		if err != nil {
+			return nil, err
+		}
+		if body, err = io.ReadAll(rd); err != nil {
+			return nil, err
+		}
+	}
+	if r.target == inBody {
+		return bodyTables(op.id, body)
+	}
+	form, literal, err := pathValues(c, "id")
+	if err != nil {
+		return nil, err
+	}
+	d := delimiterOf(optionalQuery(c, "delimiter"))
+	id := splitID(form, d)
+	ids := [][]string{id}
+	var named struct {
+		ID             *[]string `json:"id"`
+		NewNamespaceID *[]string `json:"new_namespace_id"`
+		NewTableName   string    `json:"new_table_name"`
+	}
+	if len(body) > 0 && json.Unmarshal(body, &named) == nil {
+		if named.ID != nil && (slices.Equal(*named.ID, id) || slices.Equal(*named.ID, splitID(literal, d))) && !slices.Equal(*named.ID, id) {
+			ids = append(ids, *named.ID)
+		}
+		if op.id == "RenameTable" {
+			for _, from := range slices.Clone(ids) {
+				if len(from) == 0 {
+					continue
+				}
+				ns := from[:len(from)-1]
+				if named.NewNamespaceID != nil {
+					ns = *named.NewNamespaceID
+				}
+				ids = append(ids, append(slices.Clone(ns), named.NewTableName))
+			}
+		}
+	}
+	return ids, nil
+}
+
+func optionalQuery(c echo.Context, name string) *string {
+	if v := c.QueryParam(name); v != "" {
+		return &v
+	}
+	return nil
+}
+
+// bodyTables returns the tables a batch operation's body names. Entries
+// without an id name nothing (the handler refuses them).
+func bodyTables(opID string, body []byte) ([][]string, error) {
+	var ids [][]string
+	add := func(id *[]string) {
+		if id != nil && len(*id) > 0 {
+			ids = append(ids, *id)
+		}
+	}
+	switch opID {
+	case "BatchCreateTableVersions":
+		var req gen.BatchCreateTableVersionsRequest
+		if err := json.Unmarshal(body, &req); err != nil {
+			return nil, invalidInput("request body: %v", err)
+		}
+		for _, e := range req.Entries {
+			if len(e.Id) > 0 {
+				ids = append(ids, e.Id)
+			}
+		}
+	case "BatchCommitTables":
+		var req gen.BatchCommitTablesRequest
+		if err := json.Unmarshal(body, &req); err != nil {
+			return nil, invalidInput("request body: %v", err)
+		}
+		for _, op := range req.Operations {
+			if op.DeclareTable != nil {
+				add(op.DeclareTable.Id)
+			}
+			if op.CreateTableVersion != nil {
+				add(op.CreateTableVersion.Id)
+			}
+			if op.DeleteTableVersions != nil {
+				add(op.DeleteTableVersions.Id)
+			}
+			if op.DeregisterTable != nil {
+				add(op.DeregisterTable.Id)
+			}
+		}
+	default:
+		return nil, fmt.Errorf("access rules: %s has no reader of its body's tables", opID)
+	}
+	return ids, nil
+}
+
+// checkTransaction lets a scoped principal reach a transaction only when
+// it was about a table the principal covers, and that table still has the
+// identifier the transaction recorded (found again by its uuid, so that a
+// name holding the delimiter cannot pass for another). Returns
+// TransactionNotFound (10) otherwise; a missing transaction is left to
+// the handler, which answers the same.
+func (s *Server) checkTransaction(c echo.Context, p auth.Principal, id []string) error {
+	ctx := c.Request().Context()
+	tx, err := s.store.DescribeTransaction(ctx, id)
+	if err != nil {
+		if store.ErrorCode(err) == store.CodeTransactionNotFound {
+			return nil
+		}
+		return err
+	}
+	notFound := store.Errorf(store.CodeTransactionNotFound, "transaction %s not found", displayID(id))
+	table, uuid := tx.Properties["table"], tx.Properties["table_uuid"]
+	if table == "" || uuid == "" {
+		return notFound
+	}
+	tableID := strings.Split(table, DefaultDelimiter)
+	if !p.Covers(tableID) {
+		return notFound
+	}
+	t, err := s.store.DescribeTable(ctx, tableID)
+	if err != nil || t.UUID != uuid {
+		return notFound
+	}
+	return nil
+}
+
+// checkApproved returns PermissionDenied (15) when a handler resolves an
+// identifier authorize did not approve. It cannot happen while targets
+// reads identifiers as handlers do; it is the guard that keeps it so.
+func checkApproved(c echo.Context, id []string) error {
+	approved, ok := c.Get(contextApproved).([][]string)
+	if !ok {
+		return nil // before authorize: list bodies checking their id
+	}
+	for _, a := range approved {
+		if slices.Equal(a, id) {
+			return nil
+		}
+	}
+	p, _ := principalOf(c)
+	return denied(p, "touch "+displayID(id)+", which the request did not name plainly")
+}
+
+// visible filters a listing to what the principal may see (keep). It
+// lists page after page (list) until a page has something to show or the
+// listing ends, so that a scoped principal is not handed empty pages.
+func visible[T any](c echo.Context, pg store.Page, list func(store.Page) ([]T, string, error), keep func(auth.Principal, T) bool) ([]T, string, error) {
+	p, ok := principalOf(c)
+	for {
+		items, next, err := list(pg)
+		if err != nil || !ok || !p.Scoped {
+			return items, next, err
+		}
+		kept := items[:0]
+		for _, it := range items {
+			if keep(p, it) {
+				kept = append(kept, it)
+			}
+		}
+		if len(kept) > 0 || next == "" {
+			return kept, next, nil
+		}
+		pg.Token = next
+	}
+}
+
+// logPrincipal names the request's principal in its log line; never its
+// credentials.
+func logPrincipal(c echo.Context) slog.Attr {
+	if p, ok := principalOf(c); ok {
+		return slog.String("principal", p.Name)
+	}
+	return slog.Attr{}
+}
