@@ -25,17 +25,17 @@ import (
 // serveConfig is the configuration of `lancens serve`, from flags with
 // environment variables as defaults.
 type serveConfig struct {
-	addr        string
-	dbPath      string
-	warehouse   string
-	apiKeys     []string
+	addr      string
+	dbPath    string
+	warehouse string
+	apiKeys   []string
 	// authConfig is the access-control file, if any.
 	authConfig     string
 	routeDatabases bool
-	logLevel    slog.Level
-	logFormat   string
-	synchronous string
-	cacheMB     int64
+	logLevel       slog.Level
+	logFormat      string
+	synchronous    string
+	cacheMB        int64
 	// HTTP timeouts; see the flags.
 	readHeaderTimeout, readTimeout, writeTimeout, idleTimeout, queryTimeout time.Duration
 	// Answer bounds; see the flags.
