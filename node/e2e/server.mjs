@@ -8,13 +8,14 @@ import { createInterface } from "node:readline";
 const binary = process.env.LANCENS_BIN ?? join(import.meta.dirname, "..", "..", "bin", "lancens");
 
 // startServer runs `lancens serve` on a free port with a fresh database and
-// warehouse (or the given directory, to restart on the same data) and
-// resolves to { url, dir, stop }.
-export async function startServer({ dir, apiKey } = {}) {
+// warehouse (or the given directory, to restart on the same data), adding
+// args to its command line, and resolves to { url, dir, stop }.
+export async function startServer({ dir, apiKey, args: extra = [] } = {}) {
   dir ??= mkdtempSync(join(tmpdir(), "lancens-e2e-"));
   const args = ["serve", "--addr", "127.0.0.1:0", "--db", join(dir, "lancens.db"), "--warehouse", join(dir, "warehouse"),
     "--log-level", "warn", "--sync", "NORMAL"];
   if (apiKey) args.push("--api-key", apiKey);
+  args.push(...extra);
   const proc = spawn(binary, args, { stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   proc.stderr.on("data", (d) => { stderr += d; });

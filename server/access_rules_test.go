@@ -1,0 +1,369 @@
+package server_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-jose/go-jose/v4/jwt"
+
+	"github.com/lancens/lancens/auth"
+	"github.com/lancens/lancens/internal/authtest"
+	"github.com/lancens/lancens/server"
+	"github.com/lancens/lancens/store"
+)
+
+// contentHash hashes every row of every table of the database file, and
+// the warehouse's files: equal hashes, equal state.
+func (e *accessEnv) contentHash(t *testing.T) string {
+	t.Helper()
+	e.state(t) // waits for background jobs
+	ctx := t.Context()
+	rows, err := e.conn.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tables []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			t.Fatal(err)
+		}
+		tables = append(tables, name)
+	}
+	rows.Close()
+	h := sha256.New()
+	for _, name := range tables {
+		rows, err := e.conn.QueryContext(ctx, `SELECT * FROM "`+strings.ReplaceAll(name, `"`, `""`)+`"`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols, _ := rows.Columns()
+		var lines []string
+		for rows.Next() {
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			lines = append(lines, fmt.Sprintf("%q", vals))
+		}
+		rows.Close()
+		sort.Strings(lines)
+		fmt.Fprintf(h, "%s %d\n%s\n", name, len(lines), strings.Join(lines, "\n"))
+	}
+	fmt.Fprintln(h, e.state(t).files)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// TestReadOnlyKeyChangesNothing sends the valid request of every operation
+// of the spec (batch commits and transaction changes included) with a
+// read-only key, and compares every row of the database and the
+// warehouse's files before and after: nothing changed. Writes are refused
+// with 403 code 15, reads answer.
+func TestReadOnlyKeyChangesNothing(t *testing.T) {
+	e := startAccessEnv(t, nil)
+	ops := specOperations(t)
+	reqs := map[string]*http.Request{}
+	for _, op := range ops {
+		reqs[op] = e.request(t, op, "alpha", "ro")
+	}
+	before := e.contentHash(t)
+	for _, key := range []string{"key-read", "key-read-alpha"} {
+		for _, op := range ops {
+			status, code := e.send(t, reqs[op], key)
+			switch {
+			case readOperations[op] && status >= 300:
+				t.Errorf("%s with %s: a read failed: %d code %d", op, key, status, code)
+			case !readOperations[op] && (status != http.StatusForbidden || code != int(store.CodePermissionDenied)):
+				t.Errorf("%s with %s: want 403 code 15, got %d code %d", op, key, status, code)
+			}
+		}
+	}
+	if after := e.contentHash(t); after != before {
+		t.Fatal("read-only keys changed the database or the warehouse")
+	}
+}
+
+// post sends a JSON request with key and returns the status, the code of
+// an error answer (-1 for none) and the body.
+func post(t *testing.T, e *accessEnv, path, key string, body any) (int, int, []byte) {
+	t.Helper()
+	b, err := json.Marshal(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, out, _ := e.s.Do(t, http.MethodPost, path, http.Header{"X-Api-Key": {key}, "Content-Type": {"application/json"}}, b)
+	code := -1
+	if status >= 300 {
+		code = apitestCode(out)
+	}
+	return status, code, out
+}
+
+func apitestCode(body []byte) int {
+	var er struct{ Code *int }
+	if json.Unmarshal(body, &er) != nil || er.Code == nil {
+		return -1
+	}
+	return *er.Code
+}
+
+// declare declares table id at a location of its own (as the store) and
+// returns the transaction id of the declaration.
+func declare(t *testing.T, e *accessEnv, id ...string) string {
+	t.Helper()
+	_, txID, err := e.s.DB.DeclareTable(t.Context(), id, store.TableDeclaration{Location: "s3://lancens-access/" + strings.Join(id, "/")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return txID
+}
+
+// TestBatchesAllOrNothing: a batch whose tables are all inside the key's
+// scope is applied; one that names a single table outside it is refused
+// whole (403 code 15) and changes nothing.
+func TestBatchesAllOrNothing(t *testing.T) {
+	e := startAccessEnv(t, nil)
+	declare(t, e, "alpha", "a")
+	declare(t, e, "beta", "b")
+	commit := func(id []string, v int) map[string]any {
+		return map[string]any{"id": id, "version": v, "manifest_path": "s3://lancens-access/" + strings.Join(id, "/") + fmt.Sprintf("/_versions/%d.manifest", v)}
+	}
+	for _, tc := range []struct {
+		name, path, key string
+		body            any
+		status, code    int
+	}{
+		{"CreateVersionsOutside", "/v1/table/version/batch-create", "key-write-alpha",
+			map[string]any{"entries": []any{commit([]string{"alpha", "a"}, 1), commit([]string{"beta", "b"}, 1)}}, 403, 15},
+		{"CommitOutside", "/v1/table/batch-commit", "key-write-alpha",
+			map[string]any{"operations": []any{
+				map[string]any{"create_table_version": commit([]string{"alpha", "a"}, 1)},
+				map[string]any{"deregister_table": map[string]any{"id": []string{"beta", "b"}}},
+			}}, 403, 15},
+		{"DeclareOutside", "/v1/table/batch-commit", "key-write-alpha",
+			map[string]any{"operations": []any{
+				map[string]any{"declare_table": map[string]any{"id": []string{"beta", "new"}, "location": "s3://lancens-access/beta/new"}},
+			}}, 403, 15},
+		{"ReadOnlyKey", "/v1/table/version/batch-create", "key-read",
+			map[string]any{"entries": []any{commit([]string{"alpha", "a"}, 1)}}, 403, 15},
+		{"CreateVersionsInside", "/v1/table/version/batch-create", "key-write-alpha",
+			map[string]any{"entries": []any{commit([]string{"alpha", "a"}, 1)}}, 200, -1},
+		{"CommitInside", "/v1/table/batch-commit", "key-write-alpha",
+			map[string]any{"operations": []any{
+				map[string]any{"create_table_version": commit([]string{"alpha", "a"}, 2)},
+				map[string]any{"declare_table": map[string]any{"id": []string{"alpha", "new"}, "location": "s3://lancens-access/alpha/new"}},
+			}}, 200, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := e.contentHash(t)
+			status, code, body := post(t, e, tc.path, tc.key, tc.body)
+			if status != tc.status || code != tc.code {
+				t.Fatalf("want %d code %d, got %d code %d: %s", tc.status, tc.code, status, code, body)
+			}
+			if changed := e.contentHash(t) != before; changed != (status == 200) {
+				t.Fatalf("changed=%v after %d", changed, status)
+			}
+		})
+	}
+}
+
+// TestTransactionsInScope: a scoped key reaches a transaction only through
+// a table inside its scope, whatever identifier names the transaction; any
+// other answers 404 code 10, as a missing one does.
+func TestTransactionsInScope(t *testing.T) {
+	e := startAccessEnv(t, nil)
+	alphaTx := declare(t, e, "alpha", "t")
+	betaTx := declare(t, e, "beta", "t")
+	batch := func() string {
+		status, _, body := post(t, e, "/v1/table/batch-commit", setupKey, map[string]any{"operations": []any{
+			map[string]any{"declare_table": map[string]any{"id": []string{"alpha", "b"}, "location": "s3://lancens-access/alpha/b"}}}})
+		var resp struct{ TransactionID string `json:"transaction_id"` }
+		if status != 200 || json.Unmarshal(body, &resp) != nil || resp.TransactionID == "" {
+			t.Fatalf("batch: %d %s", status, body)
+		}
+		return resp.TransactionID
+	}()
+	for _, id := range []string{"alpha$t", "beta$t"} {
+		if status, code, body := post(t, e, "/v1/table/"+id+"/version/create", setupKey,
+			map[string]any{"version": 1, "manifest_path": "s3://lancens-access/" + id + "/_versions/1.manifest"}); status != 200 {
+			t.Fatalf("commit %s: %d code %d %s", id, status, code, body)
+		}
+	}
+	alter := map[string]any{"actions": []any{map[string]any{"setPropertyAction": map[string]any{"key": "k", "value": "v"}}}}
+	for _, tc := range []struct {
+		name, id, key string
+		status, code  int
+	}{
+		{"Inside", alphaTx, "key-read-alpha", 200, -1},
+		{"Outside", betaTx, "key-read-alpha", 404, 10},
+		{"OutsideBehindAnInsidePrefix", "alpha$t$" + betaTx, "key-read-alpha", 404, 10},
+		{"VersionOfInsideTable", "alpha$t$1", "key-read-alpha", 200, -1},
+		{"VersionOfOutsideTable", "beta$t$1", "key-read-alpha", 404, 10},
+		{"Missing", "alpha$t$no-such-transaction", "key-read-alpha", 404, 10},
+		{"BatchWithoutTable", batch, "key-read-alpha", 404, 10},
+		{"BatchUnscoped", batch, "key-read", 200, -1},
+		{"OutsideUnscoped", betaTx, "key-read", 200, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, code, body := post(t, e, "/v1/transaction/"+tc.id+"/describe", tc.key, map[string]any{})
+			if status != tc.status || code != tc.code {
+				t.Fatalf("describe: want %d code %d, got %d code %d: %s", tc.status, tc.code, status, code, body)
+			}
+			writer := strings.Replace(tc.key, "read", "write", 1)
+			before := e.contentHash(t)
+			status, code, body = post(t, e, "/v1/transaction/"+tc.id+"/alter", writer, alter)
+			if status != tc.status || code != tc.code {
+				t.Fatalf("alter: want %d code %d, got %d code %d: %s", tc.status, tc.code, status, code, body)
+			}
+			if changed := e.contentHash(t) != before; changed != (status == 200) {
+				t.Fatalf("alter changed=%v after %d", changed, status)
+			}
+		})
+	}
+	// A table renamed out of the scope takes its transactions with it.
+	if status, code, body := post(t, e, "/v1/table/alpha$t/rename", setupKey, map[string]any{"new_table_name": "moved", "new_namespace_id": []string{"beta"}}); status != 200 {
+		t.Fatalf("rename: %d code %d %s", status, code, body)
+	}
+	if status, code, _ := post(t, e, "/v1/transaction/"+alphaTx+"/describe", "key-read-alpha", map[string]any{}); status != 404 || code != 10 {
+		t.Fatalf("after the table moved out of the scope: got %d code %d", status, code)
+	}
+}
+
+// TestRenameStaysInScope: a rename is checked at both ends.
+func TestRenameStaysInScope(t *testing.T) {
+	e := startAccessEnv(t, nil)
+	e.namespace(t, "alpha", "sub")
+	declare(t, e, "alpha", "t")
+	declare(t, e, "beta", "u")
+	for _, tc := range []struct {
+		name, path, key string
+		body            map[string]any
+		status, code    int
+	}{
+		{"IntoAnotherNamespace", "/v1/table/alpha$t/rename", "key-write-alpha", map[string]any{"new_table_name": "t", "new_namespace_id": []string{"beta"}}, 403, 15},
+		{"FromAnotherNamespace", "/v1/table/beta$u/rename", "key-write-alpha", map[string]any{"new_table_name": "u", "new_namespace_id": []string{"alpha"}}, 403, 15},
+		{"IntoTheRoot", "/v1/table/alpha$t/rename", "key-write-alpha", map[string]any{"new_table_name": "t", "new_namespace_id": []string{}}, 403, 15},
+		{"WithinTheScope", "/v1/table/alpha$t/rename", "key-write-alpha", map[string]any{"new_table_name": "t2", "new_namespace_id": []string{"alpha", "sub"}}, 200, -1},
+		{"InPlace", "/v1/table/alpha$sub$t2/rename", "key-write-alpha", map[string]any{"new_table_name": "t3"}, 200, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := e.contentHash(t)
+			status, code, body := post(t, e, tc.path, tc.key, tc.body)
+			if status != tc.status || code != tc.code {
+				t.Fatalf("want %d code %d, got %d code %d: %s", tc.status, tc.code, status, code, body)
+			}
+			if changed := e.contentHash(t) != before; changed != (status == 200) {
+				t.Fatalf("changed=%v after %d", changed, status)
+			}
+		})
+	}
+	// The table went where the allowed renames took it.
+	_, tables, _ := listNames(t, e, "/v1/table", "key-read")
+	if !slices.Equal(tables, []string{"alpha$sub$t3", "beta$u"}) {
+		t.Fatalf("tables: %q", tables)
+	}
+}
+
+// TestCredentialsAreNotLogged: the request log names the principal and
+// never a key, whether the key is accepted or not.
+func TestCredentialsAreNotLogged(t *testing.T) {
+	logs := &lockedBuffer{}
+	e := startAccessEnv(t, func(c *server.Config) {
+		c.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	})
+	for _, key := range []string{"key-read-alpha", "key-not-configured"} {
+		e.s.Do(t, http.MethodGet, "/v1/namespace/alpha/list", http.Header{"X-Api-Key": {key}}, nil)
+		e.s.Do(t, http.MethodGet, "/v1/namespace/alpha/list", http.Header{"Authorization": {"Bearer " + key}}, nil)
+	}
+	out := logs.String()
+	if !strings.Contains(out, "principal=read-alpha") {
+		t.Fatalf("the log does not name the principal:\n%s", out)
+	}
+	for _, key := range []string{"key-read-alpha", "key-not-configured", setupKey} {
+		if strings.Contains(out, key) {
+			t.Fatalf("the log holds key %q:\n%s", key, out)
+		}
+	}
+}
+
+// lockedBuffer is a bytes.Buffer the server's goroutines may write to.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestJWTAccess: bearer tokens from the configured issuer carry their role
+// and scopes through the same decisions as keys; bad tokens are 401 code
+// 16.
+func TestJWTAccess(t *testing.T) {
+	signer := authtest.NewRSAKey(t, "k1")
+	jwks := authtest.ServeJWKS(t, signer, authtest.NewECKey(t, "k2"))
+	e := startAccessEnv(t, func(c *server.Config) {
+		c.Auth.JWT = &auth.JWTConfig{JWKSURL: jwks.URL, Issuer: authtest.Issuer, Audience: authtest.Audience,
+			RoleClaim: "lancens_role", NamespacesClaim: "lancens_namespaces"}
+	})
+	declare(t, e, "alpha", "t")
+	declare(t, e, "beta", "t")
+	claims := authtest.Claims("carol")
+	readAlpha := authtest.Mint(t, signer, claims, map[string]any{"lancens_role": "read", "lancens_namespaces": []string{"alpha"}})
+	writer := authtest.Mint(t, signer, claims, map[string]any{"lancens_role": "write"})
+	noRole := authtest.Mint(t, signer, claims, nil)
+	expired := claims
+	expired.Expiry = jwt.NewNumericDate(time.Now().Add(-time.Hour))
+	wrongAudience := claims
+	wrongAudience.Audience = jwt.Audience{"another-service"}
+	for _, tc := range []struct {
+		name, token, path string
+		status, code      int
+	}{
+		{"ScopedReadInside", readAlpha, "/v1/table/alpha$t/describe", 200, -1},
+		{"ScopedReadOutside", readAlpha, "/v1/table/beta$t/describe", 403, 15},
+		{"ScopedReadWrites", readAlpha, "/v1/table/alpha$t/deregister", 403, 15},
+		{"WriterWrites", writer, "/v1/table/beta$t/deregister", 200, -1},
+		{"WriterCreatesTopLevel", writer, "/v1/namespace/gamma/create", 403, 15},
+		{"NoRole", noRole, "/v1/table/alpha$t/describe", 403, 15},
+		{"Expired", authtest.Mint(t, signer, expired, map[string]any{"lancens_role": "admin"}), "/v1/table/alpha$t/describe", 401, 16},
+		{"WrongAudience", authtest.Mint(t, signer, wrongAudience, map[string]any{"lancens_role": "admin"}), "/v1/table/alpha$t/describe", 401, 16},
+		{"AlgNone", authtest.MintUnsigned(t, "k1", claims, map[string]any{"lancens_role": "admin"}), "/v1/table/alpha$t/describe", 401, 16},
+		{"Forged", authtest.Mint(t, authtest.NewRSAKey(t, "k1"), claims, map[string]any{"lancens_role": "admin"}), "/v1/table/alpha$t/describe", 401, 16},
+		{"KeyAsBearer", "key-read-alpha", "/v1/table/alpha$t/describe", 200, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, body, _ := e.s.Do(t, http.MethodPost, tc.path, http.Header{"Authorization": {"Bearer " + tc.token}, "Content-Type": {"application/json"}}, []byte(`{}`))
+			code := -1
+			if status >= 300 {
+				code = apitestCode(body)
+			}
+			if status != tc.status || code != tc.code {
+				t.Fatalf("want %d code %d, got %d code %d: %s", tc.status, tc.code, status, code, body)
+			}
+		})
+	}
+}
