@@ -192,7 +192,9 @@ func TestTransactionsInScope(t *testing.T) {
 	batch := func() string {
 		status, _, body := post(t, e, "/v1/table/batch-commit", setupKey, map[string]any{"operations": []any{
 			map[string]any{"declare_table": map[string]any{"id": []string{"alpha", "b"}, "location": "s3://lancens-access/alpha/b"}}}})
-		var resp struct{ TransactionID string `json:"transaction_id"` }
+		var resp struct {
+			TransactionID string `json:"transaction_id"`
+		}
 		if status != 200 || json.Unmarshal(body, &resp) != nil || resp.TransactionID == "" {
 			t.Fatalf("batch: %d %s", status, body)
 		}
