@@ -224,8 +224,7 @@ func (s *Server) authorize(next echo.HandlerFunc) echo.HandlerFunc {
 			}
 			return next(c)
 		}
-		db, inDB := databaseOf(c)
-		if inDB {
+		if db, ok := databaseOf(c); ok {
 			if err := checkDatabaseName(c, db); err != nil {
 				return err
 			}
@@ -233,9 +232,14 @@ func (s *Server) authorize(next echo.HandlerFunc) echo.HandlerFunc {
 			c.Set(contextPrincipal, p)
 		}
 		r := operationRules[op.id]
-		ids, err := s.targets(c, op, r)
-		if err != nil {
-			return err
+		var ids [][]string
+		if p.Scoped || r.topLevelAdmin {
+			// Only then do identifiers matter: requests of other
+			// principals need not be read twice.
+			var err error
+			if ids, err = s.targets(c, op, r); err != nil {
+				return err
+			}
 		}
 		role := r.role
 		for _, id := range ids {
@@ -246,30 +250,45 @@ func (s *Server) authorize(next echo.HandlerFunc) echo.HandlerFunc {
 		if !p.May(role) {
 			return denied(p, fmt.Sprintf("call %s, which needs role %s", op.id, role))
 		}
-		if r.target == inPathTransaction {
-			if p.Scoped {
-				if err := s.checkTransaction(c, p, ids[0]); err != nil {
-					return err
-				}
-			}
-		} else {
-			for _, id := range ids {
-				if !p.Covers(id) && !(r.listing && p.Leads(id)) {
-					return denied(p, fmt.Sprintf("touch %s, which lies outside its namespaces", displayID(id)))
-				}
-			}
-		}
-		c.Set(contextApproved, ids)
-		if inDB {
-			if err := s.store.NamespaceExists(c.Request().Context(), []string{db}); err != nil {
-				if store.ErrorCode(err) == store.CodeNamespaceNotFound {
-					return store.Errorf(store.CodeNamespaceNotFound, "database %s not found", db)
-				}
+		if p.Scoped {
+			if err := s.checkScopes(c, p, r, ids); err != nil {
 				return err
 			}
+			c.Set(contextApproved, ids)
 		}
-		return next(c)
+		return s.inDatabase(c, next)
 	}
+}
+
+// checkScopes returns PermissionDenied (15) when an identifier lies
+// outside the principal's scopes (for a listing: neither inside nor on the
+// way to them), and TransactionNotFound (10) for a transaction outside
+// them.
+func (s *Server) checkScopes(c echo.Context, p auth.Principal, r rule, ids [][]string) error {
+	if r.target == inPathTransaction {
+		return s.checkTransaction(c, p, ids[0])
+	}
+	for _, id := range ids {
+		if !p.Covers(id) && !(r.listing && p.Leads(id)) {
+			return denied(p, fmt.Sprintf("touch %s, which lies outside its namespaces", displayID(id)))
+		}
+	}
+	return nil
+}
+
+// inDatabase runs next, after checking that the database the request is
+// routed to, if any, exists. Returns NamespaceNotFound (1) for a missing
+// database.
+func (s *Server) inDatabase(c echo.Context, next echo.HandlerFunc) error {
+	if db, ok := databaseOf(c); ok {
+		if err := s.store.NamespaceExists(c.Request().Context(), []string{db}); err != nil {
+			if store.ErrorCode(err) == store.CodeNamespaceNotFound {
+				return store.Errorf(store.CodeNamespaceNotFound, "database %s not found", db)
+			}
+			return err
+		}
+	}
+	return next(c)
 }
 
 func denied(p auth.Principal, what string) error {
@@ -317,7 +336,9 @@ func (s *Server) targets(c echo.Context, op *operation, r rule) ([][]string, err
 		NewTableName   string    `json:"new_table_name"`
 	}
 	if len(body) > 0 && json.Unmarshal(body, &named) == nil {
-		if named.ID != nil && (slices.Equal(*named.ID, id) || slices.Equal(*named.ID, splitID(literal, d))) && !slices.Equal(*named.ID, id) {
+		if named.ID != nil && !slices.Equal(*named.ID, id) && slices.Equal(*named.ID, splitID(literal, d)) {
+			// The handler reads the body's id, which names the path's
+			// object with "+" read literally.
 			ids = append(ids, *named.ID)
 		}
 		if op.id == "RenameTable" {
@@ -420,12 +441,13 @@ func (s *Server) checkTransaction(c echo.Context, p auth.Principal, id []string)
 }
 
 // checkApproved returns PermissionDenied (15) when a handler resolves an
-// identifier authorize did not approve. It cannot happen while targets
+// identifier authorize did not approve (for a scoped principal: an
+// unscoped one may touch any identifier). It cannot happen while targets
 // reads identifiers as handlers do; it is the guard that keeps it so.
 func checkApproved(c echo.Context, id []string) error {
 	approved, ok := c.Get(contextApproved).([][]string)
 	if !ok {
-		return nil // before authorize: list bodies checking their id
+		return nil // an unscoped principal, or list bodies checking their id before authorize
 	}
 	for _, a := range approved {
 		if slices.Equal(a, id) {
