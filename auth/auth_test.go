@@ -186,3 +186,28 @@ func TestScopes(t *testing.T) {
 		t.Error("write must include read and not admin")
 	}
 }
+
+// TestREADMEExample parses the complete example file of the README's
+// access-control section.
+func TestREADMEExample(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "## Access control")
+	_, block, ok2 := strings.Cut(section, "```yaml\n")
+	block, _, ok3 := strings.Cut(block, "```")
+	if !ok || !ok2 || !ok3 {
+		t.Fatal("no yaml block in the README's access-control section")
+	}
+	cfg, err := auth.ParseConfig([]byte(block))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Keys) != 3 || cfg.JWT == nil || cfg.JWT.NamespacesClaim == "" {
+		t.Fatalf("the example lost parts: %+v", cfg)
+	}
+	if _, err := auth.New(cfg, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+}
