@@ -50,6 +50,8 @@ type jwtVerifier struct {
 	tried   time.Time // when a fetch was last tried
 	// fetchErr is why the last fetch failed.
 	fetchErr error
+	// inflight, while a fetch runs, is closed when it ends.
+	inflight chan struct{}
 }
 
 func newJWTVerifier(cfg JWTConfig, client *http.Client) *jwtVerifier {
@@ -185,28 +187,46 @@ func claimScopes(raw json.RawMessage) ([][]string, error) {
 
 // keysFor returns the keys that may have signed a token with key id kid
 // (every key when kid is empty). Keys older than jwksMaxAge, or a kid the
-// keys lack, make it fetch the JWKS again, at most once per MinRefresh.
-// Returns ServiceUnavailable (17) while no fetch has succeeded yet.
+// keys lack, make it fetch the JWKS again, at most once per MinRefresh and
+// one fetch at a time. Requests that need the fetch wait for it; others go
+// on with the keys at hand. Returns ServiceUnavailable (17) while no fetch
+// has succeeded yet, and the context's error if it ends while waiting.
 func (v *jwtVerifier) keysFor(ctx context.Context, kid string) ([]jose.JSONWebKey, error) {
 	v.mu.Lock()
-	defer v.mu.Unlock()
 	now := v.now()
 	found := matching(v.keys, kid)
 	stale := v.fetched.IsZero() || now.Sub(v.fetched) > jwksMaxAge
-	if (stale || len(found) == 0) && (v.tried.IsZero() || now.Sub(v.tried) >= v.cfg.MinRefresh) {
+	switch {
+	case !stale && len(found) > 0:
+	case v.inflight == nil && (v.tried.IsZero() || now.Sub(v.tried) >= v.cfg.MinRefresh):
 		v.tried = now
+		done := make(chan struct{})
+		v.inflight = done
+		v.mu.Unlock()
 		keys, err := v.fetch(ctx)
+		v.mu.Lock()
 		if err == nil {
 			v.keys, v.fetched = keys, now
-			found = matching(keys, kid)
 		} else {
 			v.fetchErr = err
 		}
+		v.inflight = nil
+		close(done)
+	case v.inflight != nil && len(found) == 0:
+		wait := v.inflight
+		v.mu.Unlock()
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		v.mu.Lock()
 	}
+	defer v.mu.Unlock()
 	if v.fetched.IsZero() {
 		return nil, store.Errorf(store.CodeServiceUnavailable, "cannot check bearer tokens: the issuer's keys could not be fetched: %v", v.fetchErr)
 	}
-	return found, nil
+	return matching(v.keys, kid), nil
 }
 
 func matching(keys []jose.JSONWebKey, kid string) []jose.JSONWebKey {

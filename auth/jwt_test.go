@@ -181,3 +181,31 @@ func TestJWKSUnavailable(t *testing.T) {
 		t.Fatalf("API key as bearer: %+v, %v", p, err)
 	}
 }
+
+// TestJWKSConcurrentFirstUse: requests that arrive while the first fetch
+// of the JWKS runs wait for it, and it runs once.
+func TestJWKSConcurrentFirstUse(t *testing.T) {
+	key := authtest.NewECKey(t, "k")
+	jwks := authtest.ServeJWKS(t, key)
+	jwks.SlowDown(200 * time.Millisecond)
+	a, err := auth.New(jwtConfig(jwks.URL, time.Nanosecond), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok := authtest.Mint(t, key, authtest.Claims("a"), map[string]any{"lancens_role": "read"})
+	errs := make(chan error, 16)
+	for range cap(errs) {
+		go func() {
+			_, err := a.Authenticate(t.Context(), auth.Credentials{Bearer: tok})
+			errs <- err
+		}()
+	}
+	for range cap(errs) {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if n := jwks.Fetches(); n != 1 {
+		t.Errorf("fetched %d times, want 1", n)
+	}
+}

@@ -61,6 +61,7 @@ type JWKS struct {
 	URL     string
 	mu      sync.Mutex
 	keys    []Key
+	delay   time.Duration
 	fetches atomic.Int64
 }
 
@@ -69,6 +70,10 @@ func ServeJWKS(t testing.TB, keys ...Key) *JWKS {
 	j := &JWKS{keys: keys}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		j.fetches.Add(1)
+		j.mu.Lock()
+		delay := j.delay
+		j.mu.Unlock()
+		time.Sleep(delay)
 		j.mu.Lock()
 		set := jose.JSONWebKeySet{}
 		for _, k := range j.keys {
@@ -88,6 +93,13 @@ func (j *JWKS) Publish(keys ...Key) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.keys = keys
+}
+
+// SlowDown makes every answer wait d first.
+func (j *JWKS) SlowDown(d time.Duration) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.delay = d
 }
 
 // Fetches returns how many times the JWKS was fetched.
