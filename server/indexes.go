@@ -75,7 +75,6 @@ func (s *Server) createIndex(c echo.Context, delimiter *string, scalarOnly bool)
 	if err != nil {
 		return "", err
 	}
-	s.jobs.wake()
 	return txID, nil
 }
 

@@ -30,6 +30,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/lancens/lancens/coord"
 	"github.com/lancens/lancens/gen"
 	"github.com/lancens/lancens/internal/apitest"
 	"github.com/lancens/lancens/internal/arrowtest"
@@ -60,7 +61,8 @@ type rtEnv struct {
 
 func rtStart(t *testing.T) *rtEnv {
 	t.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "lancens.db"), sqlite.Options{Synchronous: "NORMAL"})
+	jobsQueued := coord.NewSignal()
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "lancens.db"), sqlite.Options{Synchronous: "NORMAL", OnJobQueued: jobsQueued.Notify})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +70,7 @@ func rtStart(t *testing.T) *rtEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := server.New(server.Config{Store: db, Warehouse: wh})
+	srv, err := server.New(server.Config{Store: db, Warehouse: wh, JobsQueued: jobsQueued})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/lancens/lancens/auth"
+	"github.com/lancens/lancens/coord"
 	"github.com/lancens/lancens/gen"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/warehouse"
@@ -39,6 +40,11 @@ type Config struct {
 	Store Store
 	// Warehouse is where declared tables get their locations. Required.
 	Warehouse *warehouse.Warehouse
+	// JobsQueued wakes the background job runner; pass the signal whose
+	// Notify the store calls when it queues a job (for example
+	// sqlite.Options.OnJobQueued). Without it the runner looks for jobs
+	// every coord.DefaultPoll only.
+	JobsQueued *coord.Signal
 	// APIKeys are admin keys without a scope (--api-key). With neither
 	// APIKeys nor Auth, access is open: every request acts as an admin.
 	APIKeys []string
@@ -98,8 +104,8 @@ type Server struct {
 	echo      *echo.Echo
 	ops       operationTable
 	auth      *auth.Authenticator
-	commits   *committer
-	jobs      *jobRunner
+	commits   *coord.Committer
+	jobs      *coord.Runner
 	uploads   uploads
 }
 
@@ -152,9 +158,10 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		cfg: cfg, store: cfg.Store, warehouse: cfg.Warehouse, log: cfg.Logger, ops: newOperationTable(doc), auth: authn,
-		commits: newCommitter(cfg.Store, cfg.Warehouse, cfg.Logger),
-		jobs:    newJobRunner(cfg.Store, cfg.Warehouse, cfg.Logger),
+		commits: coord.NewCommitter(cfg.Store, cfg.Warehouse, cfg.Logger),
+		jobs:    coord.NewRunner(cfg.Store, cfg.JobsQueued, cfg.Logger),
 	}
+	coord.RegisterStoreJobs(s.jobs, cfg.Store, cfg.Warehouse)
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
@@ -163,14 +170,14 @@ func New(cfg Config) (*Server, error) {
 	e.Use(assignRequestID, s.logRequests, s.limitBodies, s.trackUploads, s.recoverPanics, s.authenticate, s.remoteBodies, s.validateRequests, s.authorize, s.limitQueryTime)
 	gen.RegisterHandlers(e, s)
 	s.echo = e
-	s.jobs.start()
+	s.jobs.Start()
 	return s, nil
 }
 
 // Close stops the background job runner, waiting for the job in progress.
 // Call it after the HTTP server has stopped.
 func (s *Server) Close() {
-	s.jobs.stop()
+	s.jobs.Stop()
 }
 
 // ServeHTTP makes the Server an http.Handler.

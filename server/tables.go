@@ -264,7 +264,6 @@ func (s *Server) DropTable(c echo.Context, _ gen.Id, p gen.DropTableParams) erro
 	if err != nil {
 		return err
 	}
-	s.jobs.wake()
 	return ok(c, gen.DropTableResponse{Id: &t.ID, Location: &t.Location, Properties: &t.Properties, TransactionId: optional(txID)})
 }
 

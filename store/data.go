@@ -199,16 +199,6 @@ type NewColumn struct {
 // keeps its expression.
 const ComputedBinding = "lancens:computed"
 
-// JobBackfillColumn fills a computed column. Payload: BackfillColumn.
-const JobBackfillColumn = "BackfillColumn"
-
-// BackfillColumn is the payload of a JobBackfillColumn job.
-type BackfillColumn struct {
-	TableUUID string `json:"table_uuid"`
-	Column    string `json:"column"`
-	Where     string `json:"where,omitempty"`
-}
-
 // ColumnAlteration changes one column; nil fields are left alone.
 type ColumnAlteration struct {
 	Path     string

@@ -107,15 +107,6 @@ type IndexInfo struct {
 	Details string
 }
 
-// JobBuildIndex builds an index. Payload: BuildIndex.
-const JobBuildIndex = "BuildIndex"
-
-// BuildIndex is the payload of a JobBuildIndex job.
-type BuildIndex struct {
-	TableUUID string `json:"table_uuid"`
-	IndexUUID string `json:"index_uuid"`
-}
-
 // Indexes manages the indexes of managed tables.
 type Indexes interface {
 	// CreateIndex records the index and queues its build; it returns the

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -24,6 +25,35 @@ type Manifest struct {
 	tableDir string
 }
 
+// NamingScheme says how the final manifest file of a version is named.
+type NamingScheme int
+
+// Manifest naming schemes.
+const (
+	// NamingV2 names version v's manifest with MaxUint64−v in 20 digits, so
+	// a lexical listing is newest first.
+	NamingV2 NamingScheme = iota
+	// NamingV1 names it with v in decimal.
+	NamingV1
+)
+
+// ParseNamingScheme reads "V1" or "V2"; anything else but "V1" is V2, as in
+// Lance itself.
+func ParseNamingScheme(s string) NamingScheme {
+	if strings.EqualFold(s, "V1") {
+		return NamingV1
+	}
+	return NamingV2
+}
+
+// ManifestFileName returns the file name of version v's manifest.
+func (n NamingScheme) ManifestFileName(v int64) string {
+	if n == NamingV1 {
+		return fmt.Sprintf("%d.manifest", v)
+	}
+	return fmt.Sprintf("%020d.manifest", uint64(math.MaxUint64)-uint64(v))
+}
+
 // ObjectPath returns the object-store form of a local path.
 func ObjectPath(localPath string) string {
 	return strings.TrimPrefix(filepath.ToSlash(localPath), "/")
@@ -31,12 +61,64 @@ func ObjectPath(localPath string) string {
 
 // ManifestPath returns where the manifest of version v of a branch ("" for
 // main) of the table at tableDir lives once finalised.
-func ManifestPath(tableDir, branch string, v int64, scheme store.NamingScheme) string {
+func ManifestPath(tableDir, branch string, v int64, scheme NamingScheme) string {
 	dir := tableDir
 	if branch != "" {
 		dir = filepath.Join(tableDir, "tree", filepath.FromSlash(branch))
 	}
 	return filepath.Join(dir, "_versions", scheme.ManifestFileName(v))
+}
+
+// ManifestPlan says where the manifest a client staged for a version goes
+// (see PlanManifest).
+type ManifestPlan struct {
+	// Path is the manifest path to record for the version.
+	Path string
+	// tableDir, staged and final are the move that puts the staged
+	// manifest at Path; final is "" when there is none to make.
+	tableDir, staged, final string
+}
+
+// Pending reports whether the staged manifest must still be published
+// (moved to its final name) before the version is recorded.
+func (p ManifestPlan) Pending() bool { return p.final != "" }
+
+// PlanManifest checks the manifest a client staged (stagedPath) for version
+// v of a branch of the table at location, and returns where it goes. A
+// table on remote storage records stagedPath as given, with nothing to
+// publish; a table on local disk records the final manifest path, with
+// nothing to publish when the client staged the manifest there already.
+// The staged file must lie inside the table's location, reached through no
+// symbolic link, and the location inside the warehouse or an external
+// root: otherwise it returns InvalidInput (13).
+func (w *Warehouse) PlanManifest(location, stagedPath, branch string, v int64, scheme NamingScheme) (ManifestPlan, error) {
+	dir, local := LocalPath(location)
+	if !local {
+		return ManifestPlan{Path: stagedPath}, nil
+	}
+	staged, err := StagedManifest(dir, stagedPath)
+	if err != nil {
+		return ManifestPlan{}, err
+	}
+	if err := w.CheckStaged(dir, staged); err != nil {
+		return ManifestPlan{}, err
+	}
+	final := ManifestPath(dir, branch, v, scheme)
+	p := ManifestPlan{Path: ObjectPath(final)}
+	if staged != final {
+		p.tableDir, p.staged, p.final = dir, staged, final
+	}
+	return p, nil
+}
+
+// Publish carries out a pending plan: it moves the staged manifest to its
+// final name as Finalize does, and returns the errors Finalize returns. A
+// plan with nothing pending publishes nothing and returns nil.
+func (w *Warehouse) Publish(p ManifestPlan, replace bool) (*Manifest, error) {
+	if !p.Pending() {
+		return nil, nil
+	}
+	return w.Finalize(p.tableDir, p.staged, p.final, replace)
 }
 
 // StagedManifest returns the local file a client named as the manifest it

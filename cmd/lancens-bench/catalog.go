@@ -112,7 +112,7 @@ func lancensCommits(inst *instance, clients, total int) (throughput, error) {
 	manifest := make([]byte, 2048)
 	return measure(clients, total, func(w, i int) error {
 		v := int64(i + 1)
-		staged := filepath.Join(locs[w], "_versions", fmt.Sprintf("%s-staged", store.NamingV2.ManifestFileName(v)))
+		staged := filepath.Join(locs[w], "_versions", fmt.Sprintf("%s-staged", warehouse.NamingV2.ManifestFileName(v)))
 		if err := os.WriteFile(staged, manifest, 0o644); err != nil {
 			return err
 		}
@@ -134,7 +134,7 @@ func fileCommits(dir string, clients, total int) (throughput, error) {
 	manifest := make([]byte, 2048)
 	return measure(clients, total, func(w, i int) error {
 		vdir := filepath.Join(dir, fmt.Sprint(w), "_versions")
-		name := store.NamingV2.ManifestFileName(int64(i + 1))
+		name := warehouse.NamingV2.ManifestFileName(int64(i + 1))
 		staged := filepath.Join(vdir, name+"-staged")
 		f, err := os.Create(staged)
 		if err != nil {
@@ -204,11 +204,11 @@ func listingLatestLookup(dir string, n int) (latencies, error) {
 		return nil, err
 	}
 	for v := 1; v <= n; v++ {
-		if err := os.WriteFile(filepath.Join(vdir, store.NamingV2.ManifestFileName(int64(v))), nil, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(vdir, warehouse.NamingV2.ManifestFileName(int64(v))), nil, 0o644); err != nil {
 			return nil, err
 		}
 	}
-	want := store.NamingV2.ManifestFileName(int64(n))
+	want := warehouse.NamingV2.ManifestFileName(int64(n))
 	lat := make(latencies, 0, 50)
 	for range 50 {
 		t0 := time.Now()

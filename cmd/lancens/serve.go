@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/lancens/lancens/auth"
+	"github.com/lancens/lancens/coord"
 	"github.com/lancens/lancens/server"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/store/sqlite"
@@ -205,7 +206,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err := os.MkdirAll(filepath.Dir(cfg.dbPath), 0o755); err != nil {
 		return fmt.Errorf("create database directory: %w", err)
 	}
-	db, err := sqlite.Open(ctx, cfg.dbPath, sqlite.Options{Synchronous: cfg.synchronous, CacheBytes: cfg.cacheMB << 20})
+	jobsQueued := coord.NewSignal()
+	db, err := sqlite.Open(ctx, cfg.dbPath, sqlite.Options{Synchronous: cfg.synchronous, CacheBytes: cfg.cacheMB << 20,
+		OnJobQueued: jobsQueued.Notify})
 	if err != nil {
 		return err
 	}
@@ -234,7 +237,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 			return err
 		}
 	}
-	srv, err := server.New(server.Config{Store: db, Warehouse: wh, APIKeys: cfg.apiKeys, Auth: authCfg, RouteDatabases: cfg.routeDatabases,
+	srv, err := server.New(server.Config{Store: db, Warehouse: wh, JobsQueued: jobsQueued, APIKeys: cfg.apiKeys, Auth: authCfg, RouteDatabases: cfg.routeDatabases,
 		Logger: logger, MaxPageSize: cfg.maxPageSize, MaxSearchRows: cfg.maxSearchRows, QueryTimeout: queryTimeout})
 	if err != nil {
 		return err

@@ -22,6 +22,7 @@ import (
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
 	"github.com/lancens/lancens/client"
+	"github.com/lancens/lancens/coord"
 	"github.com/lancens/lancens/gen"
 	"github.com/lancens/lancens/server"
 	"github.com/lancens/lancens/store"
@@ -67,7 +68,8 @@ func Start(t testing.TB, opts Options) *Server {
 	if path == "" {
 		path = t.TempDir() + "/lancens.db"
 	}
-	db, err := sqlite.Open(context.Background(), path, sqlite.Options{Synchronous: "NORMAL"})
+	jobsQueued := coord.NewSignal()
+	db, err := sqlite.Open(context.Background(), path, sqlite.Options{Synchronous: "NORMAL", OnJobQueued: jobsQueued.Notify})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +81,7 @@ func Start(t testing.TB, opts Options) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := server.Config{Store: db, Warehouse: wh, APIKeys: opts.APIKeys}
+	cfg := server.Config{Store: db, Warehouse: wh, JobsQueued: jobsQueued, APIKeys: opts.APIKeys}
 	if opts.Tune != nil {
 		opts.Tune(&cfg)
 	}

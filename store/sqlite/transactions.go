@@ -57,6 +57,9 @@ func recordTx(ctx context.Context, tx *Tx, kind string, t *store.Table, status s
 		tx.now.UnixMilli(), tx.now.UnixMilli()); err != nil {
 		return "", internal("record transaction", err)
 	}
+	if status == store.TxQueued {
+		tx.jobQueued = true
+	}
 	return id, nil
 }
 
@@ -147,6 +150,9 @@ func (db *DB) AlterTransaction(ctx context.Context, id []string, actions []store
 		if _, err := tx.ExecContext(ctx, `UPDATE transactions SET status = ?, properties = ?, updated_at = ? WHERE id = ?`,
 			string(t.Status), props, tx.now.UnixMilli(), txID); err != nil {
 			return internal("alter transaction", err)
+		}
+		if t.Status == store.TxQueued {
+			tx.jobQueued = true
 		}
 		out = t
 		return nil
@@ -266,6 +272,7 @@ func (db *DB) ReleaseJob(ctx context.Context, transactionID string) error {
 		if n, _ := res.RowsAffected(); n == 0 {
 			return store.Errorf(store.CodeTransactionNotFound, "no running job %s", transactionID)
 		}
+		tx.jobQueued = true
 		return nil
 	})
 }
@@ -290,6 +297,9 @@ func (db *DB) RecoverJobs(ctx context.Context) (int, error) {
 				return err
 			}
 			n++
+		}
+		if n > 0 {
+			tx.jobQueued = true
 		}
 		return nil
 	})
