@@ -410,32 +410,25 @@ func bodyTables(opID string, body []byte) ([][]string, error) {
 }
 
 // checkTransaction lets a scoped principal reach a transaction only when
-// it was about a table the principal covers, and that table still has the
-// identifier the transaction recorded (found again by its uuid, so that a
-// name holding the delimiter cannot pass for another). Returns
-// TransactionNotFound (10) otherwise; a missing transaction is left to
-// the handler, which answers the same.
+// it was about a table the principal covers: the table's identifier now
+// (transactions follow their table through renames), or, for a table that
+// is gone, the identifier the transaction recorded. Returns
+// TransactionNotFound (10) otherwise, as for a missing transaction (which
+// is left to the handler).
 func (s *Server) checkTransaction(c echo.Context, p auth.Principal, id []string) error {
-	ctx := c.Request().Context()
-	tx, err := s.store.DescribeTransaction(ctx, id)
+	tx, err := s.store.DescribeTransaction(c.Request().Context(), id)
 	if err != nil {
 		if store.ErrorCode(err) == store.CodeTransactionNotFound {
 			return nil
 		}
 		return err
 	}
-	notFound := store.Errorf(store.CodeTransactionNotFound, "transaction %s not found", displayID(id))
-	table, uuid := tx.Properties["table"], tx.Properties["table_uuid"]
-	if table == "" || uuid == "" {
-		return notFound
+	table := tx.Table
+	if table == nil && tx.Properties["table"] != "" {
+		table = strings.Split(tx.Properties["table"], DefaultDelimiter)
 	}
-	tableID := strings.Split(table, DefaultDelimiter)
-	if !p.Covers(tableID) {
-		return notFound
-	}
-	t, err := s.store.DescribeTable(ctx, tableID)
-	if err != nil || t.UUID != uuid {
-		return notFound
+	if table == nil || !p.Covers(table) {
+		return store.Errorf(store.CodeTransactionNotFound, "transaction %s not found", displayID(id))
 	}
 	return nil
 }

@@ -237,12 +237,32 @@ func TestTransactionsInScope(t *testing.T) {
 			}
 		})
 	}
-	// A table renamed out of the scope takes its transactions with it.
-	if status, code, body := post(t, e, "/v1/table/alpha$t/rename", setupKey, map[string]any{"new_table_name": "moved", "new_namespace_id": []string{"beta"}}); status != 200 {
-		t.Fatalf("rename: %d code %d %s", status, code, body)
+	// Transactions follow their table through renames; those of a table
+	// that is gone stay where it was.
+	goneTx := declare(t, e, "alpha", "gone")
+	for _, step := range []struct {
+		path string
+		body map[string]any
+	}{
+		{"/v1/table/alpha$t/rename", map[string]any{"new_table_name": "moved", "new_namespace_id": []string{"beta"}}},
+		{"/v1/table/beta$t/rename", map[string]any{"new_table_name": "arrived", "new_namespace_id": []string{"alpha"}}},
+		{"/v1/table/alpha$gone/deregister", map[string]any{}},
+	} {
+		if status, code, body := post(t, e, step.path, setupKey, step.body); status != 200 {
+			t.Fatalf("%s: %d code %d %s", step.path, status, code, body)
+		}
 	}
-	if status, code, _ := post(t, e, "/v1/transaction/"+alphaTx+"/describe", "key-read-alpha", map[string]any{}); status != 404 || code != 10 {
-		t.Fatalf("after the table moved out of the scope: got %d code %d", status, code)
+	for _, tc := range []struct {
+		name, id     string
+		status, code int
+	}{
+		{"RenamedOutOfTheScope", alphaTx, 404, 10},
+		{"RenamedIntoTheScope", betaTx, 200, -1},
+		{"TableGone", goneTx, 200, -1},
+	} {
+		if status, code, _ := post(t, e, "/v1/transaction/"+tc.id+"/describe", "key-read-alpha", map[string]any{}); status != tc.status || code != tc.code {
+			t.Errorf("%s: want %d code %d, got %d code %d", tc.name, tc.status, tc.code, status, code)
+		}
 	}
 }
 
