@@ -43,13 +43,20 @@ type Manifests interface {
 // chain); the final manifest is put in place before the record, under a lock
 // per table location, and removed again when the record is refused. A final
 // manifest of a version that has no record is never trusted: the next
-// commit of that version replaces it.
+// commit of that version replaces it. When several processes share the
+// store (replicas on PostgreSQL), the lock of a location on local disk is
+// also the store's, which every replica respects: otherwise two replicas
+// could each publish a manifest for one version, and the loser replace or
+// remove the winner's.
 type Committer struct {
 	store     CommitStore
 	manifests Manifests
 	log       *slog.Logger
-	mu        sync.Mutex
-	locks     map[string]*lockEntry
+	// shared, when the store is shared by several processes, locks
+	// locations across all of them.
+	shared store.LocationLocker
+	mu     sync.Mutex
+	locks  map[string]*lockEntry
 }
 
 type lockEntry struct {
@@ -58,13 +65,46 @@ type lockEntry struct {
 }
 
 // NewCommitter returns a commit coordinator over st and m that logs to log.
+// When st is shared by several processes it should implement
+// store.LocationLocker: commits then lock table locations across all of
+// them.
 func NewCommitter(st CommitStore, m Manifests, log *slog.Logger) *Committer {
-	return &Committer{store: st, manifests: m, log: log, locks: map[string]*lockEntry{}}
+	shared, _ := st.(store.LocationLocker)
+	return &Committer{store: st, manifests: m, log: log, shared: shared, locks: map[string]*lockEntry{}}
 }
 
 // lock takes the commit locks of the given locations, in a fixed order, and
-// returns the function that releases them.
-func (m *Committer) lock(locations []string) func() {
+// returns the function that releases them: this process's, and, for
+// locations on local disk, the shared store's. It returns the error of the
+// shared store's locks (ctx's when ctx ends first).
+func (m *Committer) lock(ctx context.Context, locations []string) (func(), error) {
+	unlock := m.lockHere(locations)
+	if m.shared == nil {
+		return unlock, nil
+	}
+	var local []string
+	for _, loc := range locations {
+		if _, ok := warehouse.LocalPath(loc); ok {
+			local = append(local, loc)
+		}
+	}
+	if len(local) == 0 {
+		return unlock, nil
+	}
+	unlockShared, err := m.shared.LockLocations(ctx, local)
+	if err != nil {
+		unlock()
+		return nil, err
+	}
+	return func() {
+		unlockShared()
+		unlock()
+	}, nil
+}
+
+// lockHere takes this process's commit locks of the given locations, in a
+// fixed order, and returns the function that releases them.
+func (m *Committer) lockHere(locations []string) func() {
 	keys := slices.Compact(slices.Sorted(slices.Values(locations)))
 	entries := make([]*lockEntry, len(keys))
 	m.mu.Lock()
@@ -164,7 +204,10 @@ func (m *Committer) Commit(ctx context.Context, id []string, c store.VersionComm
 		return nil, "", err
 	}
 	p := &pendingCommit{id: id, location: t.Location, commit: &c, scheme: scheme}
-	unlock := m.lock([]string{t.Location})
+	unlock, err := m.lock(ctx, []string{t.Location})
+	if err != nil {
+		return nil, "", err
+	}
 	defer unlock()
 	if err := m.prepare(ctx, p); err != nil {
 		return nil, "", err
@@ -203,7 +246,10 @@ func (m *Committer) CommitBatch(ctx context.Context, ops []store.BatchOperation,
 			pending = append(pending, &pendingCommit{id: op.ID, location: loc, commit: op.CommitVersion, scheme: schemes[i], newTable: isNew})
 		}
 	}
-	unlock := m.lock(locations)
+	unlock, err := m.lock(ctx, locations)
+	if err != nil {
+		return nil, "", err
+	}
 	defer unlock()
 	for _, p := range pending {
 		if err := m.prepare(ctx, p); err != nil {

@@ -20,24 +20,12 @@ import (
 	"github.com/lancens/lancens/warehouse"
 )
 
-// Store is everything the server needs from storage.
-type Store interface {
-	store.Namespaces
-	store.Tables
-	store.Versions
-	store.Batches
-	store.Tags
-	store.Branches
-	store.Transactions
-	store.Jobs
-	store.ManagedData
-	store.Indexes
-}
-
 // Config configures a Server.
 type Config struct {
-	// Store holds the catalog. Required.
-	Store Store
+	// Store holds the catalog. Required. A store that also implements
+	// Data (store/sqlite) serves managed tables too; one that does not
+	// (store/postgres) answers their operations Unsupported (0).
+	Store Catalog
 	// Warehouse is where declared tables get their locations. Required.
 	Warehouse *warehouse.Warehouse
 	// JobsQueued wakes the background job runner; pass the signal whose
@@ -145,6 +133,10 @@ func New(cfg Config) (*Server, error) {
 	if cfg.QueryTimeout == 0 {
 		cfg.QueryTimeout = DefaultQueryTimeout
 	}
+	st, managed := cfg.Store.(Store)
+	if !managed {
+		st = catalogOnly{cfg.Store}
+	}
 	doc, err := gen.GetSpec()
 	if err != nil {
 		return nil, fmt.Errorf("server: load embedded spec: %w", err)
@@ -157,17 +149,21 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	s := &Server{
-		cfg: cfg, store: cfg.Store, warehouse: cfg.Warehouse, log: cfg.Logger, ops: newOperationTable(doc), auth: authn,
+		cfg: cfg, store: st, warehouse: cfg.Warehouse, log: cfg.Logger, ops: newOperationTable(doc), auth: authn,
 		commits: coord.NewCommitter(cfg.Store, cfg.Warehouse, cfg.Logger),
 		jobs:    coord.NewRunner(cfg.Store, cfg.JobsQueued, cfg.Logger),
 	}
-	coord.RegisterStoreJobs(s.jobs, cfg.Store, cfg.Warehouse)
+	coord.RegisterStoreJobs(s.jobs, st, cfg.Warehouse)
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
 	e.HTTPErrorHandler = s.errorHandler
 	e.Pre(remotePaths, s.routeDatabases, stripTrailingSlash, aliasMethods)
-	e.Use(assignRequestID, s.logRequests, s.limitBodies, s.trackUploads, s.recoverPanics, s.authenticate, s.remoteBodies, s.validateRequests, s.authorize, s.limitQueryTime)
+	e.Use(assignRequestID, s.logRequests, s.limitBodies, s.trackUploads, s.recoverPanics, s.authenticate)
+	if !managed {
+		e.Use(s.refuseManaged)
+	}
+	e.Use(s.remoteBodies, s.validateRequests, s.authorize, s.limitQueryTime)
 	gen.RegisterHandlers(e, s)
 	s.echo = e
 	s.jobs.Start()

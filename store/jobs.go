@@ -67,3 +67,17 @@ type Jobs interface {
 	// build it. It returns how many jobs it queued.
 	RecoverJobs(ctx context.Context) (int, error)
 }
+
+// LocationLocker is implemented by stores that several lancens processes
+// share (store/postgres): its locks exclude every process using the store,
+// not only the calling one. The commit coordinator holds them while it
+// moves manifest files into place on local disk, where the store cannot
+// arbitrate.
+type LocationLocker interface {
+	// LockLocations takes exclusive locks on the table locations, in an
+	// order every process follows, and returns the function that releases
+	// them. A process that dies releases its locks. It returns ctx's
+	// error when ctx ends first, ServiceUnavailable (17) when the store
+	// cannot be reached.
+	LockLocations(ctx context.Context, locations []string) (unlock func(), err error)
+}

@@ -23,6 +23,9 @@ type Manifest struct {
 	Size       int64
 	// tableDir is the location of its table.
 	tableDir string
+	// file identifies the file published, so that Discard removes it and
+	// nothing that replaced it.
+	file os.FileInfo
 }
 
 // NamingScheme says how the final manifest file of a version is named.
@@ -222,7 +225,7 @@ func (w *Warehouse) Finalize(tableDir, staged, final string, replace bool) (*Man
 	defer dir.Close()
 	relStaged, _ := filepath.Rel(tableDir, staged)
 	relFinal, _ := filepath.Rel(tableDir, final)
-	n, err := publish(dir, relStaged, relFinal, replace)
+	file, err := publish(dir, relStaged, relFinal, replace)
 	if errors.Is(err, fs.ErrExist) {
 		return nil, store.Errorf(store.CodeConcurrentModification, "manifest %q already exists", ObjectPath(final))
 	}
@@ -232,7 +235,7 @@ func (w *Warehouse) Finalize(tableDir, staged, final string, replace bool) (*Man
 	if err != nil {
 		return nil, err
 	}
-	return &Manifest{LocalPath: final, ObjectPath: ObjectPath(final), Size: n, tableDir: tableDir}, nil
+	return &Manifest{LocalPath: final, ObjectPath: ObjectPath(final), Size: file.Size(), tableDir: tableDir, file: file}, nil
 }
 
 // errNotRegular reports a staged manifest that was replaced by something
@@ -242,11 +245,11 @@ var errNotRegular = errors.New("not a regular file")
 // publish moves src to dst inside dir durably: it syncs src's data, moves
 // it (rename, replacing an existing dst, with replace; otherwise a hard
 // link, which fails with an fs.ErrExist error when dst exists, then removal
-// of src), and syncs the directory. It returns the file's size.
-func publish(dir *os.Root, src, dst string, replace bool) (int64, error) {
+// of src), and syncs the directory. It returns the file's information.
+func publish(dir *os.Root, src, dst string, replace bool) (os.FileInfo, error) {
 	f, err := dir.Open(src)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	info, err := f.Stat()
 	if err == nil && !info.Mode().IsRegular() {
@@ -259,11 +262,11 @@ func publish(dir *os.Root, src, dst string, replace bool) (int64, error) {
 		err = cerr
 	}
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	dstDir := filepath.Dir(dst)
 	if err := dir.MkdirAll(dstDir, 0o755); err != nil {
-		return 0, err
+		return nil, err
 	}
 	if replace {
 		err = dir.Rename(src, dst)
@@ -271,24 +274,26 @@ func publish(dir *os.Root, src, dst string, replace bool) (int64, error) {
 		err = dir.Remove(src)
 	}
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	// A link swapped in for the staged file after it was opened is moved
 	// as a link: take it out again rather than publish it.
 	if moved, err := dir.Lstat(dst); err != nil || !moved.Mode().IsRegular() || !os.SameFile(moved, info) {
 		_ = dir.Remove(dst)
-		return 0, fmt.Errorf("warehouse: staged manifest changed while it was published: %w", errNotRegular)
+		return nil, fmt.Errorf("warehouse: staged manifest changed while it was published: %w", errNotRegular)
 	}
 	d, err := dir.Open(dstDir)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer d.Close()
-	return info.Size(), d.Sync()
+	return info, d.Sync()
 }
 
-// Discard removes a manifest finalised for a commit that did not happen; a
-// missing file is not an error.
+// Discard removes a manifest finalised for a commit that did not happen,
+// if it is still the file Finalize published: a file put there since (by
+// another process's commit of the version) stays. A missing file is not an
+// error.
 func (w *Warehouse) Discard(m *Manifest) error {
 	dir, err := os.OpenRoot(m.tableDir)
 	if err != nil {
@@ -298,6 +303,16 @@ func (w *Warehouse) Discard(m *Manifest) error {
 	rel, err := filepath.Rel(m.tableDir, m.LocalPath)
 	if err != nil {
 		return err
+	}
+	current, err := dir.Lstat(rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !os.SameFile(current, m.file) {
+		return nil
 	}
 	if err := dir.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err

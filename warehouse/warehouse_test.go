@@ -256,7 +256,8 @@ func TestFinalize(t *testing.T) {
 	if b, _ := os.ReadFile(final); string(b) != "abc" {
 		t.Fatalf("create-only changed the final file to %q", b)
 	}
-	if _, err := w.Finalize(dir, staged, final, true); err != nil {
+	other, err := w.Finalize(dir, staged, final, true)
+	if err != nil {
 		t.Fatalf("replace: %v", err)
 	}
 	if b, _ := os.ReadFile(final); string(b) != "other" {
@@ -265,7 +266,15 @@ func TestFinalize(t *testing.T) {
 	if _, err := w.Finalize(dir, filepath.Join(dir, "missing"), final, true); store.ErrorCode(err) != store.CodeInvalidInput {
 		t.Fatalf("missing staged file: %v", err)
 	}
+	// The first manifest was replaced: discarding it leaves the one that
+	// replaced it (another commit's).
 	if err := w.Discard(m); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(final); string(b) != "other" {
+		t.Fatalf("discarding a replaced manifest removed or changed its replacement: %q", b)
+	}
+	if err := w.Discard(other); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(final); !errors.Is(err, os.ErrNotExist) {

@@ -1,6 +1,6 @@
 // Package apitest starts lancens on a loopback port for tests, backed by a
-// SQLite file in t.TempDir(), and checks every response it sends against
-// openapi.yaml.
+// SQLite file in t.TempDir() or a store the test gives, and checks every
+// response it sends against openapi.yaml.
 package apitest
 
 import (
@@ -37,6 +37,9 @@ type Options struct {
 	// DBPath reuses a database file (to test restarts); default: a new file
 	// in t.TempDir().
 	DBPath string
+	// Store, when set, is the store the server uses instead of a SQLite
+	// database (DBPath is then ignored); the test closes it.
+	Store server.Catalog
 	// Warehouse reuses a warehouse directory; default: a new one in
 	// t.TempDir().
 	Warehouse string
@@ -52,8 +55,10 @@ type Server struct {
 	URL string
 	// API is the server itself, for requests that bypass HTTP and the
 	// response validation.
-	API       *server.Server
+	API *server.Server
+	// DB is the SQLite database, nil when the test gave a Store.
 	DB        *sqlite.DB
+	Store     server.Catalog
 	Warehouse *warehouse.Warehouse
 	Client    *client.Client
 	// HTTP sends raw requests; responses are validated like the client's.
@@ -64,14 +69,19 @@ type Server struct {
 // Start starts a server for the test and stops it when the test ends.
 func Start(t testing.TB, opts Options) *Server {
 	t.Helper()
-	path := opts.DBPath
-	if path == "" {
-		path = t.TempDir() + "/lancens.db"
-	}
+	var db *sqlite.DB
 	jobsQueued := coord.NewSignal()
-	db, err := sqlite.Open(context.Background(), path, sqlite.Options{Synchronous: "NORMAL", OnJobQueued: jobsQueued.Notify})
-	if err != nil {
-		t.Fatal(err)
+	st := opts.Store
+	if st == nil {
+		path := opts.DBPath
+		if path == "" {
+			path = t.TempDir() + "/lancens.db"
+		}
+		var err error
+		if db, err = sqlite.Open(context.Background(), path, sqlite.Options{Synchronous: "NORMAL", OnJobQueued: jobsQueued.Notify}); err != nil {
+			t.Fatal(err)
+		}
+		st = db
 	}
 	whPath := opts.Warehouse
 	if whPath == "" {
@@ -81,7 +91,7 @@ func Start(t testing.TB, opts Options) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := server.Config{Store: db, Warehouse: wh, JobsQueued: jobsQueued, APIKeys: opts.APIKeys}
+	cfg := server.Config{Store: st, Warehouse: wh, JobsQueued: jobsQueued, APIKeys: opts.APIKeys}
 	if opts.Tune != nil {
 		opts.Tune(&cfg)
 	}
@@ -90,7 +100,7 @@ func Start(t testing.TB, opts Options) *Server {
 		t.Fatal(err)
 	}
 	hs := httptest.NewServer(NewValidator(t).Wrap(srv))
-	s := &Server{URL: hs.URL, API: srv, DB: db, Warehouse: wh, HTTP: hs.Client()}
+	s := &Server{URL: hs.URL, API: srv, DB: db, Store: st, Warehouse: wh, HTTP: hs.Client()}
 	var copts []client.Option
 	if len(opts.APIKeys) > 0 {
 		copts = append(copts, client.WithAPIKey(opts.APIKeys[0]))
@@ -104,7 +114,9 @@ func Start(t testing.TB, opts Options) *Server {
 		once.Do(func() {
 			hs.Close()
 			srv.Close()
-			db.Close()
+			if db != nil {
+				db.Close()
+			}
 		})
 	}
 	t.Cleanup(s.stop)

@@ -60,21 +60,12 @@ func decodeMap(s string) (map[string]string, error) {
 	return m, nil
 }
 
-func validateID(kind string, id []string) error {
-	for _, name := range id {
-		if err := store.ValidateName(kind, name); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // CreateNamespace implements store.Namespaces.
 func (db *DB) CreateNamespace(ctx context.Context, id []string, mode store.CreateMode, properties map[string]string) (*store.Namespace, error) {
 	if len(id) == 0 {
 		return nil, store.Errorf(store.CodeNamespaceAlreadyExists, "the root namespace always exists")
 	}
-	if err := validateID("namespace", id); err != nil {
+	if err := store.ValidateID("namespace", id); err != nil {
 		return nil, err
 	}
 	props, err := encodeMap(properties)

@@ -150,7 +150,7 @@ func (db *DB) AlterTransaction(ctx context.Context, id []string, actions []store
 			return err
 		}
 		for i, a := range actions {
-			if err := applyAction(t, a); err != nil {
+			if err := t.Apply(a); err != nil {
 				return fmt.Errorf("action %d: %w", i, err)
 			}
 		}
@@ -169,35 +169,6 @@ func (db *DB) AlterTransaction(ctx context.Context, id []string, actions []store
 		return nil
 	})
 	return out, err
-}
-
-func applyAction(t *store.Transaction, a store.TransactionAction) error {
-	switch {
-	case a.SetStatus != nil:
-		t.Status = *a.SetStatus
-	case a.SetProperty != nil:
-		p := a.SetProperty
-		if p.Key == "" {
-			return store.Errorf(store.CodeInvalidInput, "property key must not be empty")
-		}
-		if _, exists := t.Properties[p.Key]; exists {
-			switch p.Mode {
-			case store.PropertyFail:
-				return store.Errorf(store.CodeConcurrentModification, "property %q is already set", p.Key)
-			case store.PropertySkip:
-				return nil
-			}
-		}
-		t.Properties[p.Key] = p.Value
-	case a.Unset != nil:
-		if _, exists := t.Properties[a.Unset.Key]; !exists && a.Unset.Mode == store.PropertyFail {
-			return store.Errorf(store.CodeInvalidInput, "property %q is not set", a.Unset.Key)
-		}
-		delete(t.Properties, a.Unset.Key)
-	default:
-		return store.Errorf(store.CodeInvalidInput, "an action must set exactly one of setStatusAction, setPropertyAction, unsetPropertyAction")
-	}
-	return nil
 }
 
 // ClaimJob implements store.Jobs.
