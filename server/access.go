@@ -357,8 +357,12 @@ func (s *Server) targets(c echo.Context, op *operation, r rule) ([][]string, err
 	return ids, nil
 }
 
+// optionalQuery returns query parameter name of the request, nil when
+// absent or empty. It reads the URL itself: Echo's c.QueryParam caches the
+// query on first use, and middleware rewrites it later (remote page
+// tokens, list bodies) for the handlers' parameter binding to see.
 func optionalQuery(c echo.Context, name string) *string {
-	if v := c.QueryParam(name); v != "" {
+	if v := c.Request().URL.Query().Get(name); v != "" {
 		return &v
 	}
 	return nil

@@ -94,6 +94,12 @@ func TestDatabases(t *testing.T) {
 			}
 		})
 	}
+	// tableNames({limit, startAfter}) pages by name inside the database.
+	status, code, body := remoteDo(t, e, http.MethodGet, "/v1/table/?limit=1&page_token=docs", "alpha", "key-write-alpha", nil)
+	var page struct{ Tables []string }
+	if status != 200 || json.Unmarshal(body, &page) != nil || !slices.Equal(page.Tables, []string{"only_alpha"}) {
+		t.Fatalf("page after docs: %d code %d %s", status, code, body)
+	}
 	// Each database answers for its own table of the same name.
 	for _, db := range []struct {
 		name, key string
@@ -111,7 +117,7 @@ func TestDatabases(t *testing.T) {
 		}
 	}
 	// Answers name objects relative to the database.
-	status, _, body := remoteDo(t, e, http.MethodPost, "/v1/table/docs/describe/", "alpha", "key-write-alpha", []byte(`{}`))
+	status, _, body = remoteDo(t, e, http.MethodPost, "/v1/table/docs/describe/", "alpha", "key-write-alpha", []byte(`{}`))
 	var desc struct{ Namespace []string }
 	if status != 200 || json.Unmarshal(body, &desc) != nil || len(desc.Namespace) != 0 {
 		t.Fatalf("describe: %d %s", status, body)
