@@ -57,6 +57,8 @@ type rule struct {
 	// topLevelAdmin: on a top-level namespace (or the root) the operation
 	// needs RoleAdmin.
 	topLevelAdmin bool
+	// unscopedOnly: a scoped principal may not call it at all.
+	unscopedOnly bool
 }
 
 var (
@@ -163,10 +165,38 @@ func checkRules(doc *openapi3.T) error {
 	return nil
 }
 
-// Paths outside the API.
-const (
-	pathMetrics = "/metrics"
-)
+// routeRule classifies a route the spec does not have.
+type routeRule struct {
+	op string // names the route in refusals
+	rule
+}
+
+// routeRules classifies the routes lancens serves beyond the spec, by
+// method and Echo path: the remote dialect's, and /metrics, which needs
+// a principal that may read everything (the metrics cover every
+// namespace). New refuses to start with a route that is neither an
+// operation of the spec nor here.
+var routeRules = map[string]routeRule{
+	"POST /v1/table/:id/index/:index_name/prewarm": {"PrewarmTableIndex", readTable},
+	"GET /metrics": {"ReadMetrics", rule{role: auth.RoleRead, target: nowhere, unscopedOnly: true}},
+}
+
+// checkRoutes returns an error naming the routes of routes that are
+// neither an operation of the spec (ops) nor in routeRules.
+func checkRoutes(routes []*echo.Route, ops operationTable) error {
+	var unclassified []string
+	for _, r := range routes {
+		key := r.Method + " " + r.Path
+		if ops[key] == nil && routeRules[key].op == "" {
+			unclassified = append(unclassified, key)
+		}
+	}
+	if len(unclassified) > 0 {
+		slices.Sort(unclassified)
+		return fmt.Errorf("access rules: routes without a rule %q", unclassified)
+	}
+	return nil
+}
 
 // publicPaths need no credentials: health checks.
 var publicPaths = map[string]bool{"/healthz": true, "/readyz": true}
@@ -210,7 +240,8 @@ func principalOf(c echo.Context) (auth.Principal, bool) {
 // decision reads only the request, so it reveals nothing. A transaction is
 // the exception: its place is not in its identifier, so one of a table
 // outside the principal's scopes answers TransactionNotFound (10), as a
-// missing one does. /metrics needs a principal that may read everything.
+// missing one does. Routes beyond the spec have their rules in
+// routeRules.
 func (s *Server) authorize(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		p, ok := principalOf(c)
@@ -218,11 +249,16 @@ func (s *Server) authorize(next echo.HandlerFunc) echo.HandlerFunc {
 			return next(c) // a public path
 		}
 		op := s.ops.lookup(c)
-		if op == nil {
-			if c.Request().URL.Path == pathMetrics && (!p.May(auth.RoleRead) || p.Scoped) {
-				return denied(p, "read the metrics, which cover every namespace")
-			}
-			return next(c)
+		var r rule
+		if op != nil {
+			r = operationRules[op.id]
+		} else if rr, ok := routeRules[c.Request().Method+" "+c.Path()]; ok {
+			op, r = &operation{id: rr.op}, rr.rule
+		} else {
+			return next(c) // no such route: 404 or 405
+		}
+		if r.unscopedOnly && p.Scoped {
+			return denied(p, fmt.Sprintf("call %s, which covers every namespace", op.id))
 		}
 		if db, ok := databaseOf(c); ok {
 			if err := checkDatabaseName(c, db); err != nil {
@@ -231,7 +267,6 @@ func (s *Server) authorize(next echo.HandlerFunc) echo.HandlerFunc {
 			p = p.Within([]string{db})
 			c.Set(contextPrincipal, p)
 		}
-		r := operationRules[op.id]
 		var ids [][]string
 		if p.Scoped || r.topLevelAdmin {
 			// Only then do identifiers matter: requests of other
@@ -303,7 +338,8 @@ func displayID(id []string) string {
 }
 
 // targets returns the identifiers a request names: the {id} of the path
-// as handlers read it (and the body's id, when it names the same object);
+// as handlers read it (and the body's id, when it names the same object
+// under one of the path's readings, see pathReadings);
 // for a rename also the new identifier; for a batch every table of the
 // body. Returns InvalidInput (13) for a malformed path or body.
 func (s *Server) targets(c echo.Context, op *operation, r rule) ([][]string, error) {
@@ -323,12 +359,12 @@ func (s *Server) targets(c echo.Context, op *operation, r rule) ([][]string, err
 	if r.target == inBody {
 		return bodyTables(op.id, body)
 	}
-	form, literal, err := pathValues(c, "id")
+	d := delimiterOf(optionalQuery(c, "delimiter"))
+	readings, err := pathReadings(c, d)
 	if err != nil {
 		return nil, err
 	}
-	d := delimiterOf(optionalQuery(c, "delimiter"))
-	id := splitID(form, d)
+	id := readings[0]
 	ids := [][]string{id}
 	var named struct {
 		ID             *[]string `json:"id"`
@@ -336,9 +372,9 @@ func (s *Server) targets(c echo.Context, op *operation, r rule) ([][]string, err
 		NewTableName   string    `json:"new_table_name"`
 	}
 	if len(body) > 0 && json.Unmarshal(body, &named) == nil {
-		if named.ID != nil && !slices.Equal(*named.ID, id) && slices.Equal(*named.ID, splitID(literal, d)) {
+		if named.ID != nil && !slices.Equal(*named.ID, id) && slices.ContainsFunc(readings, func(r []string) bool { return slices.Equal(r, *named.ID) }) {
 			// The handler reads the body's id, which names the path's
-			// object with "+" read literally.
+			// object under another reading of the path.
 			ids = append(ids, *named.ID)
 		}
 		if op.id == "RenameTable" {

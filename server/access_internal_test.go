@@ -74,3 +74,23 @@ func TestHandlersUseOnlyApprovedIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryRouteHasARule: a route beyond the spec without a rule in
+// routeRules stops the server from starting.
+func TestEveryRouteHasARule(t *testing.T) {
+	doc, err := gen.GetSpec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops := newOperationTable(doc)
+	e := echo.New()
+	gen.RegisterHandlers(e, (*Server)(nil))
+	e.POST("/v1/table/:id/index/:index_name/prewarm", func(echo.Context) error { return nil })
+	if err := checkRoutes(e.Routes(), ops); err != nil {
+		t.Fatal(err)
+	}
+	e.POST("/v1/table/:id/compact", func(echo.Context) error { return nil })
+	if err := checkRoutes(e.Routes(), ops); err == nil {
+		t.Fatal("a route without a rule passed")
+	}
+}

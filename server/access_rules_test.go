@@ -389,3 +389,32 @@ func TestJWTAccess(t *testing.T) {
 		})
 	}
 }
+
+// TestDialectRoutesInScope: the routes of the remote dialect beyond the
+// spec (index prewarm) go through the same decision: a scoped key reaches
+// only its tables, and learns nothing of others.
+func TestDialectRoutesInScope(t *testing.T) {
+	e := startAccessEnv(t, nil)
+	for _, id := range []string{"alpha$docs", "beta$docs"} {
+		if status, code, body := remoteDo(t, e, http.MethodPost, "/v1/table/"+id+"/create/", "", setupKey, arrowBody(t)); status != 200 {
+			t.Fatalf("create %s: %d code %d %s", id, status, code, body)
+		}
+	}
+	for _, tc := range []struct {
+		name, path, key string
+		status, code    int
+	}{
+		{"Inside", "/v1/table/alpha$docs/index/missing/prewarm", "key-read-alpha", 404, int(store.CodeTableIndexNotFound)},
+		{"OutsideExisting", "/v1/table/beta$docs/index/missing/prewarm", "key-read-alpha", 403, 15},
+		{"OutsideMissing", "/v1/table/beta$nothing/index/missing/prewarm", "key-read-alpha", 403, 15},
+		{"Unscoped", "/v1/table/alpha$docs/index/missing/prewarm", "key-read", 404, int(store.CodeTableIndexNotFound)},
+		{"NoCredentials", "/v1/table/alpha$docs/index/missing/prewarm", "", 401, 16},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, code, body := remoteDo(t, e, http.MethodPost, tc.path, "", tc.key, nil)
+			if status != tc.status || code != tc.code {
+				t.Fatalf("want %d code %d, got %d code %d: %s", tc.status, tc.code, status, code, body)
+			}
+		})
+	}
+}

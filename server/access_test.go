@@ -259,7 +259,8 @@ func allowed(p accessPrincipal, op, top string) bool {
 // then nothing changed (no commit, no file); otherwise the request
 // succeeds (406 code 0 for the operations lancens does not offer). Reads
 // change nothing either. The health checks need no credentials and
-// /metrics needs a key that may read everything.
+// /metrics (when the server has the route) needs a key that may read
+// everything.
 func TestAccessMatrix(t *testing.T) {
 	e := startAccessEnv(t, nil)
 	ops := specOperations(t)
@@ -329,32 +330,51 @@ func TestAccessMatrix(t *testing.T) {
 		})
 	}
 	t.Run("Operations", func(t *testing.T) {
-		for _, tc := range []struct {
-			path        string
-			public      bool
-			unscopedKey bool // needs a key that may read everything
-		}{
-			{"/healthz", true, false},
-			{"/readyz", true, false},
-			{"/metrics", false, true},
-		} {
-			req, err := http.NewRequest(http.MethodGet, e.s.URL+tc.path, nil)
+		get := func(path string) *http.Request {
+			req, err := http.NewRequest(http.MethodGet, e.s.URL+path, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			status, code := e.send(t, req, "")
-			if tc.public != (status != http.StatusUnauthorized) {
-				t.Errorf("%s without credentials: got %d code %d", tc.path, status, code)
-			}
-			for _, p := range accessPrincipals {
-				status, code := e.send(t, req, p.key)
-				if denied := tc.unscopedKey && p.scoped; denied != (status == http.StatusForbidden && code == int(store.CodePermissionDenied)) ||
-					status == http.StatusUnauthorized {
-					t.Errorf("%s with %s: got %d code %d", tc.path, p.name, status, code)
+			return req
+		}
+		// The health checks need no credentials and are refused to no
+		// one.
+		for _, path := range []string{"/healthz", "/readyz"} {
+			for _, key := range append([]string{"", "key-nobody"}, keysOf(accessPrincipals)...) {
+				if status, code := e.send(t, get(path), key); status == http.StatusUnauthorized || status == http.StatusForbidden {
+					t.Errorf("%s with key %q: got %d code %d", path, key, status, code)
 				}
 			}
 		}
+		// /metrics needs credentials, and a key without a scope.
+		served := slices.Contains(e.s.API.Routes(), "GET /metrics")
+		if status, code := e.send(t, get("/metrics"), ""); status != http.StatusUnauthorized || code != int(store.CodeUnauthenticated) {
+			t.Errorf("/metrics without credentials: got %d code %d", status, code)
+		}
+		for _, p := range accessPrincipals {
+			status, code := e.send(t, get("/metrics"), p.key)
+			switch {
+			case !served:
+				if status != http.StatusNotFound {
+					t.Errorf("/metrics is no route, yet %s got %d code %d", p.name, status, code)
+				}
+			case p.scoped:
+				if status != http.StatusForbidden || code != int(store.CodePermissionDenied) {
+					t.Errorf("/metrics with %s: want 403 code 15, got %d code %d", p.name, status, code)
+				}
+			case status != http.StatusOK:
+				t.Errorf("/metrics with %s: want 200, got %d code %d", p.name, status, code)
+			}
+		}
 	})
+}
+
+func keysOf(ps []accessPrincipal) []string {
+	var keys []string
+	for _, p := range ps {
+		keys = append(keys, p.key)
+	}
+	return keys
 }
 
 // TestTopLevelNamespacesNeedAdmin: creating or dropping a top-level

@@ -163,3 +163,7 @@ func (catalogOnly) DescribeIndex(context.Context, []string, string, *int64) (*st
 func (catalogOnly) DropIndex(context.Context, []string, string) (string, error) {
 	return "", errNoManagedTables("DropTableIndex")
 }
+
+func (catalogOnly) PrewarmIndex(context.Context, []string, string) error {
+	return errNoManagedTables("PrewarmIndex")
+}

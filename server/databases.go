@@ -61,10 +61,19 @@ func (s *Server) routeDatabases(next echo.HandlerFunc) echo.HandlerFunc {
 			return next(c) // validation answers the malformed path
 		}
 		name := escapeSegment(db)
-		if seg == d {
-			parts[3] = name
-		} else {
-			parts[3] = name + escapeSegment(d) + parts[3]
+		inDB := func(escaped, decoded string) string {
+			if decoded == d {
+				return name
+			}
+			return name + escapeSegment(d) + escaped
+		}
+		parts[3] = inDB(parts[3], seg)
+		if sent, ok := c.Get(contextSentID).(string); ok {
+			// The segment as the client sent it (see remotePaths) names
+			// the same object inside the database.
+			if dec, err := url.PathUnescape(sent); err == nil {
+				c.Set(contextSentID, inDB(sent, dec))
+			}
 		}
 		raw := strings.Join(parts, "/")
 		if dec, err := url.PathUnescape(raw); err == nil {

@@ -165,6 +165,10 @@ func New(cfg Config) (*Server, error) {
 	}
 	e.Use(s.remoteBodies, s.validateRequests, s.authorize, s.limitQueryTime)
 	gen.RegisterHandlers(e, s)
+	s.dialectRoutes(e)
+	if err := checkRoutes(e.Routes(), s.ops); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
 	s.echo = e
 	s.jobs.Start()
 	return s, nil

@@ -133,4 +133,12 @@ type Indexes interface {
 	// DropIndex drops an index and returns the transaction id. Returns
 	// TableIndexNotFound (6).
 	DropIndex(ctx context.Context, id []string, name string) (string, error)
+
+	// PrewarmIndex loads an index into memory, so that the first search
+	// using it does not wait for the load: a vector index, or the posting
+	// lists of a full-text index. Scalar indexes are read through the
+	// database's own page cache and need no load. Returns TableNotFound
+	// (4), TableIndexNotFound (6), InvalidTableState (19) for an external
+	// table or an index whose build has not succeeded.
+	PrewarmIndex(ctx context.Context, id []string, name string) error
 }

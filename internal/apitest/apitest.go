@@ -177,6 +177,9 @@ func (v *Validator) Wrap(h http.Handler) http.Handler {
 func (v *Validator) Check(r *http.Request, status int, header http.Header, body []byte) error {
 	route, params, err := v.findRoute(r)
 	if err != nil {
+		if server.IsDialectRoute(r.Method, r.URL.EscapedPath()) && status < 300 {
+			return checkEmptyObject(header, body)
+		}
 		if status < 400 {
 			return fmt.Errorf("no route in the spec, yet status %d", status)
 		}
@@ -207,6 +210,18 @@ func (v *Validator) Check(r *http.Request, status int, header http.Header, body 
 }
 
 const mimeArrowStream = "application/vnd.apache.arrow.stream"
+
+// checkEmptyObject checks that a success answer is the JSON object {}.
+func checkEmptyObject(header http.Header, body []byte) error {
+	if ct := header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		return fmt.Errorf("dialect route answered Content-Type %q, want JSON", ct)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(body, &m); err != nil || m == nil || len(m) != 0 {
+		return fmt.Errorf("dialect route answered %.200s, want {}", body)
+	}
+	return nil
+}
 
 // checkArrowStream checks that body is a complete Arrow IPC stream.
 func checkArrowStream(body []byte) error {

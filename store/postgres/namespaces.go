@@ -105,7 +105,7 @@ func describeNamespace(ctx context.Context, tx *tx, id []string, rowID int64) (*
 
 // ListNamespaces implements store.Namespaces.
 func (db *DB) ListNamespaces(ctx context.Context, parent []string, page store.Page) ([]string, string, error) {
-	after, err := store.DecodePageToken(page.Token)
+	after, err := store.NameAfter(page.Token)
 	if err != nil {
 		return nil, "", err
 	}
@@ -123,8 +123,18 @@ func (db *DB) ListNamespaces(ctx context.Context, parent []string, page store.Pa
 	if err != nil {
 		return nil, "", err
 	}
-	names, next := cutPage(names, size, itself)
+	names, next := cutNames(names, size)
 	return names, next, nil
+}
+
+// cutNames trims a listing of names fetched with one extra row to size and
+// returns the token for the next page, its last name, when that extra row
+// was there (see store.NameAfter).
+func cutNames(names []string, size int) ([]string, string) {
+	if len(names) <= size {
+		return names, ""
+	}
+	return names[:size], names[size-1]
 }
 
 // cutPage trims a listing fetched with one extra row to size and returns the
@@ -137,9 +147,6 @@ func cutPage[T any](items []T, size int, key func(T) string) ([]T, string) {
 	items = items[:size]
 	return items, store.EncodePageToken(key(items[size-1]))
 }
-
-// itself is the key of a listing of keys.
-func itself(s string) string { return s }
 
 func queryStrings(ctx context.Context, tx *tx, query string, args ...any) ([]string, error) {
 	rows, err := tx.Query(ctx, query, args...)

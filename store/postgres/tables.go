@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -71,7 +70,7 @@ func lockTable(ctx context.Context, tx *tx, t *tableRow) error {
 
 // ListTables implements store.Tables.
 func (db *DB) ListTables(ctx context.Context, ns []string, includeDeclared bool, page store.Page) ([]string, string, error) {
-	after, err := store.DecodePageToken(page.Token)
+	after, err := store.NameAfter(page.Token)
 	if err != nil {
 		return nil, "", err
 	}
@@ -89,25 +88,19 @@ func (db *DB) ListTables(ctx context.Context, ns []string, includeDeclared bool,
 	if err != nil {
 		return nil, "", err
 	}
-	names, next := cutPage(names, size, itself)
+	names, next := cutNames(names, size)
 	return names, next, nil
 }
 
-// idKeySeparator joins the names of an identifier into a page token; names
-// cannot contain control characters, so the key splits back unambiguously.
-// Identifiers are compared as arrays of names, which orders them as their
-// joined keys would (parents before children).
-const idKeySeparator = "\x00"
-
-// ListAllTables implements store.Tables.
+// ListAllTables implements store.Tables. Identifiers are compared as arrays
+// of names, the order store.TablePageToken's tokens resume in.
 func (db *DB) ListAllTables(ctx context.Context, includeDeclared bool, page store.Page) ([][]string, string, error) {
-	afterKey, err := store.DecodePageToken(page.Token)
+	after, err := store.DecodeTablePageToken(page.Token)
 	if err != nil {
 		return nil, "", err
 	}
-	after := []string{}
-	if afterKey != "" {
-		after = strings.Split(afterKey, idKeySeparator)
+	if after == nil {
+		after = []string{}
 	}
 	size := store.PageSize(page.Limit)
 	var ids [][]string
@@ -135,7 +128,11 @@ func (db *DB) ListAllTables(ctx context.Context, includeDeclared bool, page stor
 	if ids == nil {
 		ids = [][]string{}
 	}
-	ids, next := cutPage(ids, size, func(id []string) string { return strings.Join(id, idKeySeparator) })
+	next := ""
+	if len(ids) > size {
+		ids = ids[:size]
+		next = store.TablePageToken(ids[size-1])
+	}
 	return ids, next, nil
 }
 

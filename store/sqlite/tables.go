@@ -80,7 +80,7 @@ func findTable(ctx context.Context, tx *Tx, id []string) (*tableRow, error) {
 
 // ListTables implements store.Tables.
 func (db *DB) ListTables(ctx context.Context, ns []string, includeDeclared bool, page store.Page) ([]string, string, error) {
-	after, err := store.DecodePageToken(page.Token)
+	after, err := store.NameAfter(page.Token)
 	if err != nil {
 		return nil, "", err
 	}
@@ -98,7 +98,7 @@ func (db *DB) ListTables(ctx context.Context, ns []string, includeDeclared bool,
 	if err != nil {
 		return nil, "", err
 	}
-	names, next := cutPage(names, size, itself)
+	names, next := cutNames(names, size)
 	return names, next, nil
 }
 
@@ -109,10 +109,11 @@ const idKeySeparator = "\x00"
 
 // ListAllTables implements store.Tables.
 func (db *DB) ListAllTables(ctx context.Context, includeDeclared bool, page store.Page) ([][]string, string, error) {
-	after, err := store.DecodePageToken(page.Token)
+	afterID, err := store.DecodeTablePageToken(page.Token)
 	if err != nil {
 		return nil, "", err
 	}
+	after := strings.Join(afterID, idKeySeparator)
 	size := store.PageSize(page.Limit)
 	var keys []string
 	err = db.read(ctx, func(tx *Tx) error {
@@ -130,10 +131,14 @@ func (db *DB) ListAllTables(ctx context.Context, includeDeclared bool, page stor
 	if err != nil {
 		return nil, "", err
 	}
-	keys, next := cutPage(keys, size, itself)
 	ids := make([][]string, len(keys))
 	for i, k := range keys {
 		ids[i] = strings.Split(k, idKeySeparator)
+	}
+	next := ""
+	if len(ids) > size {
+		ids = ids[:size]
+		next = store.TablePageToken(ids[size-1])
 	}
 	return ids, next, nil
 }
