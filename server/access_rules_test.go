@@ -418,3 +418,29 @@ func TestDialectRoutesInScope(t *testing.T) {
 		})
 	}
 }
+
+// TestFreshnessChecksAfterTheDecision: the remote dialect's freshness
+// headers make lancens read a table's latest version; for a table outside
+// the key's scope the answer is the refusal, not what that read found.
+func TestFreshnessChecksAfterTheDecision(t *testing.T) {
+	e := startAccessEnv(t, nil)
+	if status, code, body := remoteDo(t, e, http.MethodPost, "/v1/table/beta$docs/create/", "", setupKey, arrowBody(t)); status != 200 {
+		t.Fatalf("create: %d code %d %s", status, code, body)
+	}
+	for _, tc := range []struct {
+		name, key    string
+		status, code int
+	}{
+		{"OutsideTheScope", "key-read-alpha", 403, 15},
+		{"Unscoped", "key-read", 404, int(store.CodeTableVersionNotFound)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := http.Header{"User-Agent": {"LanceDB-Node-Client/0.39.0"}, "X-Api-Key": {tc.key},
+				"X-Lancedb-Min-Version": {"99"}, "Content-Type": {"application/json"}}
+			status, body, _ := e.s.Do(t, http.MethodPost, "/v1/table/beta$docs/count_rows/", h, []byte(`{}`))
+			if code := apitestCode(body); status != tc.status || code != tc.code {
+				t.Fatalf("want %d code %d, got %d code %d: %s", tc.status, tc.code, status, code, body)
+			}
+		})
+	}
+}

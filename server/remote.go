@@ -136,15 +136,39 @@ func (s *Server) remoteBodies(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		c.Response().Writer = w
 		c.Response().Header().Set("Phalanx-Version", phalanxVersion)
-		err := s.checkFreshness(c, op.id, raw)
-		if err == nil {
-			err = next(c)
-		}
+		err := next(c)
 		if err != nil {
 			// Render the error here, so its answer is translated too.
 			c.Error(err)
 		}
 		return w.finish(op.id)
+	}
+}
+
+// remoteFreshness enforces the freshness headers of a remote-dialect read
+// (see checkFreshness). It reads the table, so it runs after access
+// control has decided.
+func (s *Server) remoteFreshness(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		op := s.ops.lookup(c)
+		if op == nil || !isRemote(req) || !freshReads[op.id] {
+			return next(c)
+		}
+		var body []byte
+		if op.body == bodyJSON && req.GetBody != nil {
+			rd, err := req.GetBody()
+			if err != nil {
+				return err
+			}
+			if body, err = io.ReadAll(rd); err != nil {
+				return err
+			}
+		}
+		if err := s.checkFreshness(c, op.id, body); err != nil {
+			return err
+		}
+		return next(c)
 	}
 }
 

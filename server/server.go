@@ -163,7 +163,7 @@ func New(cfg Config) (*Server, error) {
 	if !managed {
 		e.Use(s.refuseManaged)
 	}
-	e.Use(s.remoteBodies, s.validateRequests, s.authorize, s.limitQueryTime)
+	e.Use(s.remoteBodies, s.validateRequests, s.authorize, s.remoteFreshness, s.limitQueryTime)
 	gen.RegisterHandlers(e, s)
 	s.dialectRoutes(e)
 	if err := checkRoutes(e.Routes(), s.ops); err != nil {
