@@ -255,7 +255,7 @@ func (s *Server) authorize(next echo.HandlerFunc) echo.HandlerFunc {
 		} else if rr, ok := routeRules[c.Request().Method+" "+c.Path()]; ok {
 			op, r = &operation{id: rr.op}, rr.rule
 		} else {
-			return next(c) // no such route: 404 or 405
+			return unrouted(c, next)
 		}
 		if r.unscopedOnly && p.Scoped {
 			return denied(p, fmt.Sprintf("call %s, which covers every namespace", op.id))
@@ -293,6 +293,17 @@ func (s *Server) authorize(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		return s.inDatabase(c, next)
 	}
+}
+
+// unrouted answers a request no rule covers as Echo answers one it has no
+// route for: 405 when the path has routes for other methods (next is then
+// Echo's own handler for that), 404 otherwise. A handler without an access
+// rule never runs, even if one was registered after New checked the routes.
+func unrouted(c echo.Context, next echo.HandlerFunc) error {
+	if c.Get(echo.ContextKeyHeaderAllow) != nil {
+		return next(c)
+	}
+	return echo.ErrNotFound
 }
 
 // checkScopes returns PermissionDenied (15) when an identifier lies

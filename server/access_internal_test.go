@@ -1,7 +1,10 @@
 package server
 
 import (
+	"net/http"
 	"net/http/httptest"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -10,6 +13,8 @@ import (
 	"github.com/lancens/lancens/auth"
 	"github.com/lancens/lancens/gen"
 	"github.com/lancens/lancens/store"
+	"github.com/lancens/lancens/store/sqlite"
+	"github.com/lancens/lancens/warehouse"
 )
 
 // TestEveryOperationHasARule walks the operations of the embedded spec:
@@ -75,22 +80,95 @@ func TestHandlersUseOnlyApprovedIDs(t *testing.T) {
 	}
 }
 
-// TestEveryRouteHasARule: a route beyond the spec without a rule in
-// routeRules stops the server from starting.
-func TestEveryRouteHasARule(t *testing.T) {
-	doc, err := gen.GetSpec()
+// newTestServer returns a server with admin key "admin", on a database
+// and a warehouse in a temporary directory.
+func newTestServer(t *testing.T) *Server {
+	t.Helper()
+	dir := t.TempDir()
+	db, err := sqlite.Open(t.Context(), filepath.Join(dir, "lancens.db"), sqlite.Options{Synchronous: "NORMAL"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ops := newOperationTable(doc)
-	e := echo.New()
-	gen.RegisterHandlers(e, (*Server)(nil))
-	e.POST("/v1/table/:id/index/:index_name/prewarm", func(echo.Context) error { return nil })
-	if err := checkRoutes(e.Routes(), ops); err != nil {
+	t.Cleanup(func() { db.Close() })
+	wh, err := warehouse.Open(filepath.Join(dir, "warehouse"))
+	if err != nil {
 		t.Fatal(err)
 	}
-	e.POST("/v1/table/:id/compact", func(echo.Context) error { return nil })
-	if err := checkRoutes(e.Routes(), ops); err == nil {
+	s, err := New(Config{Store: db, Warehouse: wh, APIKeys: []string{"admin"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// TestEveryRouteHasARule enumerates the routes registered on the Echo
+// instance of a running server: each must be an operation of the spec
+// with a rule, or a route of routeRules, and every operation of the spec
+// must be served. A route without a rule fails checkRoutes (New refuses
+// to start), and the decision point never runs its handler.
+func TestEveryRouteHasARule(t *testing.T) {
+	s := newTestServer(t)
+	ops := 0
+	for _, r := range s.echo.Routes() {
+		key := r.Method + " " + r.Path
+		if op := s.ops[key]; op != nil {
+			rl, ok := operationRules[op.id]
+			if !ok {
+				t.Errorf("%s (%s) has no access rule", key, op.id)
+			} else if rl.role < auth.RoleRead || rl.role > auth.RoleAdmin {
+				t.Errorf("%s (%s): role %v", key, op.id, rl.role)
+			}
+			ops++
+			continue
+		}
+		if rr, ok := routeRules[key]; !ok || rr.op == "" || rr.role < auth.RoleRead || rr.role > auth.RoleAdmin {
+			t.Errorf("%s: no access rule (%+v)", key, rr)
+		}
+	}
+	if ops != len(operationRules) {
+		t.Errorf("%d routes serve operations of the spec, %d operations have rules", ops, len(operationRules))
+	}
+	if err := checkRoutes(s.echo.Routes(), s.ops); err != nil {
+		t.Fatal(err)
+	}
+
+	ran := false
+	s.echo.POST("/v1/table/:id/compact", func(c echo.Context) error {
+		ran = true
+		return c.JSON(http.StatusOK, struct{}{})
+	})
+	if err := checkRoutes(s.echo.Routes(), s.ops); err == nil {
 		t.Fatal("a route without a rule passed")
+	}
+	req := httptest.NewRequest(http.MethodPost, "/v1/table/t/compact", strings.NewReader("{}"))
+	req.Header.Set("x-api-key", "admin")
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	s.ServeHTTP(rec, req)
+	if ran || rec.Code != http.StatusNotFound {
+		t.Fatalf("a route without a rule was served: ran=%v, status %d %s", ran, rec.Code, rec.Body)
+	}
+}
+
+// TestUnroutedRequests: requests no route serves keep Echo's answers under
+// access control: 404 for an unknown path, 405 for a known path with
+// another method.
+func TestUnroutedRequests(t *testing.T) {
+	s := newTestServer(t)
+	for _, tc := range []struct {
+		method, path string
+		status       int
+	}{
+		{http.MethodPost, "/v1/nothing/here", http.StatusNotFound},
+		{http.MethodDelete, "/v1/table/t/describe", http.StatusMethodNotAllowed},
+	} {
+		req := httptest.NewRequest(tc.method, tc.path, nil)
+		req.Header.Set("x-api-key", "admin")
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, req)
+		if rec.Code != tc.status {
+			t.Errorf("%s %s: %d, want %d: %s", tc.method, tc.path, rec.Code, tc.status, rec.Body)
+		}
 	}
 }
