@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -218,6 +219,13 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		p, err := s.auth.Authenticate(req.Context(), creds)
 		if err != nil {
+			if store.ErrorCode(err) == store.CodeUnauthenticated {
+				opID := ""
+				if op, _, ok := s.ruleOf(c); ok {
+					opID = op.id
+				}
+				s.logRefusal(c, "", opID, err)
+			}
 			return err
 		}
 		c.Set(contextPrincipal, p)
@@ -248,51 +256,97 @@ func (s *Server) authorize(next echo.HandlerFunc) echo.HandlerFunc {
 		if !ok {
 			return next(c) // a public path
 		}
-		op := s.ops.lookup(c)
-		var r rule
-		if op != nil {
-			r = operationRules[op.id]
-		} else if rr, ok := routeRules[c.Request().Method+" "+c.Path()]; ok {
-			op, r = &operation{id: rr.op}, rr.rule
-		} else {
+		op, r, ok := s.ruleOf(c)
+		if !ok {
 			return unrouted(c, next)
 		}
-		if r.unscopedOnly && p.Scoped {
-			return denied(p, fmt.Sprintf("call %s, which covers every namespace", op.id))
-		}
-		if db, ok := databaseOf(c); ok {
-			if err := checkDatabaseName(c, db); err != nil {
-				return err
+		if err := s.decide(c, p, op, r); err != nil {
+			if code := store.ErrorCode(err); code == store.CodePermissionDenied || code == store.CodeTransactionNotFound {
+				s.logRefusal(c, p.Name, op.id, err)
 			}
-			p = p.Within([]string{db})
-			c.Set(contextPrincipal, p)
-		}
-		var ids [][]string
-		if p.Scoped || r.topLevelAdmin {
-			// Only then do identifiers matter: requests of other
-			// principals need not be read twice.
-			var err error
-			if ids, err = s.targets(c, op, r); err != nil {
-				return err
-			}
-		}
-		role := r.role
-		for _, id := range ids {
-			if r.topLevelAdmin && len(id) <= 1 {
-				role = auth.RoleAdmin
-			}
-		}
-		if !p.May(role) {
-			return denied(p, fmt.Sprintf("call %s, which needs role %s", op.id, role))
-		}
-		if p.Scoped {
-			if err := s.checkScopes(c, p, r, ids); err != nil {
-				return err
-			}
-			c.Set(contextApproved, ids)
+			return err
 		}
 		return s.inDatabase(c, next)
 	}
+}
+
+// ruleOf returns the operation the request's route serves and its access
+// rule: an operation of the spec, or a route of routeRules (its op naming
+// the route). It returns false for a route without a rule, and for a
+// request no route serves.
+func (s *Server) ruleOf(c echo.Context) (*operation, rule, bool) {
+	if op := s.ops.lookup(c); op != nil {
+		return op, operationRules[op.id], true
+	}
+	if rr, ok := routeRules[c.Request().Method+" "+c.Path()]; ok {
+		return &operation{id: rr.op}, rr.rule, true
+	}
+	return nil, rule{}, false
+}
+
+// decide returns nil when principal p may call op (with rule r) on what
+// the request names, and keeps the approved identifiers and the effective
+// principal for the handler. Returns PermissionDenied (15) or, for a
+// transaction outside the scopes, TransactionNotFound (10) when it may
+// not, and InvalidInput (13) for a request whose identifiers cannot be
+// read.
+func (s *Server) decide(c echo.Context, p auth.Principal, op *operation, r rule) error {
+	if r.unscopedOnly && p.Scoped {
+		return denied(p, fmt.Sprintf("call %s, which covers every namespace", op.id))
+	}
+	if db, ok := databaseOf(c); ok {
+		if err := checkDatabaseName(c, db); err != nil {
+			return err
+		}
+		p = p.Within([]string{db})
+		c.Set(contextPrincipal, p)
+	}
+	var ids [][]string
+	if p.Scoped || r.topLevelAdmin {
+		// Only then do identifiers matter: requests of other
+		// principals need not be read twice.
+		var err error
+		if ids, err = s.targets(c, op, r); err != nil {
+			return err
+		}
+	}
+	role := r.role
+	for _, id := range ids {
+		if r.topLevelAdmin && len(id) <= 1 {
+			role = auth.RoleAdmin
+		}
+	}
+	if !p.May(role) {
+		return denied(p, fmt.Sprintf("call %s, which needs role %s", op.id, role))
+	}
+	if p.Scoped {
+		if err := s.checkScopes(c, p, r, ids); err != nil {
+			return err
+		}
+		c.Set(contextApproved, ids)
+	}
+	return nil
+}
+
+// logRefusal writes the audit line of a refused request: who (principal,
+// empty when unauthenticated), what (operation, empty for a request no
+// route serves),
+// the answer's code and why. Credentials are never in it: refusals name
+// principals, and authentication errors say what is wrong with a
+// credential, not what it is.
+func (s *Server) logRefusal(c echo.Context, principal, opID string, err error) {
+	reason := err.Error()
+	var se *store.Error
+	if errors.As(err, &se) {
+		reason = se.Message
+	}
+	s.log.LogAttrs(c.Request().Context(), slog.LevelInfo, "access refused",
+		slog.String("request_id", requestID(c)),
+		slog.String("principal", principal),
+		slog.String("operation", opID),
+		slog.String("path", c.Request().URL.Path),
+		slog.Int("code", int(store.ErrorCode(err))),
+		slog.String("reason", reason))
 }
 
 // unrouted answers a request no rule covers as Echo answers one it has no

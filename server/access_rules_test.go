@@ -323,6 +323,65 @@ func TestCredentialsAreNotLogged(t *testing.T) {
 	}
 }
 
+// TestRefusalsAreLogged: every refused request leaves an "access refused"
+// line naming the principal (none when unauthenticated), the operation,
+// and the answer's code, and never the credentials; allowed requests leave
+// none.
+func TestRefusalsAreLogged(t *testing.T) {
+	logs := &lockedBuffer{}
+	e := startAccessEnv(t, func(c *server.Config) {
+		c.Logger = slog.New(slog.NewJSONHandler(logs, nil))
+	})
+	alphaTx := declare(t, e, "alpha", "t")
+	betaTx := declare(t, e, "beta", "t")
+	type line struct {
+		Msg       string
+		Principal string
+		Operation string
+		Code      int
+	}
+	for _, tc := range []struct {
+		name, key, path string
+		want            *line // nil: no refusal line
+	}{
+		{"Allowed", "key-read-alpha", "/v1/namespace/alpha/list", nil},
+		{"OutsideTheScope", "key-read-alpha", "/v1/namespace/beta/list", &line{"access refused", "read-alpha", "ListNamespaces", 15}},
+		{"RoleTooWeak", "key-read", "/v1/table/alpha$t/drop", &line{"access refused", "read", "DropTable", 15}},
+		{"TransactionOutsideTheScope", "key-read-alpha", "/v1/transaction/" + betaTx + "/describe", &line{"access refused", "read-alpha", "DescribeTransaction", 10}},
+		{"TransactionInsideTheScope", "key-read-alpha", "/v1/transaction/" + alphaTx + "/describe", nil},
+		{"WrongKey", "key-not-configured", "/v1/table/alpha$t/describe", &line{"access refused", "", "DescribeTable", 16}},
+		{"NoCredentials", "", "/v1/namespace/alpha/list", &line{"access refused", "", "ListNamespaces", 16}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := http.Header{"Content-Type": {"application/json"}}
+			if tc.key != "" {
+				h.Set("X-Api-Key", tc.key)
+			}
+			logs.Reset()
+			status, body, _ := e.s.Do(t, http.MethodPost, tc.path, h, []byte(`{}`))
+			var refusals []line
+			for _, l := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+				var got line
+				if err := json.Unmarshal([]byte(l), &got); err != nil {
+					t.Fatalf("log line %q: %v", l, err)
+				}
+				if got.Msg == "access refused" {
+					refusals = append(refusals, got)
+				}
+			}
+			switch {
+			case tc.want == nil && (status >= 300 || len(refusals) > 0):
+				t.Fatalf("an allowed request: %d %s, refusals %+v", status, body, refusals)
+			case tc.want != nil && (len(refusals) != 1 || refusals[0] != *tc.want || apitestCode(body) != tc.want.Code):
+				t.Fatalf("want one refusal %+v answered with its code, got %+v, answer %d %s", *tc.want, refusals, status, body)
+			}
+			if tc.key != "" && strings.Contains(logs.String(), tc.key) {
+				t.Fatalf("the log holds the key:\n%s", logs.String())
+			}
+		})
+	}
+}
+
 // lockedBuffer is a bytes.Buffer the server's goroutines may write to.
 type lockedBuffer struct {
 	mu  sync.Mutex
@@ -333,6 +392,12 @@ func (b *lockedBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) Reset() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf.Reset()
 }
 
 func (b *lockedBuffer) String() string {
