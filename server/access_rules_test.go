@@ -18,6 +18,7 @@ import (
 	"github.com/go-jose/go-jose/v4/jwt"
 
 	"github.com/lancens/lancens/auth"
+	"github.com/lancens/lancens/gen"
 	"github.com/lancens/lancens/internal/authtest"
 	"github.com/lancens/lancens/server"
 	"github.com/lancens/lancens/store"
@@ -69,27 +70,83 @@ func (e *accessEnv) contentHash(t *testing.T) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// TestReadOnlyKeyChangesNothing sends the valid request of every operation
-// of the spec (batch commits and transaction changes included) with a
-// read-only key, and compares every row of the database and the
-// warehouse's files before and after: nothing changed. Writes are refused
-// with 403 code 15, reads answer.
+// beyondSpecRequests build a valid request (in namespace alpha) for each
+// route the server serves beyond the spec, so that
+// TestReadOnlyKeyChangesNothing covers every route.
+var beyondSpecRequests = map[string]func(t *testing.T, e *accessEnv) *http.Request{
+	"POST /v1/table/:id/index/:index_name/prewarm": func(t *testing.T, e *accessEnv) *http.Request {
+		if status, code, body := remoteDo(t, e, http.MethodPost, "/v1/table/alpha$ro$docs/create/", "", setupKey, arrowBody(t)); status != 200 {
+			t.Fatalf("create: %d code %d %s", status, code, body)
+		}
+		status, code, body := remoteDo(t, e, http.MethodPost, "/v1/table/alpha$ro$docs/create_index/", "", setupKey, []byte(`{"column":"id","index_type":"BTREE"}`))
+		if status != 200 {
+			t.Fatalf("create_index: %d code %d %s", status, code, body)
+		}
+		e.state(t) // the index is built
+		req, err := http.NewRequest(http.MethodPost, e.s.URL+"/v1/table/alpha$ro$docs/index/id_idx/prewarm", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return req
+	},
+	"GET /metrics": func(t *testing.T, e *accessEnv) *http.Request {
+		req, err := http.NewRequest(http.MethodGet, e.s.URL+"/metrics", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return req
+	},
+}
+
+// TestReadOnlyKeyChangesNothing sends a valid request to every route the
+// server serves (each operation of the spec, batch commits and transaction
+// changes included, and the routes beyond it) with a read-only key, and
+// compares every row of the database and the warehouse's files before and
+// after: nothing changed. Writes are refused with 403 code 15, reads
+// answer.
 func TestReadOnlyKeyChangesNothing(t *testing.T) {
 	e := startAccessEnv(t, nil)
-	ops := specOperations(t)
-	reqs := map[string]*http.Request{}
-	for _, op := range ops {
-		reqs[op] = e.request(t, op, "alpha", "ro")
+	doc, err := gen.GetSpec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opOfRoute := map[string]string{}
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			opOfRoute[method+" "+strings.NewReplacer("{", ":", "}", "").Replace(path)] = op.OperationID
+		}
+	}
+	type routeRequest struct {
+		route, op string // op: the spec's operation, empty beyond the spec
+		req       *http.Request
+	}
+	var reqs []routeRequest
+	for _, route := range e.s.API.Routes() {
+		if op, ok := opOfRoute[route]; ok {
+			reqs = append(reqs, routeRequest{route, op, e.request(t, op, "alpha", "ro")})
+		} else if build, ok := beyondSpecRequests[route]; ok {
+			reqs = append(reqs, routeRequest{route, "", build(t, e)})
+		} else {
+			t.Errorf("route %s has no request in this test", route)
+		}
+	}
+	if n := len(specOperations(t)); len(reqs) < n {
+		t.Fatalf("%d routes for %d operations", len(reqs), n)
 	}
 	before := e.contentHash(t)
 	for _, key := range []string{"key-read", "key-read-alpha"} {
-		for _, op := range ops {
-			status, code := e.send(t, reqs[op], key)
+		for _, r := range reqs {
+			status, code := e.send(t, r.req, key)
 			switch {
-			case readOperations[op] && status >= 300:
-				t.Errorf("%s with %s: a read failed: %d code %d", op, key, status, code)
-			case !readOperations[op] && (status != http.StatusForbidden || code != int(store.CodePermissionDenied)):
-				t.Errorf("%s with %s: want 403 code 15, got %d code %d", op, key, status, code)
+			case r.op == "":
+				// Beyond the spec: reads, or refused to a scoped key.
+				if status >= 300 && (status != http.StatusForbidden || code != int(store.CodePermissionDenied)) {
+					t.Errorf("%s with %s: got %d code %d", r.route, key, status, code)
+				}
+			case readOperations[r.op] && status >= 300:
+				t.Errorf("%s with %s: a read failed: %d code %d", r.op, key, status, code)
+			case !readOperations[r.op] && (status != http.StatusForbidden || code != int(store.CodePermissionDenied)):
+				t.Errorf("%s with %s: want 403 code 15, got %d code %d", r.op, key, status, code)
 			}
 		}
 	}
