@@ -40,9 +40,12 @@ type Options struct {
 	// Store, when set, is the store the server uses instead of a SQLite
 	// database (DBPath is then ignored); the test closes it.
 	Store server.Catalog
-	// Warehouse reuses a warehouse directory; default: a new one in
-	// t.TempDir().
+	// Warehouse reuses a warehouse directory, or is an object-store
+	// warehouse (s3://bucket/prefix, reached with StorageOptions);
+	// default: a new directory in t.TempDir().
 	Warehouse string
+	// StorageOptions reach an object-store warehouse.
+	StorageOptions map[string]string
 	// Tune, when set, adjusts the server's configuration before it starts.
 	Tune func(*server.Config)
 	// ExternalRoots are where tables may lie besides the warehouse (see
@@ -87,7 +90,7 @@ func Start(t testing.TB, opts Options) *Server {
 	if whPath == "" {
 		whPath = t.TempDir()
 	}
-	wh, err := warehouse.Open(whPath, opts.ExternalRoots...)
+	wh, err := warehouse.OpenStore(context.Background(), whPath, opts.StorageOptions, opts.ExternalRoots...)
 	if err != nil {
 		t.Fatal(err)
 	}
