@@ -329,7 +329,7 @@ func displayDB(db string) string {
 // the function that closes the store.
 func openStore(ctx context.Context, cfg *serveConfig, jobsQueued *coord.Signal, logger *slog.Logger) (server.Catalog, func(), error) {
 	if isPostgresURL(cfg.dbPath) {
-		db, err := postgres.Open(ctx, cfg.dbPath, postgres.Options{})
+		db, err := postgres.Open(ctx, cfg.dbPath, postgres.Options{OnJobQueued: jobsQueued.Notify})
 		if err != nil {
 			return nil, nil, err
 		}
