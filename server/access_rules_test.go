@@ -361,7 +361,7 @@ func TestRenameStaysInScope(t *testing.T) {
 // TestCredentialsAreNotLogged: the request log names the principal and
 // never a key, whether the key is accepted or not.
 func TestCredentialsAreNotLogged(t *testing.T) {
-	logs := &lockedBuffer{}
+	logs := &logBuffer{}
 	e := startAccessEnv(t, func(c *server.Config) {
 		c.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	})
@@ -385,7 +385,7 @@ func TestCredentialsAreNotLogged(t *testing.T) {
 // and the answer's code, and never the credentials; allowed requests leave
 // none.
 func TestRefusalsAreLogged(t *testing.T) {
-	logs := &lockedBuffer{}
+	logs := &logBuffer{}
 	e := startAccessEnv(t, func(c *server.Config) {
 		c.Logger = slog.New(slog.NewJSONHandler(logs, nil))
 	})
@@ -439,25 +439,25 @@ func TestRefusalsAreLogged(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a bytes.Buffer the server's goroutines may write to.
-type lockedBuffer struct {
+// logBuffer is a bytes.Buffer the server's goroutines may write to.
+type logBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
 }
 
-func (b *lockedBuffer) Write(p []byte) (int, error) {
+func (b *logBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.Write(p)
 }
 
-func (b *lockedBuffer) Reset() {
+func (b *logBuffer) Reset() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.buf.Reset()
 }
 
-func (b *lockedBuffer) String() string {
+func (b *logBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
