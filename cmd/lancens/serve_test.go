@@ -20,13 +20,19 @@ import (
 // and serve's error.
 func startServe(t *testing.T, args ...string) (addr string, stop func() (time.Duration, error)) {
 	t.Helper()
+	return startServeLogging(t, io.Discard, args...)
+}
+
+// startServeLogging is startServe with serve's log written to stderr.
+func startServeLogging(t *testing.T, stderr io.Writer, args ...string) (addr string, stop func() (time.Duration, error)) {
+	t.Helper()
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	stdout, w := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(dir, "lancens.db"),
-			"--warehouse", filepath.Join(dir, "wh")}, args...), func(string) string { return "" }, w, io.Discard)
+			"--warehouse", filepath.Join(dir, "wh")}, args...), func(string) string { return "" }, w, stderr)
 		w.Close()
 	}()
 	line, err := bufio.NewReader(stdout).ReadString('\n')
@@ -35,7 +41,12 @@ func startServe(t *testing.T, args ...string) (addr string, stop func() (time.Du
 		t.Fatalf("no startup line: %v (serve: %v)", err, <-done)
 	}
 	go io.Copy(io.Discard, stdout)
-	addr = strings.TrimPrefix(regexp.MustCompile(`http://\S+`).FindString(line), "http://")
+	m := regexp.MustCompile(`https?://(\S+)`).FindStringSubmatch(line)
+	if m == nil {
+		cancel()
+		t.Fatalf("startup line %q has no address", line)
+	}
+	addr = m[1]
 	stopped := false
 	stop = func() (time.Duration, error) {
 		stopped = true

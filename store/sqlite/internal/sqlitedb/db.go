@@ -130,6 +130,9 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	return db, nil
 }
 
+// Path returns the file the database was opened from.
+func (db *DB) Path() string { return db.path }
+
 // connRole says what a connection pool is for.
 type connRole int
 
