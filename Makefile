@@ -122,8 +122,8 @@ $(VERSITYGW):
 	GOBIN=$(dir $(VERSITYGW)) $(GO) install github.com/versity/versitygw/cmd/versitygw@$(VERSITYGW_VERSION)
 
 ## bench: benchmarks against peers measured in the same run
-## (SUITES=catalog,data,search,objectstore)
-SUITES ?= catalog,data,search,objectstore
+## (SUITES=catalog,data,search,objectstore,soak)
+SUITES ?= catalog,data,search,objectstore,soak
 SCALE  ?= 1
 bench: node-deps postgres versitygw
 	$(GO) run ./cmd/lancens-bench -suite $(SUITES) -scale $(SCALE)

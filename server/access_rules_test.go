@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -89,6 +90,20 @@ var beyondSpecRequests = map[string]func(t *testing.T, e *accessEnv) *http.Reque
 		}
 		return req
 	},
+	"POST /v1/table/:id/optimize": func(t *testing.T, e *accessEnv) *http.Request {
+		if status, code, body := remoteDo(t, e, http.MethodPost, "/v1/table/alpha$ro$opt/create/", "", setupKey, arrowBody(t)); status != 200 {
+			t.Fatalf("create: %d code %d %s", status, code, body)
+		}
+		req, err := http.NewRequest(http.MethodPost, e.s.URL+"/v1/table/alpha$ro$opt/optimize", strings.NewReader(`{"older_than_seconds": 0}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.GetBody = func() (io.ReadCloser, error) {
+			return io.NopCloser(strings.NewReader(`{"older_than_seconds": 0}`)), nil
+		}
+		return req
+	},
 	"GET /metrics": func(t *testing.T, e *accessEnv) *http.Request {
 		req, err := http.NewRequest(http.MethodGet, e.s.URL+"/metrics", nil)
 		if err != nil {
@@ -139,7 +154,8 @@ func TestReadOnlyKeyChangesNothing(t *testing.T) {
 			status, code := e.send(t, r.req, key)
 			switch {
 			case r.op == "":
-				// Beyond the spec: reads, or refused to a scoped key.
+				// Beyond the spec: reads answer, unless they cover every
+				// namespace (refused to a scoped key); writes are refused.
 				if status >= 300 && (status != http.StatusForbidden || code != int(store.CodePermissionDenied)) {
 					t.Errorf("%s with %s: got %d code %d", r.route, key, status, code)
 				}
@@ -512,10 +528,11 @@ func TestJWTAccess(t *testing.T) {
 	}
 }
 
-// TestDialectRoutesInScope: the routes of the remote dialect beyond the
-// spec (index prewarm) go through the same decision: a scoped key reaches
-// only its tables, and learns nothing of others.
-func TestDialectRoutesInScope(t *testing.T) {
+// TestRoutesBeyondTheSpecInScope: the routes beyond the spec (the
+// remote dialect's index prewarm, a read; lancens's optimize, a write) go
+// through the same decision: a scoped key reaches only its tables, and
+// learns nothing of others.
+func TestRoutesBeyondTheSpecInScope(t *testing.T) {
 	e := startAccessEnv(t, nil)
 	for _, id := range []string{"alpha$docs", "beta$docs"} {
 		if status, code, body := remoteDo(t, e, http.MethodPost, "/v1/table/"+id+"/create/", "", setupKey, arrowBody(t)); status != 200 {
@@ -531,6 +548,13 @@ func TestDialectRoutesInScope(t *testing.T) {
 		{"OutsideMissing", "/v1/table/beta$nothing/index/missing/prewarm", "key-read-alpha", 403, 15},
 		{"Unscoped", "/v1/table/alpha$docs/index/missing/prewarm", "key-read", 404, int(store.CodeTableIndexNotFound)},
 		{"NoCredentials", "/v1/table/alpha$docs/index/missing/prewarm", "", 401, 16},
+		{"OptimizeInside", "/v1/table/alpha$docs/optimize", "key-write-alpha", 200, -1},
+		{"OptimizeOutsideExisting", "/v1/table/beta$docs/optimize", "key-write-alpha", 403, 15},
+		{"OptimizeOutsideMissing", "/v1/table/beta$nothing/optimize", "key-write-alpha", 403, 15},
+		{"OptimizeReadOnly", "/v1/table/alpha$docs/optimize", "key-read", 403, 15},
+		{"OptimizeScopedAdmin", "/v1/table/beta$docs/optimize", "key-admin-alpha", 403, 15},
+		{"OptimizeUnscoped", "/v1/table/beta$docs/optimize", "key-write", 200, -1},
+		{"OptimizeNoCredentials", "/v1/table/alpha$docs/optimize", "", 401, 16},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			status, code, body := remoteDo(t, e, http.MethodPost, tc.path, "", tc.key, nil)

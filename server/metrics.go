@@ -20,8 +20,9 @@ import (
 )
 
 // Route labels of requests that are not spec operations. Every other label
-// is an operationId of the spec, or routePrewarm for the LanceDB dialect's
-// prewarm route: the label set stays bounded whatever paths clients send.
+// is an operationId of the spec, routePrewarm for the LanceDB dialect's
+// prewarm route or routeOptimize for lancens's optimize route: the label set
+// stays bounded whatever paths clients send.
 const (
 	routeMetrics   = "metrics"
 	routeUnmatched = "unmatched"
@@ -103,7 +104,7 @@ func newMetrics(s *Server) *metrics {
 	for _, op := range s.ops {
 		m.durations[op.id] = duration.WithLabelValues(op.id)
 	}
-	for _, r := range []string{routeMetrics, routeUnmatched, routePrewarm} {
+	for _, r := range []string{routeMetrics, routeUnmatched, routePrewarm, routeOptimize} {
 		m.durations[r] = duration.WithLabelValues(r)
 	}
 	for _, r := range []string{commitCommitted, commitConflict, commitRejected, commitFailed, commitAbandoned} {
@@ -170,6 +171,8 @@ func (s *Server) observeRequests(next echo.HandlerFunc) echo.HandlerFunc {
 			route = routeMetrics
 		} else if c.Path() == prewarmRoute {
 			route = routePrewarm
+		} else if c.Path() == optimizeRoute {
+			route = routeOptimize
 		}
 		defer func() {
 			status := c.Response().Status

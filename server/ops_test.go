@@ -166,6 +166,7 @@ func TestMetrics(t *testing.T) {
 	s.Do(t, "POST", "/v1/namespace/nope/describe", keyHeader, nil)
 	s.Do(t, "GET", "/v1/no/such/route/abc123", keyHeader, nil)
 	s.Do(t, "POST", "/v1/table/m%24missing/index/v_idx/prewarm", keyHeader, nil)
+	s.Do(t, "POST", "/v1/table/m%24missing/optimize", keyHeader, nil)
 	s.Do(t, "GET", "/healthz", nil, nil)
 	schema := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64}}, nil)
 	if _, err := s.Client.CreateTable(ctx, []string{"m", "t"}, schema, nil, nil); err != nil {
@@ -185,6 +186,7 @@ func TestMetrics(t *testing.T) {
 		{"lancens_http_requests_total", map[string]string{"route": "DescribeNamespace", "method": "POST", "code": "404"}, func(v float64) bool { return v == 1 }},
 		{"lancens_http_requests_total", map[string]string{"route": "unmatched", "method": "GET", "code": "404"}, func(v float64) bool { return v == 1 }},
 		{"lancens_http_requests_total", map[string]string{"route": "PrewarmTableIndex", "method": "POST", "code": "404"}, func(v float64) bool { return v == 1 }},
+		{"lancens_http_requests_total", map[string]string{"route": "OptimizeTable", "method": "POST", "code": "404"}, func(v float64) bool { return v == 1 }},
 		{"lancens_http_requests_total", map[string]string{"route": "unmatched", "method": "POST"}, func(v float64) bool { return v < 1 }},
 		{"lancens_http_request_duration_seconds", map[string]string{"route": "DescribeNamespace"}, func(v float64) bool { return v == 4 }},
 		{"lancens_commits_total", map[string]string{"result": "committed"}, func(v float64) bool { return v == 1 }},

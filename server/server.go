@@ -88,6 +88,12 @@ type Config struct {
 	// CORSOrigins, when not empty, are the origins browsers may call the
 	// API from ("*" for any); preflight requests are answered for them.
 	CORSOrigins []string
+	// RetainVersionsFor is how long the versions of managed tables are
+	// kept besides those something keeps (the latest of each branch,
+	// tagged versions, versions branches fork from); older ones are
+	// cleaned up in the background. Default
+	// store.DefaultRetainVersionsFor; negative: keep only those.
+	RetainVersionsFor time.Duration
 }
 
 // Defaults of the Config bounds.
@@ -113,6 +119,9 @@ type Server struct {
 	auth      *auth.Authenticator
 	commits   *coord.Committer
 	jobs      *coord.Runner
+	// retention queues the cleanup of old versions; nil when the store
+	// keeps no managed tables.
+	retention *coord.Retention
 	uploads   uploads
 	metrics   *metrics
 	readiness readiness
@@ -158,6 +167,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.QueryTimeout == 0 {
 		cfg.QueryTimeout = DefaultQueryTimeout
 	}
+	if cfg.RetainVersionsFor == 0 {
+		cfg.RetainVersionsFor = store.DefaultRetainVersionsFor
+	}
 	st, managed := cfg.Store.(Store)
 	if !managed {
 		st = catalogOnly{cfg.Store}
@@ -188,6 +200,8 @@ func New(cfg Config) (*Server, error) {
 		e.Pre(allowOrigins(cfg.CORSOrigins))
 	}
 	e.Pre(remotePaths, s.routeDatabases, stripTrailingSlash, aliasMethods)
+	// trackUploads wraps the body limitBodies has already bounded; with the
+	// two swapped, an oversized upload hung (TestArrowBodyTooLarge).
 	e.Use(assignRequestID, s.observeRequests, s.logRequests, s.limitBodies, s.trackUploads, s.recoverPanics, s.authenticate)
 	if !managed {
 		e.Use(s.refuseManaged)
@@ -198,6 +212,7 @@ func New(cfg Config) (*Server, error) {
 	if !cfg.NoMetricsRoute {
 		e.GET(MetricsPath, s.serveMetrics)
 	}
+	s.extensionRoutes(e)
 	if err := checkRoutes(e.Routes(), s.ops); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
@@ -205,12 +220,20 @@ func New(cfg Config) (*Server, error) {
 	s.metrics = newMetrics(s)
 	s.probes = s.ProbeHandler()
 	s.jobs.Start()
+	if managed {
+		s.retention = coord.NewRetention(st, cfg.RetainVersionsFor, cfg.Logger)
+		s.retention.Start()
+	}
 	return s, nil
 }
 
-// Close stops the background job runner, waiting for the job in progress.
-// Call it after the HTTP server has stopped.
+// Close stops the background job runner, waiting for the job in progress,
+// and the retention of old versions. Call it after the HTTP server has
+// stopped.
 func (s *Server) Close() {
+	if s.retention != nil {
+		s.retention.Stop()
+	}
 	s.jobs.Stop()
 }
 

@@ -27,7 +27,7 @@ import (
 )
 
 func main() {
-	suites := flag.String("suite", "catalog,data,search,objectstore", "comma-separated suites to run: catalog, data, search, objectstore")
+	suites := flag.String("suite", "catalog,data,search,objectstore,soak", "comma-separated suites to run: catalog, data, search, objectstore, soak")
 	flag.StringVar(&nodeDir, "node", nodeDir, "directory of the Node project with the LanceDB peer")
 	scale := flag.Float64("scale", 1, "multiply workload sizes by this factor (e.g. 0.1 for a quick run)")
 	flag.Parse()
@@ -49,7 +49,7 @@ type result struct {
 // serving from it, and adds each result to rep as soon as it is measured.
 type suite func(dir string, inst *instance, scale float64, rep *report) error
 
-var suites = map[string]suite{"catalog": catalogSuite, "data": dataSuite, "search": searchSuite, "objectstore": objectStoreSuite}
+var suites = map[string]suite{"catalog": catalogSuite, "data": dataSuite, "search": searchSuite, "objectstore": objectStoreSuite, "soak": soakSuite}
 
 func run(names string, scale float64) error {
 	rep := &report{w: os.Stdout}

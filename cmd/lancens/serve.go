@@ -46,6 +46,8 @@ type serveConfig struct {
 	cacheMB        int64
 	// HTTP timeouts; see the flags.
 	readHeaderTimeout, readTimeout, writeTimeout, idleTimeout, queryTimeout time.Duration
+	// retainVersionsFor is how long versions of managed tables are kept.
+	retainVersionsFor time.Duration
 	// Answer bounds; see the flags.
 	maxPageSize   int
 	maxSearchRows int64
@@ -129,6 +131,8 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 		"time an idle keep-alive connection stays open")
 	duration(&cfg.queryTimeout, "query-timeout", "LANCENS_QUERY_TIMEOUT", server.DefaultQueryTimeout,
 		"time a query, count_rows, explain_plan or analyze_plan may run before it answers 503 (code 17); 0: no limit")
+	duration(&cfg.retainVersionsFor, "retain-versions-for", "LANCENS_RETAIN_VERSIONS_FOR", store.DefaultRetainVersionsFor,
+		"how long versions of managed tables stay readable (time travel); older ones are removed in the background, except the latest, tagged versions and versions branches fork from; 0: keep only those")
 	maxPage, err := strconv.Atoi(envOr("LANCENS_MAX_PAGE_SIZE", strconv.Itoa(store.MaxPageSize)))
 	if err != nil {
 		return nil, fmt.Errorf("bad LANCENS_MAX_PAGE_SIZE: %w", err)
@@ -250,7 +254,8 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 		return nil, fmt.Errorf("bad cache size %d MiB (at least 1)", cfg.cacheMB)
 	}
 	for name, d := range map[string]time.Duration{"read-header-timeout": cfg.readHeaderTimeout, "read-timeout": cfg.readTimeout,
-		"write-timeout": cfg.writeTimeout, "idle-timeout": cfg.idleTimeout, "query-timeout": cfg.queryTimeout} {
+		"write-timeout": cfg.writeTimeout, "idle-timeout": cfg.idleTimeout, "query-timeout": cfg.queryTimeout,
+		"retain-versions-for": cfg.retainVersionsFor} {
 		if d < 0 {
 			return nil, fmt.Errorf("bad --%s %s (not negative)", name, d)
 		}
@@ -394,10 +399,15 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 			return err
 		}
 	}
+	retain := cfg.retainVersionsFor
+	if retain == 0 {
+		retain = -1 // the flag's 0 keeps nothing extra; the Config's is the default
+	}
 	srv, err := server.New(server.Config{Store: db, Warehouse: wh, Vendor: vendor, JobsQueued: jobsQueued, APIKeys: cfg.apiKeys, Auth: authCfg,
 		RouteDatabases: cfg.routeDatabases, Logger: logger, MaxPageSize: cfg.maxPageSize, MaxSearchRows: cfg.maxSearchRows, QueryTimeout: queryTimeout,
 		MaxJSONBody: cfg.maxJSONBody, MaxArrowBody: cfg.maxArrowBody, MaxArrowDecodedBytes: cfg.maxArrowDecodedBytes,
-		MaxArrowRows: cfg.maxArrowRows, NoMetricsRoute: metricsLn != nil, CORSOrigins: cfg.corsOrigins})
+		MaxArrowRows: cfg.maxArrowRows, NoMetricsRoute: metricsLn != nil, CORSOrigins: cfg.corsOrigins,
+		RetainVersionsFor: retain})
 	if err != nil {
 		return err
 	}

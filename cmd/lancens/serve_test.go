@@ -153,8 +153,13 @@ func TestServeTimeoutFlags(t *testing.T) {
 		{"Defaults", nil, nil, false, func(c *serveConfig) bool {
 			return c.readHeaderTimeout == defaultReadHeaderTimeout && c.readTimeout == defaultReadTimeout &&
 				c.writeTimeout == defaultWriteTimeout && c.idleTimeout == defaultIdleTimeout && c.queryTimeout == time.Minute &&
-				c.maxPageSize == store.MaxPageSize && c.maxSearchRows == 100_000
+				c.maxPageSize == store.MaxPageSize && c.maxSearchRows == 100_000 && c.retainVersionsFor == store.DefaultRetainVersionsFor
 		}},
+		{"RetainVersionsFor", []string{"--retain-versions-for", "36h"}, nil, false,
+			func(c *serveConfig) bool { return c.retainVersionsFor == 36*time.Hour }},
+		{"RetainVersionsForEnv", nil, map[string]string{"LANCENS_RETAIN_VERSIONS_FOR": "0"}, false,
+			func(c *serveConfig) bool { return c.retainVersionsFor == 0 }},
+		{"NegativeRetention", []string{"--retain-versions-for", "-1h"}, nil, true, nil},
 		{"Flags", []string{"--read-timeout", "1m", "--write-timeout", "2m", "--idle-timeout", "3s", "--read-header-timeout", "4s", "--query-timeout", "5s", "--max-page-size", "50", "--max-search-rows", "7"}, nil, false,
 			func(c *serveConfig) bool {
 				return c.readTimeout == time.Minute && c.writeTimeout == 2*time.Minute && c.idleTimeout == 3*time.Second &&

@@ -207,6 +207,9 @@ func (v *Validator) Check(r *http.Request, status int, header http.Header, body 
 		if server.IsDialectRoute(r.Method, r.URL.EscapedPath()) && status < 300 {
 			return checkEmptyObject(header, body)
 		}
+		if server.IsExtensionRoute(r.Method, r.URL.EscapedPath()) && status < 300 {
+			return checkObject(header, body)
+		}
 		if status < 400 {
 			return fmt.Errorf("no route in the spec, yet status %d", status)
 		}
@@ -244,6 +247,18 @@ func isPreflight(r *http.Request) bool {
 }
 
 // checkEmptyObject checks that a success answer is the JSON object {}.
+// checkObject checks that an extension route answered a JSON object.
+func checkObject(header http.Header, body []byte) error {
+	if ct := header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		return fmt.Errorf("extension route answered Content-Type %q, want JSON", ct)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(body, &m); err != nil || m == nil {
+		return fmt.Errorf("extension route answered %.200s, want a JSON object", body)
+	}
+	return nil
+}
+
 func checkEmptyObject(header http.Header, body []byte) error {
 	if ct := header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 		return fmt.Errorf("dialect route answered Content-Type %q, want JSON", ct)

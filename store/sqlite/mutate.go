@@ -21,6 +21,9 @@ func writeVersion(ctx context.Context, tx *Tx, id []string) (*tableRow, int64, *
 	if err != nil {
 		return nil, 0, nil, err
 	}
+	if err := refuseViewWrite(ctx, tx, t); err != nil {
+		return nil, 0, nil, err
+	}
 	v, ts, err := schemaAt(ctx, tx, t, nil)
 	if err != nil {
 		return nil, 0, nil, err
@@ -241,7 +244,7 @@ func (db *DB) Restore(ctx context.Context, id []string, version int64) (store.Wr
 		if err != nil {
 			return err
 		}
-		if _, err := getVersion(ctx, tx, t, "", version); err != nil {
+		if _, err := getVersion(ctx, tx, t, t.branch, version); err != nil {
 			return err
 		}
 		old, err := loadSchema(ctx, tx, t, version)
