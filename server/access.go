@@ -399,8 +399,9 @@ func displayID(id []string) string {
 // targets returns the identifiers a request names: the {id} of the path
 // as handlers read it (and the body's id, when it names the same object
 // under one of the path's readings, see pathReadings);
-// for a rename also the new identifier; for a batch every table of the
-// body. Returns InvalidInput (13) for a malformed path or body.
+// for a rename also the new identifier; for a materialized view also its
+// source table; for a batch every table of the body. Returns InvalidInput
+// (13) for a malformed path or body.
 func (s *Server) targets(c echo.Context, op *operation, r rule) ([][]string, error) {
 	if r.target == nowhere {
 		return nil, nil
@@ -429,12 +430,23 @@ func (s *Server) targets(c echo.Context, op *operation, r rule) ([][]string, err
 		ID             *[]string `json:"id"`
 		NewNamespaceID *[]string `json:"new_namespace_id"`
 		NewTableName   string    `json:"new_table_name"`
+		SourceQuery    string    `json:"source_query"`
 	}
 	if len(body) > 0 && json.Unmarshal(body, &named) == nil {
 		if named.ID != nil && !slices.Equal(*named.ID, id) && slices.ContainsFunc(readings, func(r []string) bool { return slices.Equal(r, *named.ID) }) {
 			// The handler reads the body's id, which names the path's
 			// object under another reading of the path.
 			ids = append(ids, *named.ID)
+		}
+		if op.id == "CreateMaterializedView" {
+			// The view reads its source table, named in source_query
+			// as the view's handler reads it (see viewQuery).
+			var source struct {
+				ID []string `json:"id"`
+			}
+			if json.Unmarshal([]byte(named.SourceQuery), &source) == nil && len(source.ID) > 0 {
+				ids = append(ids, source.ID)
+			}
 		}
 		if op.id == "RenameTable" {
 			for _, from := range slices.Clone(ids) {

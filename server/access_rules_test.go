@@ -374,6 +374,59 @@ func TestRenameStaysInScope(t *testing.T) {
 	}
 }
 
+// TestViewSourcesInScope: a materialized view reads its source table, so
+// a scoped key may create one only over a source inside its scope; over
+// another the request is refused whole (403 code 15) and nothing changes.
+func TestViewSourcesInScope(t *testing.T) {
+	e := startAccessEnv(t, nil)
+	valid := e.request(t, "CreateMaterializedView", "alpha", "views")
+	// The kit's source table is items, next to the view; one in beta too.
+	e.request(t, "CreateMaterializedView", "beta", "views")
+	withSource := func(t *testing.T, source []string) *http.Request {
+		rd, err := valid.GetBody()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body map[string]any
+		if err := json.NewDecoder(rd).Decode(&body); err != nil {
+			t.Fatal(err)
+		}
+		var query map[string]any
+		if err := json.Unmarshal([]byte(body["source_query"].(string)), &query); err != nil {
+			t.Fatal(err)
+		}
+		query["id"] = source
+		q, _ := json.Marshal(query)
+		body["source_query"] = string(q)
+		b, _ := json.Marshal(body)
+		req := valid.Clone(t.Context())
+		req.Body = io.NopCloser(bytes.NewReader(b))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
+		req.ContentLength = int64(len(b))
+		return req
+	}
+	for _, tc := range []struct {
+		name   string
+		source []string
+		key    string
+		status int
+		code   int
+	}{
+		{"SourceOutside", []string{"beta", "views", "CreateMaterializedView", "items"}, "key-write-alpha", 403, 15},
+		{"SourceInside", []string{"alpha", "views", "CreateMaterializedView", "items"}, "key-write-alpha", 201, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := e.contentHash(t)
+			if status, code := e.send(t, withSource(t, tc.source), tc.key); status != tc.status || code != tc.code {
+				t.Fatalf("want %d code %d, got %d code %d", tc.status, tc.code, status, code)
+			}
+			if changed := e.contentHash(t) != before; changed != (tc.status < 300) {
+				t.Fatalf("changed=%v after %d", changed, tc.status)
+			}
+		})
+	}
+}
+
 // TestCredentialsAreNotLogged: the request log names the principal and
 // never a key, whether the key is accepted or not.
 func TestCredentialsAreNotLogged(t *testing.T) {
