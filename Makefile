@@ -9,9 +9,10 @@ ARGS    ?=
 
 all: build
 
-## generate: regenerate gen/ from openapi.yaml
+## generate: regenerate gen/: the API code from openapi.yaml, the vector
+## kernels of gen/simd with tools/simdgen (a module of its own, for avo)
 generate:
-	$(GO) generate ./gen/
+	$(GO) generate ./gen/...
 
 ## check-generated: fail if gen/ is not what `make generate` produces
 check-generated: generate
@@ -37,6 +38,7 @@ lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^gen/')); \
 	  test -z "$$unformatted" || { echo "not gofmt-formatted:" $$unformatted >&2; exit 1; }
 	$(GO) vet ./...
+	cd tools/simdgen && $(GO) vet ./...
 
 ## crashtest: TRIALS crash trials (default 100): kill -9 a real server during
 ## concurrent writes, restart it, check every acknowledged write and that the

@@ -1,0 +1,132 @@
+// Command simdgen writes the amd64 assembly of package gen/simd with avo:
+//
+//	go run . -out ../../gen/simd/nearest_amd64.s -stubs ../../gen/simd/nearest_amd64.go -pkg simd
+//
+// `make generate` runs it (see gen/simd/generate.go); never edit its output
+// by hand.
+package main
+
+import (
+	"fmt"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+// panelWidths are the panel sizes, in blocks of 8 vectors, of the layout
+// L2Nearest reads: as many 8-block panels as fit, then at most one of 4, 2
+// and 1 blocks for the rest.
+var panelWidths = []int{8, 4, 2, 1}
+
+func main() {
+	ConstraintExpr("amd64")
+	l2Nearest()
+	Generate()
+}
+
+// l2Nearest emits L2Nearest. For each panel it zeroes one accumulator per
+// block, and for each dimension d broadcasts x[d], subtracts the 8 values
+// of dimension d of each block and adds the squared differences with a
+// fused multiply-add: every distance is the sum, in dimension order, of its
+// squared differences, whatever the panel's width. Each block's 8
+// distances then update, lane by lane, the smallest distance seen, its
+// vector's index and the second smallest.
+func l2Nearest() {
+	TEXT("L2Nearest", NOSPLIT, "func(x, panels []float32, blocks int, best *[8]int32, first, second *[8]float32)")
+	Pragma("noescape")
+	Doc(
+		"L2Nearest finds the vectors of panels nearest to x in squared euclidean",
+		"distance. panels holds blocks×8 vectors of len(x) values: the blocks are",
+		"grouped into panels of 8 blocks while 8 or more remain, then one panel",
+		"each of 4, 2 and 1 blocks as the rest allows, and a panel of g blocks",
+		"holds, for each dimension d in turn, the 8g values of dimension d of its",
+		"vectors, block by block. For each lane l, it sets first[l] to the",
+		"smallest distance to the vectors 8b+l, best[l] to the lowest such b×8+l",
+		"at that distance (0 when every distance is +Inf), and second[l] to the",
+		"second smallest (+Inf for one block). panels must hold blocks×8×len(x)",
+		"values. It needs AVX2 and FMA.",
+	)
+	xBase := Load(Param("x").Base(), GP64())
+	dim := Load(Param("x").Len(), GP64())
+	p := Load(Param("panels").Base(), GP64())
+	blocks := Load(Param("blocks"), GP64())
+
+	// Per-lane state: m1 (smallest), m2 (second smallest), i1 (index of
+	// m1), cur (the indexes of the current block), eight (to step cur).
+	m1, m2, i1, cur, eight := YMM(), YMM(), YMM(), YMM(), YMM()
+	g := GP32()
+	MOVL(U32(0x7f800000), g) // +Inf
+	VMOVD(g, m1.AsX())
+	VPBROADCASTD(m1.AsX(), m1)
+	VMOVAPS(m1, m2)
+	VPXOR(i1, i1, i1)
+	MOVL(U32(8), g)
+	VMOVD(g, eight.AsX())
+	VPBROADCASTD(eight.AsX(), eight)
+	lanes := GLOBL("laneindex", RODATA|NOPTR)
+	for l := range 8 {
+		DATA(4*l, U32(l))
+	}
+	VMOVDQU(lanes, cur)
+
+	for i, w := range panelWidths {
+		next := "done"
+		if i+1 < len(panelWidths) {
+			next = fmt.Sprintf("panel%d", panelWidths[i+1])
+		}
+		Label(fmt.Sprintf("panel%d", w))
+		CMPQ(blocks, U32(w))
+		JL(LabelRef(next))
+
+		acc := make([]VecVirtual, w)
+		for b := range acc {
+			acc[b] = YMM()
+			VXORPS(acc[b], acc[b], acc[b])
+		}
+		t := YMM()
+		xq, n := GP64(), GP64()
+		MOVQ(xBase, xq)
+		MOVQ(dim, n)
+		TESTQ(n, n)
+		JZ(LabelRef(fmt.Sprintf("track%d", w)))
+
+		Label(fmt.Sprintf("dims%d", w))
+		xd := YMM()
+		VBROADCASTSS(Mem{Base: xq}, xd)
+		for b := range acc {
+			VSUBPS(Mem{Base: p, Disp: 32 * b}, xd, t)
+			VFMADD231PS(t, t, acc[b])
+		}
+		ADDQ(U32(4), xq)
+		ADDQ(U32(32*w), p)
+		DECQ(n)
+		JNZ(LabelRef(fmt.Sprintf("dims%d", w)))
+
+		Label(fmt.Sprintf("track%d", w))
+		u := YMM()
+		for _, d := range acc {
+			// t = d < m1 (ordered, quiet); m2 = min(m2, max(m1, d));
+			// m1 = min(m1, d); i1 = t ? cur : i1.
+			VCMPPS(U8(0x11), m1, d, t)
+			VMAXPS(d, m1, u)
+			VMINPS(u, m2, m2)
+			VMINPS(d, m1, m1)
+			VBLENDVPS(t, cur, i1, i1)
+			VPADDD(eight, cur, cur)
+		}
+		SUBQ(U32(w), blocks)
+		if w == panelWidths[0] {
+			JMP(LabelRef(fmt.Sprintf("panel%d", w)))
+		}
+	}
+	Label("done")
+	out := func(name string, v VecVirtual) {
+		VMOVUPS(v, Mem{Base: Load(Param(name), GP64())})
+	}
+	out("best", i1)
+	out("first", m1)
+	out("second", m2)
+	VZEROUPPER()
+	RET()
+}
