@@ -5,7 +5,7 @@ GO      ?= go
 BIN     := bin/lancens
 ARGS    ?=
 
-.PHONY: all generate check-generated build run test lint bench node-deps fuzz crashtest
+.PHONY: all generate check-generated build run test lint bench node-deps fuzz crashtest postgres
 
 all: build
 
@@ -29,7 +29,7 @@ run: build
 
 ## test: run every test: Go tests, then the end-to-end tests of node/e2e,
 ## which drive a real lancens with the LanceDB Node SDK
-test: node-deps build
+test: node-deps postgres build
 	$(GO) test ./...
 	cd node && LANCENS_BIN=$(CURDIR)/$(BIN) node --test e2e/
 
@@ -65,6 +65,20 @@ fuzz:
 	done; \
 	test -z "$$failed" || { echo "fuzz targets failed:$$failed" >&2; exit 1; }
 
+## postgres: install PostgreSQL's server binaries (Debian's postgresql
+## package) if they are missing: the PostgreSQL store's tests start a
+## throwaway cluster from them (internal/pgtest). Installing needs root and
+## apt-get; without them the tests skip (and fail under CI=true). No
+## cluster of the package's own is created.
+postgres:
+	@if ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || [ -n "$$LANCENS_PG_BIN" ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing PostgreSQL (apt-get install postgresql)"; \
+	  mkdir -p /etc/postgresql-common/createcluster.d && \
+	  echo 'create_main_cluster = off' > /etc/postgresql-common/createcluster.d/lancens.conf && \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
+	else echo "PostgreSQL is not installed, and installing it needs root and apt-get: its tests will skip" >&2; fi
+
 ## node-deps: install the Node packages (LanceDB SDK) of node/ from its lock file
 node-deps: node/node_modules/.package-lock.json
 node/node_modules/.package-lock.json: node/package.json node/package-lock.json
@@ -73,5 +87,5 @@ node/node_modules/.package-lock.json: node/package.json node/package-lock.json
 ## bench: benchmarks against peers measured in the same run (SUITES=catalog,data,search)
 SUITES ?= catalog,data,search
 SCALE  ?= 1
-bench: node-deps
+bench: node-deps postgres
 	$(GO) run ./cmd/lancens-bench -suite $(SUITES) -scale $(SCALE)

@@ -118,7 +118,8 @@ func (s *Server) InsertIntoTable(c echo.Context, _ gen.Id, p gen.InsertIntoTable
 }
 
 // MergeInsertIntoTable handles POST /v1/table/{id}/merge_insert. The key may
-// be repeated (on=a&on=b) for a composite key.
+// be repeated (on=a&on=b, as spec 0.12 has it) for a composite key; the
+// store refuses an empty or repeated key with InvalidInput (13).
 func (s *Server) MergeInsertIntoTable(c echo.Context, _ gen.Id, p gen.MergeInsertIntoTableParams) error {
 	id, err := resolveID(c, p.Delimiter, nil)
 	if err != nil {

@@ -430,9 +430,18 @@ func TestMergeInsert(t *testing.T) {
 		if store.ErrorCode(err) != store.CodeTableColumnNotFound {
 			t.Fatalf("unknown key: %v", err)
 		}
-		status, body, _ := s.Do(t, "POST", "/v1/table/m/merge_insert", nil, streamBytes(t, schema, src[0]))
-		if status != 400 || apitest.ErrorCode(body) != 13 {
-			t.Fatalf("missing on: %d %s", status, body)
+		for _, query := range []string{"", "&on=", "&on=id&on=id", "&on=region&on=", "&on=id&on=%60id%60", "&on=&on=id"} {
+			status, body, _ := s.Do(t, "POST", "/v1/table/m/merge_insert?when_not_matched_insert_all=true"+query, nil, streamBytes(t, schema, src[0]))
+			if status != 400 || apitest.ErrorCode(body) != 13 {
+				t.Fatalf("merge_insert%s: %d %s, want 400 code 13", query, status, body)
+			}
+		}
+		if v, err := s.Client.LatestTableVersion(ctx, []string{"m"}, ""); err != nil || v.Version != 1 {
+			t.Fatalf("refused merges made a version: %+v, %v", v, err)
+		}
+		status, body, _ := s.Do(t, "POST", "/v1/table/m/merge_insert?on=region&on=nope", nil, streamBytes(t, schema, src[0]))
+		if status != 404 || apitest.ErrorCode(body) != 12 {
+			t.Fatalf("unknown second key: %d %s", status, body)
 		}
 		// Two source rows for one target row is ambiguous: refused.
 		dup := []arrow.RecordBatch{arrowtest.Record(t, schema, `[{"region":"eu","id":1,"v":1},{"region":"eu","id":1,"v":2}]`)}

@@ -59,7 +59,6 @@ func (s *Server) AlterTableBackfillColumns(c echo.Context, _ gen.Id, p gen.Alter
 	if err != nil {
 		return err
 	}
-	s.jobs.wake()
 	return c.JSON(http.StatusAccepted, gen.AlterTableBackfillColumnsResponse{JobId: txID})
 }
 

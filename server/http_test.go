@@ -48,7 +48,7 @@ func TestBadRequests(t *testing.T) {
 		{"BodyIDMismatch", "POST", "/v1/namespace/new/create", `{"id":["other"]}`, jsonHeader, 400, 13},
 		{"MissingRequiredField", "POST", "/v1/table/t/register", `{"mode":"create"}`, jsonHeader, 400, 13},
 		{"BadQueryInteger", "GET", "/v1/namespace/%24/list?limit=ten", "", nil, 400, 13},
-		{"BadPageToken", "GET", "/v1/namespace/%24/list?page_token=zzz", "", nil, 400, 13},
+		{"BadPageToken", "GET", "/v1/namespace/%24/list?page_token=z%00z", "", nil, 400, 13},
 		{"ControlCharacterName", "POST", "/v1/namespace/a%01b/create", `{}`, jsonHeader, 400, 13},
 		{"ParentMissing", "POST", "/v1/namespace/nope$new/create", `{}`, jsonHeader, 404, 1},
 		{"AlreadyExists", "POST", "/v1/namespace/existing/create", `{}`, jsonHeader, 409, 2},

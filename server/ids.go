@@ -37,42 +37,55 @@ func splitID(value, delimiter string) []string {
 	return out
 }
 
-// pathValues returns the ways the {id} path segment can be read. Clients
-// generated from the spec form-encode each segment (space as "+", a literal
-// "+" as "%2B"), so the first reading decodes "+" as a space; the second keeps
-// "+" literal, as clients that do not encode their paths mean it.
-func pathValues(c echo.Context, name string) (form, literal string, err error) {
-	raw := c.Param(name)
+// contextSentID holds the {id} path segment as the client sent it, still
+// escaped, when the remote dialect adapter rewrote it (remotePaths).
+const contextSentID = "lancens.sent_id"
+
+// pathReadings returns the identifiers the {id} path segment can name, split
+// on delimiter d. The first is what a request without a body id names:
+// clients generated from the spec form-encode each segment (space as "+", a
+// literal "+" as "%2B"), so "+" reads as a space, unless the remote dialect
+// made it literal (remotePaths). The others keep "+" literal, as clients
+// that do not encode their paths mean it, and, when the dialect rewrote the
+// segment, read it as sent both ways. Returns InvalidInput (13) for a
+// malformed escape.
+func pathReadings(c echo.Context, d string) ([][]string, error) {
+	raw := c.Param("id")
 	if c.Request().URL.RawPath == "" {
 		// Echo matched on the decoded path: the value holds no escapes.
-		return strings.ReplaceAll(raw, "+", " "), raw, nil
+		return [][]string{splitID(strings.ReplaceAll(raw, "+", " "), d), splitID(raw, d)}, nil
 	}
-	form, err = url.QueryUnescape(raw)
-	if err != nil {
-		return "", "", invalidInput("malformed %s in path: %v", name, err)
+	segments := []string{raw}
+	if sent, ok := c.Get(contextSentID).(string); ok {
+		segments = append(segments, sent)
 	}
-	literal, err = url.PathUnescape(raw)
-	if err != nil {
-		return "", "", invalidInput("malformed %s in path: %v", name, err)
+	var out [][]string
+	for _, seg := range segments {
+		for _, unescape := range []func(string) (string, error){url.QueryUnescape, url.PathUnescape} {
+			v, err := unescape(seg)
+			if err != nil {
+				return nil, invalidInput("malformed id in path: %v", err)
+			}
+			out = append(out, splitID(v, d))
+		}
 	}
-	return form, literal, nil
+	return out, nil
 }
 
 // resolveID returns the identifier of the object a request is about. The
 // route's {id} is split on the delimiter; when the JSON body carries an id
-// too, it must name the same object (under either reading of "+", see
-// pathValues) and is then used as given, since it holds the exact names.
-// Returns InvalidInput (13) when the two differ, the path is malformed, or a
-// name is not valid UTF-8 or holds a control character.
+// too, it must name the same object under one of the readings of the path
+// (see pathReadings) and is then used as given, since it holds the exact
+// names. Returns InvalidInput (13) when the two differ, the path is
+// malformed, or a name is not valid UTF-8 or holds a control character.
 func resolveID(c echo.Context, delimiter *string, bodyID *[]string) ([]string, error) {
-	form, literal, err := pathValues(c, "id")
+	readings, err := pathReadings(c, delimiterOf(delimiter))
 	if err != nil {
 		return nil, err
 	}
-	d := delimiterOf(delimiter)
-	id := splitID(form, d)
+	id := readings[0]
 	if bodyID != nil {
-		if !slices.Equal(*bodyID, id) && !slices.Equal(*bodyID, splitID(literal, d)) {
+		if !slices.ContainsFunc(readings, func(r []string) bool { return slices.Equal(r, *bodyID) }) {
 			return nil, invalidInput("the id in the request body %q does not match the id in the path %q", *bodyID, id)
 		}
 		id = *bodyID

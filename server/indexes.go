@@ -1,6 +1,8 @@
 package server
 
 import (
+	"net/url"
+
 	"github.com/labstack/echo/v4"
 
 	"github.com/lancens/lancens/gen"
@@ -75,7 +77,6 @@ func (s *Server) createIndex(c echo.Context, delimiter *string, scalarOnly bool)
 	if err != nil {
 		return "", err
 	}
-	s.jobs.wake()
 	return txID, nil
 }
 
@@ -171,4 +172,29 @@ func (s *Server) DropTableIndex(c echo.Context, _ gen.Id, indexName string, p ge
 		return err
 	}
 	return ok(c, gen.DropTableIndexResponse{TransactionId: optional(txID)})
+}
+
+// PrewarmTableIndex handles POST /v1/table/{id}/index/{index_name}/prewarm,
+// a route of the LanceDB remote dialect that the spec lacks (the SDK's
+// prewarmIndex): it loads the index into memory and answers {}. The request
+// has no body; delimiter is the only query parameter.
+func (s *Server) PrewarmTableIndex(c echo.Context) error {
+	var delimiter *string
+	if d := c.QueryParam("delimiter"); d != "" {
+		delimiter = &d
+	}
+	id, err := resolveID(c, delimiter, nil)
+	if err != nil {
+		return err
+	}
+	name := c.Param("index_name")
+	if c.Request().URL.RawPath != "" {
+		if name, err = url.PathUnescape(name); err != nil {
+			return invalidInput("malformed index_name in path: %v", err)
+		}
+	}
+	if err := s.store.PrewarmIndex(c.Request().Context(), id, name); err != nil {
+		return err
+	}
+	return ok(c, struct{}{})
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/lancens/lancens/client"
+	"github.com/lancens/lancens/coord"
 	"github.com/lancens/lancens/gen"
 	"github.com/lancens/lancens/internal/apitest"
 	"github.com/lancens/lancens/server"
@@ -121,7 +122,8 @@ func (b *blockedBuilds) BuildIndex(ctx context.Context, job store.BuildIndex) er
 func TestShutdownRequeuesIndexBuild(t *testing.T) {
 	dir := t.TempDir()
 	opts := apitest.Options{DBPath: dir + "/lancens.db", Warehouse: dir + "/wh"}
-	db, err := sqlite.Open(t.Context(), opts.DBPath, sqlite.Options{Synchronous: "NORMAL"})
+	jobsQueued := coord.NewSignal()
+	db, err := sqlite.Open(t.Context(), opts.DBPath, sqlite.Options{Synchronous: "NORMAL", OnJobQueued: jobsQueued.Notify})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +134,7 @@ func TestShutdownRequeuesIndexBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := &blockedBuilds{Store: db, started: make(chan struct{}, 1)}
-	srv, err := server.New(server.Config{Store: st, Warehouse: wh})
+	srv, err := server.New(server.Config{Store: st, Warehouse: wh, JobsQueued: jobsQueued})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/lancens/lancens/client"
 	"github.com/lancens/lancens/internal/apitest"
 	"github.com/lancens/lancens/store"
+	"github.com/lancens/lancens/warehouse"
 )
 
 // locationEnv is a server with an external root, a directory outside both
@@ -303,7 +304,7 @@ func TestCommitRefusesLinks(t *testing.T) {
 			return p
 		}},
 		{"StagedIsFinalLinkedOutside", func(dir string) string {
-			p := filepath.Join(dir, "_versions", store.NamingV2.ManifestFileName(1))
+			p := filepath.Join(dir, "_versions", warehouse.NamingV2.ManifestFileName(1))
 			link(e.secret, p)
 			return p
 		}},

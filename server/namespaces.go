@@ -92,7 +92,6 @@ func (s *Server) DropNamespace(c echo.Context, _ gen.Id, p gen.DropNamespacePara
 	}
 	if len(txIDs) > 0 {
 		resp.TransactionId = &txIDs
-		s.jobs.wake()
 	}
 	return ok(c, resp)
 }

@@ -37,7 +37,11 @@ var remoteTableOp = regexp.MustCompile(`^/v1/table/([^/]+)/`)
 
 // remotePaths rewrites remote-dialect paths before routing: the root table
 // listing, and literal "+" in table identifiers (the SDK does not escape
-// them, and the spec's clients mean a space by an unescaped "+").
+// them, and the spec's clients mean a space by an unescaped "+"). A request
+// with an explicit delimiter=$ keeps its "+": the SDK's remote client sends
+// a delimiter only when it is not $, while clients generated from the spec,
+// which form-encode their paths (the SDK's namespace client among them,
+// sometimes configured with the dialect's headers), always send one.
 func remotePaths(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
@@ -49,12 +53,16 @@ func remotePaths(next echo.HandlerFunc) echo.HandlerFunc {
 			// tableNames(): the tables of the root namespace.
 			u.Path, u.RawPath = "/v1/namespace/$/table/list", ""
 		}
-		if p := u.EscapedPath(); strings.Contains(p, "+") {
+		if p := u.EscapedPath(); strings.Contains(p, "+") && u.Query().Get("delimiter") != DefaultDelimiter {
+			// The identifier as sent is kept: a body id may still settle
+			// that "+" meant a space (resolveID).
 			if m := remoteTableOp.FindStringSubmatchIndex(p); m != nil {
+				c.Set(contextSentID, p[m[2]:m[3]])
 				p = p[:m[2]] + strings.ReplaceAll(p[m[2]:m[3]], "+", "%2B") + p[m[3]:]
 			}
 			if strings.HasPrefix(p, "/v1/namespace/") {
 				parts := strings.SplitN(p, "/", 5)
+				c.Set(contextSentID, parts[3])
 				parts[3] = strings.ReplaceAll(parts[3], "+", "%2B")
 				p = strings.Join(parts, "/")
 			}
@@ -64,6 +72,25 @@ func remotePaths(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		return next(c)
 	}
+}
+
+// dialectRoutes registers the routes of the remote dialect that the spec
+// lacks (see IsDialectRoute). Their errors are ErrorResponses as everywhere;
+// there is no spec to validate their requests against.
+func (s *Server) dialectRoutes(e *echo.Echo) {
+	e.POST("/v1/table/:id/index/:index_name/prewarm", s.PrewarmTableIndex)
+}
+
+// prewarmPath matches the escaped paths of the prewarm route, with or
+// without the dialect's trailing slash.
+var prewarmPath = regexp.MustCompile(`^/v1/table/[^/]+/index/[^/]+/prewarm/?$`)
+
+// IsDialectRoute reports whether a request (its method and escaped path) is
+// for one of the routes lancens serves beyond the spec for the LanceDB
+// remote dialect: POST /v1/table/{id}/index/{name}/prewarm. They answer an
+// empty JSON object on success and an ErrorResponse otherwise.
+func IsDialectRoute(method, escapedPath string) bool {
+	return method == http.MethodPost && prewarmPath.MatchString(escapedPath)
 }
 
 // remoteBodies translates the JSON bodies of remote-dialect requests into
@@ -76,9 +103,10 @@ func (s *Server) remoteBodies(next echo.HandlerFunc) echo.HandlerFunc {
 		if !isRemote(req) || op == nil {
 			return next(c)
 		}
+		var raw []byte
 		if op.body == bodyJSON && req.Body != nil && req.Body != http.NoBody {
-			raw, err := readBody(req.Body, s.cfg.MaxJSONBody)
-			if err != nil {
+			var err error
+			if raw, err = readBody(req.Body, s.cfg.MaxJSONBody); err != nil {
 				return err
 			}
 			if out, ok := translateRequest(op.id, raw); ok {
@@ -90,8 +118,6 @@ func (s *Server) remoteBodies(next echo.HandlerFunc) echo.HandlerFunc {
 		switch op.id {
 		case "CreateTableIndex", "CreateTableScalarIndex":
 			c.Set(contextReplaceIndex, true)
-		case "ListTables":
-			remotePageToken(req)
 		case "ListTableTags":
 			c.Set(contextAllPages, true)
 		case "MergeInsertIntoTable":
@@ -104,7 +130,10 @@ func (s *Server) remoteBodies(next echo.HandlerFunc) echo.HandlerFunc {
 		w := &capture{ResponseWriter: c.Response().Writer}
 		c.Response().Writer = w
 		c.Response().Header().Set("Phalanx-Version", phalanxVersion)
-		err := next(c)
+		err := s.checkFreshness(c, op.id, raw)
+		if err == nil {
+			err = next(c)
+		}
 		if err != nil {
 			// Render the error here, so its answer is translated too.
 			c.Error(err)
@@ -113,18 +142,67 @@ func (s *Server) remoteBodies(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// remotePageToken lets tableNames({startAfter}) work: the SDK sends the last
-// name it has as page_token, which is not one of our tokens.
-func remotePageToken(req *http.Request) {
-	q := req.URL.Query()
-	tok := q.Get("page_token")
-	if tok == "" {
-		return
+// freshReads are the reads the SDK sends its freshness headers with.
+var freshReads = map[string]bool{
+	"DescribeTable": true, "QueryTable": true, "CountTableRows": true, "ExplainTableQueryPlan": true,
+	"AnalyzeTableQueryPlan": true, "ListTableIndices": true, "DescribeTableIndexStats": true, "GetTableStats": true,
+	"ListTableVersions": true, "ListTableTags": true, "GetTableTagVersion": true, "ListTableBranches": true,
+}
+
+// checkFreshness enforces the SDK's read-freshness headers on a read of a
+// table's latest version: x-lancedb-min-version (the highest version the
+// client's writes made) and x-lancedb-min-read-version (the highest its
+// reads saw). Every read here starts from the latest committed state, so a
+// read begun after those versions were made sees them: no wait is needed,
+// and a table whose latest version is older is not the table the client
+// knew (it was dropped and created again). x-lancedb-min-timestamp (no
+// answer from a cache older than that) holds for the same reason. A read of
+// a version the request names is left alone, as the SDK drops the headers
+// for time travel. Returns InvalidInput (13) for a header that is not a
+// version number and TableVersionNotFound (11) for a table behind it;
+// failures to find the table are left to the operation to report.
+func (s *Server) checkFreshness(c echo.Context, opID string, body []byte) error {
+	if !freshReads[opID] {
+		return nil
 	}
-	if _, err := store.DecodePageToken(tok); err != nil {
-		q.Set("page_token", store.EncodePageToken(tok))
-		req.URL.RawQuery = q.Encode()
+	var need uint64
+	var header string
+	for _, name := range []string{"x-lancedb-min-version", "x-lancedb-min-read-version"} {
+		v := c.Request().Header.Get(name)
+		if v == "" {
+			continue
+		}
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return invalidInput("%s %q is not a version number", name, v)
+		}
+		if n > need {
+			need, header = n, name
+		}
 	}
+	var req struct {
+		Version *int64
+		Branch  *string
+		Query   struct{ Version *int64 }
+	}
+	if need == 0 || (json.Unmarshal(body, &req) == nil && (req.Version != nil || req.Query.Version != nil)) {
+		return nil
+	}
+	var delimiter *string
+	if d := c.QueryParam("delimiter"); d != "" {
+		delimiter = &d
+	}
+	id, err := resolveID(c, delimiter, nil)
+	if err != nil {
+		return nil
+	}
+	latest, err := s.store.DescribeVersion(c.Request().Context(), id, deref(req.Branch), nil)
+	if err != nil || uint64(latest.Version) >= need {
+		return nil
+	}
+	return store.Errorf(store.CodeTableVersionNotFound,
+		"table %s is at version %d, older than version %d this client has seen of it (%s): it was replaced since",
+		strings.Join(id, delimiterOf(delimiter)), latest.Version, need, header)
 }
 
 // capture holds back a JSON answer so it can be translated; other answers

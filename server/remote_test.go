@@ -30,6 +30,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/lancens/lancens/coord"
 	"github.com/lancens/lancens/gen"
 	"github.com/lancens/lancens/internal/apitest"
 	"github.com/lancens/lancens/internal/arrowtest"
@@ -60,7 +61,8 @@ type rtEnv struct {
 
 func rtStart(t *testing.T) *rtEnv {
 	t.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "lancens.db"), sqlite.Options{Synchronous: "NORMAL"})
+	jobsQueued := coord.NewSignal()
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "lancens.db"), sqlite.Options{Synchronous: "NORMAL", OnJobQueued: jobsQueued.Notify})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +70,7 @@ func rtStart(t *testing.T) *rtEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := server.New(server.Config{Store: db, Warehouse: wh})
+	srv, err := server.New(server.Config{Store: db, Warehouse: wh, JobsQueued: jobsQueued})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1276,58 +1278,314 @@ func TestRemoteHeaders(t *testing.T) {
 	})
 }
 
-// TestRemoteListTablesPaging covers tableNames({limit, startAfter}): the
-// SDK sends the last name it has as page_token.
-func TestRemoteListTablesPaging(t *testing.T) {
+// TestListingPageTokens covers page tokens of listings of names: any
+// string is the name to start after (the SDK sends the last name it has as
+// page_token, and tableNames({startAfter}) its startAfter), with and
+// without the remote dialect, and the server's own tokens page through.
+func TestListingPageTokens(t *testing.T) {
 	e := rtStart(t)
 	for _, name := range []string{"a", "b", "c", "d"} {
 		e.createDocs(t, name)
+		e.ok(t, rtReq{method: "POST", path: "/v1/namespace/" + name + "/create", body: `{}`})
 	}
 	e.ok(t, rtReq{method: "POST", path: "/v1/namespace/n/create", body: `{}`})
 	e.createDocs(t, "n$z")
-	list := func(t *testing.T, path string) ([]any, string) {
+	list := func(t *testing.T, path string, sdk bool) ([]any, string) {
 		t.Helper()
-		m := e.ok(t, rtReq{method: "GET", path: path, sdk: true}).object(t)
+		m := e.ok(t, rtReq{method: "GET", path: path, sdk: sdk}).object(t)
 		tok, _ := m["page_token"].(string)
-		return m["tables"].([]any), tok
+		items, _ := m["tables"].([]any)
+		if ns, ok := m["namespaces"].([]any); ok {
+			items = ns
+		}
+		return items, tok
+	}
+	for _, sdk := range []bool{true, false} {
+		for _, tc := range []struct {
+			name, path string
+			want       []any
+		}{
+			{"StartAfterName", "/v1/namespace/$/table/list?page_token=b", []any{"c", "d"}},
+			{"StartAfterGap", "/v1/namespace/$/table/list?page_token=bb", []any{"c", "d"}},
+			{"StartAfterLast", "/v1/namespace/$/table/list?page_token=d", []any{}},
+			{"StartAfterWithLimit", "/v1/namespace/$/table/list?limit=1&page_token=a", []any{"b"}},
+			{"StartBeforeFirst", "/v1/namespace/$/table/list?page_token=%20", []any{"a", "b", "c", "d"}},
+			{"ChildNamespace", "/v1/namespace/n/table/list", []any{"z"}},
+			{"ChildNamespaceStartAfter", "/v1/namespace/n/table/list?page_token=z", []any{}},
+			{"NamespacesStartAfter", "/v1/namespace/$/list?page_token=a", []any{"b", "c", "d", "n"}},
+			{"NamespacesStartAfterWithLimit", "/v1/namespace/$/list?page_token=c&limit=1", []any{"d"}},
+			{"NamespacesStartAfterGap", "/v1/namespace/$/list?page_token=cz", []any{"d", "n"}},
+			{"AllTablesStartAfterID", "/v1/table?page_token=d", []any{"n$z"}},
+			{"AllTablesStartAfterNestedID", "/v1/table?page_token=n$a&limit=5", []any{"n$z"}},
+			{"AllTablesOtherDelimiter", "/v1/table?page_token=c&delimiter=.", []any{"d", "n.z"}},
+		} {
+			if sdk && strings.HasPrefix(tc.path, "/v1/table?") {
+				continue // the remote dialect's /v1/table lists the root namespace
+			}
+			t.Run(fmt.Sprintf("%s/SDK=%v", tc.name, sdk), func(t *testing.T) {
+				if got, _ := list(t, tc.path, sdk); !slices.Equal(got, tc.want) {
+					t.Fatalf("listed %v, want %v", got, tc.want)
+				}
+			})
+		}
 	}
 	for _, tc := range []struct {
 		name, path string
+		sdk        bool
 		want       []any
 	}{
-		{"Root", "/v1/table/", []any{"a", "b", "c", "d"}},
-		{"RootNoSlash", "/v1/table", []any{"a", "b", "c", "d"}},
-		{"StartAfterName", "/v1/table/?page_token=b", []any{"c", "d"}},
-		{"StartAfterGap", "/v1/table/?page_token=bb", []any{"c", "d"}},
-		{"StartAfterLast", "/v1/table/?page_token=d", []any{}},
-		{"StartAfterWithLimit", "/v1/table/?limit=1&page_token=a", []any{"b"}},
-		{"NamespaceStartAfter", "/v1/namespace/$/table/list?page_token=c", []any{"d"}},
-		{"ChildNamespace", "/v1/namespace/n/table/list", []any{"z"}},
-		{"ChildNamespaceStartAfter", "/v1/namespace/n/table/list?page_token=z", []any{}},
+		{"Root", "/v1/table/", true, []any{"a", "b", "c", "d"}},
+		{"RootNoSlash", "/v1/table", true, []any{"a", "b", "c", "d"}},
+		{"RootStartAfter", "/v1/table/?page_token=b", true, []any{"c", "d"}},
+		{"Namespaces", "/v1/namespace/$/list", false, []any{"a", "b", "c", "d", "n"}},
+		{"AllTables", "/v1/table", false, []any{"a", "b", "c", "d", "n$z"}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got, _ := list(t, tc.path); !slices.Equal(got, tc.want) {
-				t.Fatalf("listed %v, want %v", got, tc.want)
+		t.Run("OwnTokens/"+tc.name, func(t *testing.T) {
+			var all []any
+			sep := "?"
+			if strings.Contains(tc.path, "?") {
+				sep = "&"
+			}
+			path := tc.path + sep + "limit=2"
+			for range 5 {
+				page, tok := list(t, path, tc.sdk)
+				all = append(all, page...)
+				if tok == "" {
+					break
+				}
+				path = tc.path + sep + "limit=2&page_token=" + url.QueryEscape(tok)
+			}
+			if !slices.Equal(all, tc.want) {
+				t.Fatalf("paged through %v, want %v", all, tc.want)
 			}
 		})
 	}
-	t.Run("ServerTokensPassThrough", func(t *testing.T) {
-		var all []any
-		path := "/v1/table/?limit=3"
-		for range 5 {
-			page, tok := list(t, path)
-			all = append(all, page...)
-			if tok == "" {
-				break
-			}
-			path = "/v1/table/?limit=3&page_token=" + url.QueryEscape(tok)
+	for _, tc := range []struct{ name, path string }{
+		{"ControlCharacter", "/v1/namespace/$/list?page_token=a%01"},
+		{"NotUTF8", "/v1/namespace/$/table/list?page_token=%FF"},
+		{"AllTablesControlCharacter", "/v1/table?page_token=a%01"},
+	} {
+		t.Run("Bad/"+tc.name, func(t *testing.T) {
+			rtWantError(t, e.send(t, rtReq{method: "GET", path: tc.path}), 400, 13)
+		})
+	}
+}
+
+// TestIdentifierReadings covers how a path identifier is read against a
+// body id: the body id is accepted when any reading of the path names the
+// same object ("+" as a space or literal, before and after the remote
+// dialect's rewrite), with and without the dialect's header.
+func TestIdentifierReadings(t *testing.T) {
+	e := rtStart(t)
+	for _, ns := range []string{"sp%20ace", "p%2Bs"} {
+		e.ok(t, rtReq{method: "POST", path: "/v1/namespace/" + ns + "/create", body: `{}`})
+	}
+	for _, id := range []string{"my%20tbl-1.x", "a%2Bb", "sp%20ace$my%20tbl-1.x", "p%2Bs$a%2Bb"} {
+		e.createDocs(t, id)
+	}
+	const (
+		space = `"my tbl-1.x"`
+		plus  = `"a+b"`
+	)
+	for _, tc := range []struct {
+		name, path, bodyID string // bodyID: the names inside the body id
+		want               string // the table described; "" with code
+		code               int
+	}{
+		{"FormPlusBodySpace", "my+tbl-1.x", space, "my tbl-1.x", 0},
+		{"EscapedSpaceBodySpace", "my%20tbl-1.x", space, "my tbl-1.x", 0},
+		{"EncodedPlusBodyPlus", "a%2Bb", plus, "a+b", 0},
+		{"LiteralPlusBodyPlus", "a+b", plus, "a+b", 0},
+		{"LiteralPlusBodySpace", "a+b", `"a b"`, "", 4},
+		{"NestedForm", "sp+ace%24my+tbl-1.x?delimiter=%24", `"sp ace",` + space, "my tbl-1.x", 0},
+		{"NestedLiteral", "p+s$a+b", `"p+s",` + plus, "a+b", 0},
+		{"NestedMixed", "p%2Bs$a+b", `"p+s",` + plus, "a+b", 0},
+		{"EncodedPlusBodySpace", "a%2Bb", `"a b"`, "", 13},
+		{"OtherBodyID", "my+tbl-1.x", `"other"`, "", 13},
+		{"SpaceAgainstPlusBody", "my%20tbl-1.x", `"my+tbl-1.x"`, "", 13},
+	} {
+		for _, dialect := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/Dialect=%v", tc.name, dialect), func(t *testing.T) {
+				path, query, _ := strings.Cut(tc.path, "?")
+				r := rtReq{method: "POST", path: "/v1/table/" + path + "/describe", body: `{"id":[` + tc.bodyID + `]}`}
+				if query != "" {
+					r.path += "?" + query
+				}
+				if dialect {
+					// A namespace-mode client that sends the header too.
+					r.header = http.Header{"X-Lancedb-Database": {"db"}}
+				}
+				res := e.send(t, r)
+				if tc.want == "" {
+					rtWantError(t, res, map[int]int{4: 404, 13: 400}[tc.code], tc.code)
+					return
+				}
+				if res.status != 200 || res.object(t)["table"] != tc.want {
+					t.Fatalf("described %d %s, want table %q", res.status, res.body, tc.want)
+				}
+			})
 		}
-		if !slices.Equal(all, []any{"a", "b", "c", "d"}) {
-			t.Fatalf("paged through %v", all)
+	}
+	// Without a body id the path alone decides: "+" is a space to the
+	// spec's clients and a "+" to the SDK.
+	for _, tc := range []struct {
+		name, path string
+		sdk        bool
+		want       string
+	}{
+		{"FormPlus", "my+tbl-1.x", false, "my tbl-1.x"},
+		{"EscapedSpace", "my%20tbl-1.x", false, "my tbl-1.x"},
+		{"EscapedSpaceSDK", "my%20tbl-1.x", true, "my tbl-1.x"},
+		{"EncodedPlus", "a%2Bb", false, "a+b"},
+		{"EncodedPlusSDK", "a%2Bb", true, "a+b"},
+		{"LiteralPlusSDK", "a+b", true, "a+b"},
+		{"NestedLiteralPlusSDK", "p+s$a+b", true, "a+b"},
+	} {
+		t.Run("PathOnly/"+tc.name, func(t *testing.T) {
+			path := "/v1/table/" + tc.path + "/describe"
+			if tc.sdk {
+				path += "/"
+			}
+			res := e.ok(t, rtReq{method: "POST", path: path, sdk: tc.sdk})
+			if got := res.object(t)["table"]; got != tc.want {
+				t.Fatalf("described %v, want %q", got, tc.want)
+			}
+		})
+	}
+	t.Run("PathOnly/LiteralPlusSpec", func(t *testing.T) {
+		rtWantError(t, e.send(t, rtReq{method: "POST", path: "/v1/table/a+b/describe", body: `{}`}), 404, 4)
+	})
+	t.Run("PathOnly/ExplicitDollarDelimiter", func(t *testing.T) {
+		// Only clients generated from the spec send delimiter=$, and they
+		// form-encode: "+" is a space, dialect header or not (the namespace
+		// client's body-less version/list).
+		for _, dialect := range []bool{false, true} {
+			r := rtReq{method: "POST", path: "/v1/table/my+tbl-1.x/version/list?delimiter=%24&limit=1&descending=true", body: "null"}
+			if dialect {
+				r.header = http.Header{"X-Lancedb-Database": {"db"}}
+			}
+			e.ok(t, r)
+			r.path = "/v1/table/sp+ace%24my+tbl-1.x/version/list?delimiter=%24"
+			e.ok(t, r)
 		}
 	})
-	t.Run("SpecRefusesNames", func(t *testing.T) {
-		rtWantError(t, e.send(t, rtReq{method: "GET", path: "/v1/namespace/$/table/list?page_token=b"}), 400, 13)
+	t.Run("Namespace", func(t *testing.T) {
+		for _, dialect := range []bool{false, true} {
+			r := rtReq{method: "POST", path: "/v1/namespace/sp+ace/describe", body: `{"id":["sp ace"]}`}
+			if dialect {
+				r.header = http.Header{"X-Lancedb-Database": {"db"}}
+			}
+			e.ok(t, r)
+			r.path, r.body = "/v1/namespace/p+s/describe", `{"id":["p+s"]}`
+			e.ok(t, r)
+		}
+	})
+}
+
+// TestRemotePrewarmIndex covers POST /v1/table/{id}/index/{name}/prewarm,
+// the SDK's prewarmIndex: a route of the remote dialect beyond the spec,
+// answered {} for a built index of any kind and 404 (which the SDK reads as
+// IndexNotFound) for an unknown one.
+func TestRemotePrewarmIndex(t *testing.T) {
+	e := rtStart(t)
+	e.createDocs(t, "t")
+	e.createDocs(t, "a+b")
+	e.createIndex(t, "t", `{"column":"vector","index_type":"IVF_FLAT","num_partitions":2,"name":"my idx/x+y"}`, true)
+	e.createIndex(t, "t", `{"column":"text","index_type":"FTS"}`, true)
+	e.createIndex(t, "t", `{"column":"id","index_type":"BTREE"}`, true)
+	e.createIndex(t, "a+b", `{"column":"text","index_type":"FTS"}`, true)
+	for _, tc := range []struct {
+		name, path string
+		sdk        bool
+		status     int
+		code       int
+	}{
+		{"Vector", "/v1/table/t/index/my%20idx%2Fx%2By/prewarm/", true, 200, 0},
+		{"FullText", "/v1/table/t/index/text_idx/prewarm/", true, 200, 0},
+		{"Scalar", "/v1/table/t/index/id_idx/prewarm/", true, 200, 0},
+		{"WithoutDialect", "/v1/table/t/index/text_idx/prewarm", false, 200, 0},
+		{"LiteralPlusTable", "/v1/table/a+b/index/text_idx/prewarm/", true, 200, 0},
+		{"EncodedPlusTable", "/v1/table/a%2Bb/index/text_idx/prewarm", false, 200, 0},
+		{"Delimiter", "/v1/table/t/index/text_idx/prewarm?delimiter=.", false, 200, 0},
+		{"UnknownIndex", "/v1/table/t/index/nope/prewarm/", true, 404, 6},
+		{"UnknownTable", "/v1/table/nope/index/text_idx/prewarm/", true, 404, 4},
+		{"UnknownNamespace", "/v1/table/ns$t/index/text_idx/prewarm/", true, 404, 1},
+		{"ControlCharacter", "/v1/table/t/index/a%01/prewarm/", true, 404, 6},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := e.send(t, rtReq{method: "POST", path: tc.path, sdk: tc.sdk})
+			if tc.status != 200 {
+				rtWantError(t, res, tc.status, tc.code)
+				return
+			}
+			if res.status != 200 || string(res.body) != "{}\n" {
+				t.Fatalf("got %d %q, want 200 {}", res.status, res.body)
+			}
+		})
+	}
+}
+
+// TestRemoteFreshness covers the SDK's read-freshness headers: a read of
+// the latest version must see at least x-lancedb-min-version (the highest
+// version the handle's writes made) and x-lancedb-min-read-version (the
+// highest its reads saw); a table behind them was replaced since (11).
+func TestRemoteFreshness(t *testing.T) {
+	e := rtStart(t)
+	e.createDocs(t, "t")
+	e.ok(t, rtReq{method: "POST", path: "/v1/table/t/insert/", sdk: true, arrow: rtLZ4(t, arrowtest.Record(t, rtDocsSchema, rtDocsRows))})
+	// t is at version 2.
+	const query = `{"columns":["id"],"k":9223372036854775807,"prefilter":true,"vector":[],"version":null}`
+	for _, tc := range []struct {
+		name, path, body string
+		header           map[string]string
+		sdk              bool
+		status, code     int
+	}{
+		{"Count", "count_rows/", `{"version":null}`, map[string]string{"min-version": "2"}, true, 200, 0},
+		{"CountAhead", "count_rows/", `{"version":null}`, map[string]string{"min-version": "3"}, true, 404, 11},
+		{"CountReadAhead", "count_rows/", `{"version":null}`, map[string]string{"min-read-version": "3"}, true, 404, 11},
+		{"CountBothHighestWins", "count_rows/", `{"version":null}`, map[string]string{"min-version": "1", "min-read-version": "7"}, true, 404, 11},
+		{"CountPinnedVersion", "count_rows/", `{"version":1}`, map[string]string{"min-version": "9"}, true, 200, 0},
+		{"CountBadHeader", "count_rows/", `{"version":null}`, map[string]string{"min-version": "two"}, true, 400, 13},
+		{"CountTimestampHolds", "count_rows/", `{"version":null}`, map[string]string{"min-timestamp": "2999-01-01T00:00:00+00:00"}, true, 200, 0},
+		{"DescribeNoBody", "describe/", "", map[string]string{"min-version": "2"}, true, 200, 0},
+		{"DescribeAhead", "describe/", "", map[string]string{"min-version": "3"}, true, 404, 11},
+		{"Query", "query/", query, map[string]string{"min-version": "2"}, true, 200, 0},
+		{"QueryAhead", "query/", query, map[string]string{"min-read-version": "5"}, true, 404, 11},
+		{"QueryPinned", "query/", strings.Replace(query, `"version":null`, `"version":1`, 1), map[string]string{"min-version": "5"}, true, 200, 0},
+		{"ListVersionsAhead", "version/list/", "", map[string]string{"min-version": "3"}, true, 404, 11},
+		{"WriteIgnores", "delete/", `{"predicate":"id = 99"}`, map[string]string{"min-version": "99"}, true, 200, 0},
+		{"SpecClientIgnores", "count_rows", `{}`, map[string]string{"min-version": "99"}, false, 200, 0},
+		{"MissingTableStaysNotFound", "../nope/count_rows/", `{"version":null}`, map[string]string{"min-version": "3"}, true, 404, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := http.Header{}
+			for k, v := range tc.header {
+				h.Set("X-Lancedb-"+k, v)
+			}
+			path := "/v1/table/t/" + tc.path
+			if strings.HasPrefix(tc.path, "../") {
+				path = "/v1/table/" + strings.TrimPrefix(tc.path, "../")
+			}
+			res := e.send(t, rtReq{method: "POST", path: path, sdk: tc.sdk, header: h, body: tc.body})
+			if tc.status != 200 {
+				rtWantError(t, res, tc.status, tc.code)
+				return
+			}
+			if res.status != 200 {
+				t.Fatalf("got %d %s, want 200", res.status, res.body)
+			}
+		})
+	}
+	t.Run("Replaced", func(t *testing.T) {
+		// A handle that wrote version 2 of a table that was dropped and
+		// created again (now at version 1).
+		e.ok(t, rtReq{method: "POST", path: "/v1/table/t/drop/", sdk: true})
+		e.createDocs(t, "t")
+		h := http.Header{"X-Lancedb-Min-Version": {"2"}}
+		rtWantError(t, e.send(t, rtReq{method: "POST", path: "/v1/table/t/count_rows/", sdk: true, header: h, body: `{"version":null}`}), 404, 11)
+		h.Set("X-Lancedb-Min-Version", "1")
+		e.ok(t, rtReq{method: "POST", path: "/v1/table/t/count_rows/", sdk: true, header: h, body: `{"version":null}`})
 	})
 }
 
@@ -1348,6 +1606,64 @@ func TestRemoteRename(t *testing.T) {
 	// Renaming within the root namespace.
 	e.ok(t, rtReq{method: "POST", path: "/v1/table/stayed/rename/", sdk: true, body: `{"new_table_name":"renamed"}`})
 	e.ok(t, rtReq{method: "POST", path: "/v1/table/renamed/describe/", sdk: true})
+}
+
+// TestRemoteMergeInsertKeys covers merge_insert keyed on several columns
+// (on repeated, as in spec 0.12) in the remote dialect as in the spec's,
+// next to the single key of 0.11 clients.
+func TestRemoteMergeInsertKeys(t *testing.T) {
+	// id 1 keeps its label (a match on both keys); id 2 has a new one.
+	rows := arrowtest.Record(t, rtDocsSchema, `[{"id":1,"text":"merged","label":"greeting","vector":[1,0,0,0]},
+		{"id":2,"text":"merged","label":"new","vector":[0,0,0,1]}]`)
+	for _, tc := range []struct {
+		name, keys          string
+		sdk                 bool
+		inserted, updated   float64
+		rows, idTwo, merged int
+	}{
+		{"TwoKeys", "on=id&on=label", false, 1, 1, 7, 2, 2},
+		{"TwoKeysSDK", "on=label&on=id", true, 1, 1, 7, 2, 2},
+		{"OneKey", "on=id", false, 0, 2, 6, 1, 2},
+		{"OneKeySDK", "on=id", true, 0, 2, 6, 1, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := rtStart(t)
+			e.createDocs(t, "t")
+			path := "/v1/table/t/merge_insert"
+			if tc.sdk {
+				path += "/"
+			}
+			res := e.ok(t, rtReq{method: "POST", path: path + "?" + tc.keys + "&when_matched_update_all=true&when_not_matched_insert_all=true",
+				sdk: tc.sdk, arrow: rtLZ4(t, rows)})
+			if m := res.object(t); m["num_inserted_rows"] != tc.inserted || m["num_updated_rows"] != tc.updated {
+				t.Fatalf("merge answered %v, want %v inserted, %v updated", m, tc.inserted, tc.updated)
+			}
+			for filter, want := range map[string]int{"": tc.rows, "id = 2": tc.idTwo, "text = 'merged'": tc.merged} {
+				body := `{"version":null}`
+				if filter != "" {
+					body = `{"predicate":"` + filter + `","version":null}`
+				}
+				var n int
+				if err := json.Unmarshal(e.ok(t, rtReq{method: "POST", path: "/v1/table/t/count_rows/", sdk: true, body: body}).body, &n); err != nil || n != want {
+					t.Fatalf("count_rows %q = %d (%v), want %d", filter, n, err, want)
+				}
+			}
+		})
+	}
+	t.Run("Errors", func(t *testing.T) {
+		e := rtStart(t)
+		e.createDocs(t, "t")
+		for _, keys := range []string{"on=id&on=id", "on=id&on=", "on=label&on=%60label%60"} {
+			for _, sdk := range []bool{false, true} {
+				res := e.send(t, rtReq{method: "POST", path: "/v1/table/t/merge_insert/?" + keys + "&when_not_matched_insert_all=true",
+					sdk: sdk, arrow: rtLZ4(t, rows)})
+				rtWantError(t, res, 400, 13)
+			}
+		}
+		if n := e.countRows(t, "t"); n != 6 {
+			t.Fatalf("refused merges changed the table: %d rows", n)
+		}
+	})
 }
 
 // TestRemoteMergeInsertTimeout covers x-request-timeout-ms, the SDK's

@@ -13,31 +13,25 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/lancens/lancens/coord"
 	"github.com/lancens/lancens/gen"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/warehouse"
 )
 
-// Store is everything the server needs from storage.
-type Store interface {
-	store.Namespaces
-	store.Tables
-	store.Versions
-	store.Batches
-	store.Tags
-	store.Branches
-	store.Transactions
-	store.Jobs
-	store.ManagedData
-	store.Indexes
-}
-
 // Config configures a Server.
 type Config struct {
-	// Store holds the catalog. Required.
-	Store Store
+	// Store holds the catalog. Required. A store that also implements
+	// Data (store/sqlite) serves managed tables too; one that does not
+	// (store/postgres) answers their operations Unsupported (0).
+	Store Catalog
 	// Warehouse is where declared tables get their locations. Required.
 	Warehouse *warehouse.Warehouse
+	// JobsQueued wakes the background job runner; pass the signal whose
+	// Notify the store calls when it queues a job (for example
+	// sqlite.Options.OnJobQueued). Without it the runner looks for jobs
+	// every coord.DefaultPoll only.
+	JobsQueued *coord.Signal
 	// APIKeys, when not empty, are the credentials a request must present.
 	APIKeys []string
 	// Logger receives request and error logs. Default: discard.
@@ -88,8 +82,8 @@ type Server struct {
 	log       *slog.Logger
 	echo      *echo.Echo
 	ops       operationTable
-	commits   *committer
-	jobs      *jobRunner
+	commits   *coord.Committer
+	jobs      *coord.Runner
 	uploads   uploads
 }
 
@@ -129,31 +123,41 @@ func New(cfg Config) (*Server, error) {
 	if cfg.QueryTimeout == 0 {
 		cfg.QueryTimeout = DefaultQueryTimeout
 	}
+	st, managed := cfg.Store.(Store)
+	if !managed {
+		st = catalogOnly{cfg.Store}
+	}
 	doc, err := gen.GetSpec()
 	if err != nil {
 		return nil, fmt.Errorf("server: load embedded spec: %w", err)
 	}
 	s := &Server{
-		cfg: cfg, store: cfg.Store, warehouse: cfg.Warehouse, log: cfg.Logger, ops: newOperationTable(doc),
-		commits: newCommitter(cfg.Store, cfg.Warehouse, cfg.Logger),
-		jobs:    newJobRunner(cfg.Store, cfg.Warehouse, cfg.Logger),
+		cfg: cfg, store: st, warehouse: cfg.Warehouse, log: cfg.Logger, ops: newOperationTable(doc),
+		commits: coord.NewCommitter(cfg.Store, cfg.Warehouse, cfg.Logger),
+		jobs:    coord.NewRunner(cfg.Store, cfg.JobsQueued, cfg.Logger),
 	}
+	coord.RegisterStoreJobs(s.jobs, st, cfg.Warehouse)
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
 	e.HTTPErrorHandler = s.errorHandler
 	e.Pre(remotePaths, stripTrailingSlash, aliasMethods)
-	e.Use(assignRequestID, s.logRequests, s.limitBodies, s.trackUploads, s.recoverPanics, s.authenticate, s.remoteBodies, s.validateRequests, s.limitQueryTime)
+	e.Use(assignRequestID, s.logRequests, s.limitBodies, s.trackUploads, s.recoverPanics, s.authenticate)
+	if !managed {
+		e.Use(s.refuseManaged)
+	}
+	e.Use(s.remoteBodies, s.validateRequests, s.limitQueryTime)
 	gen.RegisterHandlers(e, s)
+	s.dialectRoutes(e)
 	s.echo = e
-	s.jobs.start()
+	s.jobs.Start()
 	return s, nil
 }
 
 // Close stops the background job runner, waiting for the job in progress.
 // Call it after the HTTP server has stopped.
 func (s *Server) Close() {
-	s.jobs.stop()
+	s.jobs.Stop()
 }
 
 // ServeHTTP makes the Server an http.Handler.

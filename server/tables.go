@@ -30,22 +30,44 @@ func (s *Server) ListTables(c echo.Context, _ gen.Id, p gen.ListTablesParams) er
 }
 
 // ListAllTables handles GET /v1/table: every table, as full identifiers
-// joined by the delimiter.
+// joined by the delimiter. A page_token that is not one of ours is read as
+// the identifier to start after, written as the listing writes them.
 func (s *Server) ListAllTables(c echo.Context, p gen.ListAllTablesParams) error {
 	pg, err := s.page(p.PageToken, p.Limit)
 	if err != nil {
+		return err
+	}
+	d := delimiterOf(p.Delimiter)
+	if pg.Token, err = tablePageToken(pg.Token, d); err != nil {
 		return err
 	}
 	ids, next, err := s.store.ListAllTables(c.Request().Context(), boolOr(p.IncludeDeclared, true), pg)
 	if err != nil {
 		return err
 	}
-	d := delimiterOf(p.Delimiter)
 	names := make([]string, len(ids))
 	for i, id := range ids {
 		names[i] = strings.Join(id, d)
 	}
 	return ok(c, gen.ListTablesResponse{Tables: names, PageToken: optional(next)})
+}
+
+// tablePageToken returns the store's ListAllTables token for a page_token:
+// ours as it is, and any other string as the identifier it spells with
+// delimiter d (see store.TablePageToken). Returns InvalidInput (13) when a
+// name of that identifier holds a control character.
+func tablePageToken(token, d string) (string, error) {
+	if _, err := store.DecodeTablePageToken(token); err == nil {
+		return token, nil
+	}
+	id := splitID(token, d)
+	if len(id) == 0 {
+		return "", nil
+	}
+	if err := checkNames(id); err != nil {
+		return "", err
+	}
+	return store.TablePageToken(id), nil
 }
 
 // declaration decides where a declared table's data goes: the location the
@@ -259,7 +281,6 @@ func (s *Server) DropTable(c echo.Context, _ gen.Id, p gen.DropTableParams) erro
 	if err != nil {
 		return err
 	}
-	s.jobs.wake()
 	return ok(c, gen.DropTableResponse{Id: &t.ID, Location: &t.Location, Properties: &t.Properties, TransactionId: optional(txID)})
 }
 

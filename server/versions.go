@@ -51,7 +51,7 @@ func (s *Server) ListTableVersions(c echo.Context, _ gen.Id, p gen.ListTableVers
 // versionCommit reads a commit request into a store commit and its naming
 // scheme.
 func versionCommit(branch *string, version int64, manifestPath string, size *int64, etag *string,
-	metadata *map[string]string, scheme *string) (store.VersionCommit, store.NamingScheme, error) {
+	metadata *map[string]string, scheme *string) (store.VersionCommit, warehouse.NamingScheme, error) {
 	b, err := store.NormalizeBranch(deref(branch))
 	if err != nil {
 		return store.VersionCommit{}, 0, err
@@ -65,7 +65,7 @@ func versionCommit(branch *string, version int64, manifestPath string, size *int
 	return store.VersionCommit{
 		Branch: b, Version: version, StagedPath: manifestPath,
 		ManifestSize: size, ETag: etag, Metadata: deref(metadata),
-	}, store.ParseNamingScheme(deref(scheme)), nil
+	}, warehouse.ParseNamingScheme(deref(scheme)), nil
 }
 
 // CreateTableVersion handles POST /v1/table/{id}/version/create: the commit
@@ -83,7 +83,7 @@ func (s *Server) CreateTableVersion(c echo.Context, _ gen.Id, p gen.CreateTableV
 	if err != nil {
 		return err
 	}
-	v, txID, err := s.commits.commit(c.Request().Context(), id, commit, scheme)
+	v, txID, err := s.commits.Commit(c.Request().Context(), id, commit, scheme)
 	if err != nil {
 		return err
 	}
@@ -158,7 +158,7 @@ func (s *Server) BatchCreateTableVersions(c echo.Context, _ gen.BatchCreateTable
 		return err
 	}
 	ops := make([]store.BatchOperation, len(req.Entries))
-	schemes := make([]store.NamingScheme, len(req.Entries))
+	schemes := make([]warehouse.NamingScheme, len(req.Entries))
 	for i, e := range req.Entries {
 		commit, scheme, err := versionCommit(e.Branch, e.Version, e.ManifestPath, e.ManifestSize, e.ETag, e.Metadata, e.NamingScheme)
 		if err != nil {
@@ -167,7 +167,7 @@ func (s *Server) BatchCreateTableVersions(c echo.Context, _ gen.BatchCreateTable
 		ops[i] = store.BatchOperation{ID: e.Id, CommitVersion: &commit}
 		schemes[i] = scheme
 	}
-	results, txID, err := s.commits.commitBatch(c.Request().Context(), ops, schemes)
+	results, txID, err := s.commits.CommitBatch(c.Request().Context(), ops, schemes)
 	if err != nil {
 		return err
 	}
@@ -187,7 +187,7 @@ func (s *Server) BatchCommitTables(c echo.Context, _ gen.BatchCommitTablesParams
 		return err
 	}
 	ops := make([]store.BatchOperation, len(req.Operations))
-	schemes := make([]store.NamingScheme, len(req.Operations))
+	schemes := make([]warehouse.NamingScheme, len(req.Operations))
 	for i, op := range req.Operations {
 		var err error
 		ops[i], schemes[i], err = s.batchOperation(op)
@@ -195,7 +195,7 @@ func (s *Server) BatchCommitTables(c echo.Context, _ gen.BatchCommitTablesParams
 			return invalidInput("operation %d: %s", i, store.ErrorMessage(err))
 		}
 	}
-	results, txID, err := s.commits.commitBatch(c.Request().Context(), ops, schemes)
+	results, txID, err := s.commits.CommitBatch(c.Request().Context(), ops, schemes)
 	if err != nil {
 		return err
 	}
@@ -221,9 +221,9 @@ func (s *Server) BatchCommitTables(c echo.Context, _ gen.BatchCommitTablesParams
 
 // batchOperation reads one operation of a batch commit. Its table must be
 // named by the embedded request's id, and exactly one kind must be set.
-func (s *Server) batchOperation(op gen.CommitTableOperation) (store.BatchOperation, store.NamingScheme, error) {
+func (s *Server) batchOperation(op gen.CommitTableOperation) (store.BatchOperation, warehouse.NamingScheme, error) {
 	var out store.BatchOperation
-	var scheme store.NamingScheme
+	var scheme warehouse.NamingScheme
 	kinds := 0
 	if r := op.DeclareTable; r != nil {
 		kinds++

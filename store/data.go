@@ -69,6 +69,8 @@ type WriteResult struct {
 // Merge describes a merge_insert: source rows matched with target rows on
 // the On columns.
 type Merge struct {
+	// On are the key columns, one or more, each once: a source row and a
+	// target row pair when all their keys are equal (and none is null).
 	On                                 []string
 	WhenMatchedUpdateAll               bool
 	WhenMatchedUpdateFilter            string // SQL on target and source rows ("target.x", "source.y"); implies update
@@ -199,16 +201,6 @@ type NewColumn struct {
 // keeps its expression.
 const ComputedBinding = "lancens:computed"
 
-// JobBackfillColumn fills a computed column. Payload: BackfillColumn.
-const JobBackfillColumn = "BackfillColumn"
-
-// BackfillColumn is the payload of a JobBackfillColumn job.
-type BackfillColumn struct {
-	TableUUID string `json:"table_uuid"`
-	Column    string `json:"column"`
-	Where     string `json:"where,omitempty"`
-}
-
 // ColumnAlteration changes one column; nil fields are left alone.
 type ColumnAlteration struct {
 	Path     string
@@ -242,7 +234,8 @@ type ManagedData interface {
 
 	// MergeInsert merges m.Data into table id. Returns TableNotFound (4),
 	// TableColumnNotFound (12), TableSchemaValidationError (20),
-	// InvalidTableState (19).
+	// InvalidTableState (19), InvalidInput (13) when m.On is empty or names
+	// a column twice.
 	MergeInsert(ctx context.Context, id []string, m Merge) (WriteResult, error)
 
 	// Update sets columns of the rows matching predicate ("" for all).

@@ -107,15 +107,6 @@ type IndexInfo struct {
 	Details string
 }
 
-// JobBuildIndex builds an index. Payload: BuildIndex.
-const JobBuildIndex = "BuildIndex"
-
-// BuildIndex is the payload of a JobBuildIndex job.
-type BuildIndex struct {
-	TableUUID string `json:"table_uuid"`
-	IndexUUID string `json:"index_uuid"`
-}
-
 // Indexes manages the indexes of managed tables.
 type Indexes interface {
 	// CreateIndex records the index and queues its build; it returns the
@@ -142,4 +133,12 @@ type Indexes interface {
 	// DropIndex drops an index and returns the transaction id. Returns
 	// TableIndexNotFound (6).
 	DropIndex(ctx context.Context, id []string, name string) (string, error)
+
+	// PrewarmIndex loads an index into memory, so that the first search
+	// using it does not wait for the load: a vector index, or the posting
+	// lists of a full-text index. Scalar indexes are read through the
+	// database's own page cache and need no load. Returns TableNotFound
+	// (4), TableIndexNotFound (6), InvalidTableState (19) for an external
+	// table or an index whose build has not succeeded.
+	PrewarmIndex(ctx context.Context, id []string, name string) error
 }

@@ -6,16 +6,34 @@ import (
 )
 
 // Job kinds: work queued in a transaction record and done after the request
-// that queued it has been answered.
+// that queued it has been answered. Every kind and its payload is declared
+// here; a coord.Runner runs the kinds registered with it.
 const (
 	// JobDeleteTableData deletes the data directory of a dropped table that
 	// lancens owned. Payload: DeleteTableData.
 	JobDeleteTableData = "DeleteTableData"
+	// JobBackfillColumn fills a computed column. Payload: BackfillColumn.
+	JobBackfillColumn = "BackfillColumn"
+	// JobBuildIndex builds an index. Payload: BuildIndex.
+	JobBuildIndex = "BuildIndex"
 )
 
 // DeleteTableData is the payload of a JobDeleteTableData job.
 type DeleteTableData struct {
 	Location string `json:"location"`
+}
+
+// BackfillColumn is the payload of a JobBackfillColumn job.
+type BackfillColumn struct {
+	TableUUID string `json:"table_uuid"`
+	Column    string `json:"column"`
+	Where     string `json:"where,omitempty"`
+}
+
+// BuildIndex is the payload of a JobBuildIndex job.
+type BuildIndex struct {
+	TableUUID string `json:"table_uuid"`
+	IndexUUID string `json:"index_uuid"`
 }
 
 // Job is one claimed unit of queued work.
@@ -48,4 +66,18 @@ type Jobs interface {
 	// for every vector index left BUILDING with no queued or running job to
 	// build it. It returns how many jobs it queued.
 	RecoverJobs(ctx context.Context) (int, error)
+}
+
+// LocationLocker is implemented by stores that several lancens processes
+// share (store/postgres): its locks exclude every process using the store,
+// not only the calling one. The commit coordinator holds them while it
+// moves manifest files into place on local disk, where the store cannot
+// arbitrate.
+type LocationLocker interface {
+	// LockLocations takes exclusive locks on the table locations, in an
+	// order every process follows, and returns the function that releases
+	// them. A process that dies releases its locks. It returns ctx's
+	// error when ctx ends first, ServiceUnavailable (17) when the store
+	// cannot be reached.
+	LockLocations(ctx context.Context, locations []string) (unlock func(), err error)
 }

@@ -14,6 +14,26 @@ const (
 	MaxPageSize     = 10000
 )
 
+// Page tokens. A listing resumes after the last item of the previous page:
+// given a token, a page holds only the items that sort strictly after the
+// item the token names. Names sort by the bytes of their UTF-8 encoding
+// (code point order): SQLite's BINARY collation, PostgreSQL's COLLATE "C".
+//
+//   - Listings of names (ListNamespaces, ListTables): the token is a name, in
+//     plain text. A backend returns the last name of a full page as the next
+//     token, and reads any token it is given the same way, as the name to
+//     start after, whether or not an object has that name: clients make
+//     their own tokens (the LanceDB SDK sends the last name it has, and
+//     tableNames({startAfter}) sends startAfter). NameAfter checks a token.
+//   - ListAllTables: identifiers sort name by name (a shorter identifier
+//     before the longer ones it begins), and the token is
+//     TablePageToken(last identifier). The HTTP layer reads any other string
+//     as an identifier written with the request's delimiter, and passes the
+//     store a TablePageToken of it.
+//   - Other listings (versions, tags, branches, indexes): the token is
+//     EncodePageToken(key), the key being what the listing sorts by (a name,
+//     a version number); DecodePageToken refuses other strings.
+
 const pageTokenPrefix = "v1:"
 
 // PageSize returns the number of items to put on a page for a requested
@@ -26,6 +46,17 @@ func PageSize(limit int) int {
 		return MaxPageSize
 	}
 	return limit
+}
+
+// NameAfter returns the name a listing of names resumes after for token
+// (the token itself; "" starts at the beginning). It returns an
+// InvalidInput error for a token that could not be a name: not valid UTF-8,
+// or holding a control character.
+func NameAfter(token string) (string, error) {
+	if err := ValidateText("page_token", token); err != nil {
+		return "", err
+	}
+	return token, nil
 }
 
 // EncodePageToken returns the opaque token that resumes a listing after key.
@@ -45,6 +76,33 @@ func DecodePageToken(token string) (string, error) {
 		return "", Errorf(CodeInvalidInput, "invalid page_token %q", token)
 	}
 	return strings.TrimPrefix(string(raw), pageTokenPrefix), nil
+}
+
+// idSeparator joins the names of an identifier inside a ListAllTables
+// token; names hold no control characters, so it splits back unambiguously.
+const idSeparator = "\x00"
+
+// TablePageToken returns the ListAllTables token that resumes after the
+// table id.
+func TablePageToken(id []string) string {
+	return EncodePageToken(strings.Join(id, idSeparator))
+}
+
+// DecodeTablePageToken returns the identifier a ListAllTables token resumes
+// after (nil for an empty token). It returns an InvalidInput error for a
+// string TablePageToken did not make.
+func DecodeTablePageToken(token string) ([]string, error) {
+	key, err := DecodePageToken(token)
+	if err != nil || token == "" {
+		return nil, err
+	}
+	id := strings.Split(key, idSeparator)
+	for _, name := range id {
+		if ValidateName("table", name) != nil {
+			return nil, Errorf(CodeInvalidInput, "invalid page_token %q", token)
+		}
+	}
+	return id, nil
 }
 
 // ValidateName checks one element of an identifier: it must be non-empty,

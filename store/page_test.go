@@ -1,6 +1,7 @@
 package store
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -26,6 +27,43 @@ func TestValidateName(t *testing.T) {
 		err := ValidateName("namespace", tc.name)
 		if tc.ok != (err == nil) || (err != nil && ErrorCode(err) != CodeInvalidInput) {
 			t.Errorf("ValidateName(%q) = %v, want ok: %v", tc.name, err, tc.ok)
+		}
+	}
+}
+
+func TestNameAfter(t *testing.T) {
+	for _, tc := range []struct {
+		token string
+		ok    bool
+	}{
+		{"", true},
+		{"a", true},
+		{"not one of ours", true},
+		{"djE6YQ", true}, // what EncodePageToken("a") makes: a name all the same
+		{"日本+%24", true},
+		{"a\x01", false},
+		{"\xff", false},
+	} {
+		got, err := NameAfter(tc.token)
+		if tc.ok != (err == nil) || (err != nil && ErrorCode(err) != CodeInvalidInput) || (err == nil && got != tc.token) {
+			t.Errorf("NameAfter(%q) = %q, %v; want ok: %v", tc.token, got, err, tc.ok)
+		}
+	}
+}
+
+func TestTablePageTokens(t *testing.T) {
+	for _, id := range [][]string{{"t"}, {"ns", "t"}, {"a$b", "c d", "ü+"}} {
+		got, err := DecodeTablePageToken(TablePageToken(id))
+		if err != nil || !slices.Equal(got, id) {
+			t.Errorf("round trip of %q = %q, %v", id, got, err)
+		}
+	}
+	if got, err := DecodeTablePageToken(""); err != nil || got != nil {
+		t.Errorf(`DecodeTablePageToken("") = %q, %v`, got, err)
+	}
+	for _, bad := range []string{"ns$t", "t", EncodePageToken(""), EncodePageToken("a\x00\x00b"), EncodePageToken("a\x01")} {
+		if _, err := DecodeTablePageToken(bad); ErrorCode(err) != CodeInvalidInput {
+			t.Errorf("DecodeTablePageToken(%q) = %v, want InvalidInput", bad, err)
 		}
 	}
 }

@@ -2,8 +2,6 @@ package store
 
 import (
 	"context"
-	"fmt"
-	"math"
 	"strings"
 	"time"
 )
@@ -127,35 +125,6 @@ func BranchName(b string) string {
 		return MainBranch
 	}
 	return b
-}
-
-// NamingScheme says how the final manifest file of a version is named.
-type NamingScheme int
-
-// Manifest naming schemes.
-const (
-	// NamingV2 names version v's manifest with MaxUint64−v in 20 digits, so
-	// a lexical listing is newest first.
-	NamingV2 NamingScheme = iota
-	// NamingV1 names it with v in decimal.
-	NamingV1
-)
-
-// ParseNamingScheme reads "V1" or "V2"; anything else but "V1" is V2, as in
-// Lance itself.
-func ParseNamingScheme(s string) NamingScheme {
-	if strings.EqualFold(s, "V1") {
-		return NamingV1
-	}
-	return NamingV2
-}
-
-// ManifestFileName returns the file name of version v's manifest.
-func (n NamingScheme) ManifestFileName(v int64) string {
-	if n == NamingV1 {
-		return fmt.Sprintf("%d.manifest", v)
-	}
-	return fmt.Sprintf("%020d.manifest", uint64(math.MaxUint64)-uint64(v))
 }
 
 // TableVersion is the record of one committed version.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -22,6 +23,38 @@ type Manifest struct {
 	Size       int64
 	// tableDir is the location of its table.
 	tableDir string
+	// file identifies the file published, so that Discard removes it and
+	// nothing that replaced it.
+	file os.FileInfo
+}
+
+// NamingScheme says how the final manifest file of a version is named.
+type NamingScheme int
+
+// Manifest naming schemes.
+const (
+	// NamingV2 names version v's manifest with MaxUint64−v in 20 digits, so
+	// a lexical listing is newest first.
+	NamingV2 NamingScheme = iota
+	// NamingV1 names it with v in decimal.
+	NamingV1
+)
+
+// ParseNamingScheme reads "V1" or "V2"; anything else but "V1" is V2, as in
+// Lance itself.
+func ParseNamingScheme(s string) NamingScheme {
+	if strings.EqualFold(s, "V1") {
+		return NamingV1
+	}
+	return NamingV2
+}
+
+// ManifestFileName returns the file name of version v's manifest.
+func (n NamingScheme) ManifestFileName(v int64) string {
+	if n == NamingV1 {
+		return fmt.Sprintf("%d.manifest", v)
+	}
+	return fmt.Sprintf("%020d.manifest", uint64(math.MaxUint64)-uint64(v))
 }
 
 // ObjectPath returns the object-store form of a local path.
@@ -31,12 +64,64 @@ func ObjectPath(localPath string) string {
 
 // ManifestPath returns where the manifest of version v of a branch ("" for
 // main) of the table at tableDir lives once finalised.
-func ManifestPath(tableDir, branch string, v int64, scheme store.NamingScheme) string {
+func ManifestPath(tableDir, branch string, v int64, scheme NamingScheme) string {
 	dir := tableDir
 	if branch != "" {
 		dir = filepath.Join(tableDir, "tree", filepath.FromSlash(branch))
 	}
 	return filepath.Join(dir, "_versions", scheme.ManifestFileName(v))
+}
+
+// ManifestPlan says where the manifest a client staged for a version goes
+// (see PlanManifest).
+type ManifestPlan struct {
+	// Path is the manifest path to record for the version.
+	Path string
+	// tableDir, staged and final are the move that puts the staged
+	// manifest at Path; final is "" when there is none to make.
+	tableDir, staged, final string
+}
+
+// Pending reports whether the staged manifest must still be published
+// (moved to its final name) before the version is recorded.
+func (p ManifestPlan) Pending() bool { return p.final != "" }
+
+// PlanManifest checks the manifest a client staged (stagedPath) for version
+// v of a branch of the table at location, and returns where it goes. A
+// table on remote storage records stagedPath as given, with nothing to
+// publish; a table on local disk records the final manifest path, with
+// nothing to publish when the client staged the manifest there already.
+// The staged file must lie inside the table's location, reached through no
+// symbolic link, and the location inside the warehouse or an external
+// root: otherwise it returns InvalidInput (13).
+func (w *Warehouse) PlanManifest(location, stagedPath, branch string, v int64, scheme NamingScheme) (ManifestPlan, error) {
+	dir, local := LocalPath(location)
+	if !local {
+		return ManifestPlan{Path: stagedPath}, nil
+	}
+	staged, err := StagedManifest(dir, stagedPath)
+	if err != nil {
+		return ManifestPlan{}, err
+	}
+	if err := w.CheckStaged(dir, staged); err != nil {
+		return ManifestPlan{}, err
+	}
+	final := ManifestPath(dir, branch, v, scheme)
+	p := ManifestPlan{Path: ObjectPath(final)}
+	if staged != final {
+		p.tableDir, p.staged, p.final = dir, staged, final
+	}
+	return p, nil
+}
+
+// Publish carries out a pending plan: it moves the staged manifest to its
+// final name as Finalize does, and returns the errors Finalize returns. A
+// plan with nothing pending publishes nothing and returns nil.
+func (w *Warehouse) Publish(p ManifestPlan, replace bool) (*Manifest, error) {
+	if !p.Pending() {
+		return nil, nil
+	}
+	return w.Finalize(p.tableDir, p.staged, p.final, replace)
 }
 
 // StagedManifest returns the local file a client named as the manifest it
@@ -140,7 +225,7 @@ func (w *Warehouse) Finalize(tableDir, staged, final string, replace bool) (*Man
 	defer dir.Close()
 	relStaged, _ := filepath.Rel(tableDir, staged)
 	relFinal, _ := filepath.Rel(tableDir, final)
-	n, err := publish(dir, relStaged, relFinal, replace)
+	file, err := publish(dir, relStaged, relFinal, replace)
 	if errors.Is(err, fs.ErrExist) {
 		return nil, store.Errorf(store.CodeConcurrentModification, "manifest %q already exists", ObjectPath(final))
 	}
@@ -150,7 +235,7 @@ func (w *Warehouse) Finalize(tableDir, staged, final string, replace bool) (*Man
 	if err != nil {
 		return nil, err
 	}
-	return &Manifest{LocalPath: final, ObjectPath: ObjectPath(final), Size: n, tableDir: tableDir}, nil
+	return &Manifest{LocalPath: final, ObjectPath: ObjectPath(final), Size: file.Size(), tableDir: tableDir, file: file}, nil
 }
 
 // errNotRegular reports a staged manifest that was replaced by something
@@ -160,11 +245,11 @@ var errNotRegular = errors.New("not a regular file")
 // publish moves src to dst inside dir durably: it syncs src's data, moves
 // it (rename, replacing an existing dst, with replace; otherwise a hard
 // link, which fails with an fs.ErrExist error when dst exists, then removal
-// of src), and syncs the directory. It returns the file's size.
-func publish(dir *os.Root, src, dst string, replace bool) (int64, error) {
+// of src), and syncs the directory. It returns the file's information.
+func publish(dir *os.Root, src, dst string, replace bool) (os.FileInfo, error) {
 	f, err := dir.Open(src)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	info, err := f.Stat()
 	if err == nil && !info.Mode().IsRegular() {
@@ -177,11 +262,11 @@ func publish(dir *os.Root, src, dst string, replace bool) (int64, error) {
 		err = cerr
 	}
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	dstDir := filepath.Dir(dst)
 	if err := dir.MkdirAll(dstDir, 0o755); err != nil {
-		return 0, err
+		return nil, err
 	}
 	if replace {
 		err = dir.Rename(src, dst)
@@ -189,24 +274,26 @@ func publish(dir *os.Root, src, dst string, replace bool) (int64, error) {
 		err = dir.Remove(src)
 	}
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	// A link swapped in for the staged file after it was opened is moved
 	// as a link: take it out again rather than publish it.
 	if moved, err := dir.Lstat(dst); err != nil || !moved.Mode().IsRegular() || !os.SameFile(moved, info) {
 		_ = dir.Remove(dst)
-		return 0, fmt.Errorf("warehouse: staged manifest changed while it was published: %w", errNotRegular)
+		return nil, fmt.Errorf("warehouse: staged manifest changed while it was published: %w", errNotRegular)
 	}
 	d, err := dir.Open(dstDir)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer d.Close()
-	return info.Size(), d.Sync()
+	return info, d.Sync()
 }
 
-// Discard removes a manifest finalised for a commit that did not happen; a
-// missing file is not an error.
+// Discard removes a manifest finalised for a commit that did not happen,
+// if it is still the file Finalize published: a file put there since (by
+// another process's commit of the version) stays. A missing file is not an
+// error.
 func (w *Warehouse) Discard(m *Manifest) error {
 	dir, err := os.OpenRoot(m.tableDir)
 	if err != nil {
@@ -216,6 +303,16 @@ func (w *Warehouse) Discard(m *Manifest) error {
 	rel, err := filepath.Rel(m.tableDir, m.LocalPath)
 	if err != nil {
 		return err
+	}
+	current, err := dir.Lstat(rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !os.SameFile(current, m.file) {
+		return nil
 	}
 	if err := dir.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err

@@ -222,7 +222,7 @@ func TestStagedManifest(t *testing.T) {
 			t.Errorf("StagedManifest(%q) error code %v", tc.path, store.ErrorCode(err))
 		}
 	}
-	if got := ManifestPath(dir, "dev", 1, store.NamingV1); got != "/wh/t.lance/tree/dev/_versions/1.manifest" {
+	if got := ManifestPath(dir, "dev", 1, NamingV1); got != "/wh/t.lance/tree/dev/_versions/1.manifest" {
 		t.Fatalf("ManifestPath = %q", got)
 	}
 }
@@ -256,7 +256,8 @@ func TestFinalize(t *testing.T) {
 	if b, _ := os.ReadFile(final); string(b) != "abc" {
 		t.Fatalf("create-only changed the final file to %q", b)
 	}
-	if _, err := w.Finalize(dir, staged, final, true); err != nil {
+	other, err := w.Finalize(dir, staged, final, true)
+	if err != nil {
 		t.Fatalf("replace: %v", err)
 	}
 	if b, _ := os.ReadFile(final); string(b) != "other" {
@@ -265,7 +266,15 @@ func TestFinalize(t *testing.T) {
 	if _, err := w.Finalize(dir, filepath.Join(dir, "missing"), final, true); store.ErrorCode(err) != store.CodeInvalidInput {
 		t.Fatalf("missing staged file: %v", err)
 	}
+	// The first manifest was replaced: discarding it leaves the one that
+	// replaced it (another commit's).
 	if err := w.Discard(m); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(final); string(b) != "other" {
+		t.Fatalf("discarding a replaced manifest removed or changed its replacement: %q", b)
+	}
+	if err := w.Discard(other); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(final); !errors.Is(err, os.ErrNotExist) {
@@ -327,7 +336,7 @@ func TestFinalizeRefusesLinks(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(w.Root(), tc.name+".lance")
 			staged := tc.setup(t, dir)
-			final := ManifestPath(dir, "", 1, store.NamingV1)
+			final := ManifestPath(dir, "", 1, NamingV1)
 			for _, replace := range []bool{false, true} {
 				if _, err := w.Finalize(dir, staged, final, replace); store.ErrorCode(err) != store.CodeInvalidInput {
 					t.Fatalf("Finalize (replace %v) = %v, want InvalidInput", replace, err)
@@ -348,10 +357,47 @@ func TestFinalizeRefusesLinks(t *testing.T) {
 	// checked, is refused too.
 	outsideTable := mkdir(t, filepath.Join(base, "outside-table"))
 	staged := regular(outsideTable)
-	if _, err := w.Finalize(outsideTable, staged, ManifestPath(outsideTable, "", 1, store.NamingV1), true); store.ErrorCode(err) != store.CodeInvalidInput {
+	if _, err := w.Finalize(outsideTable, staged, ManifestPath(outsideTable, "", 1, NamingV1), true); store.ErrorCode(err) != store.CodeInvalidInput {
 		t.Fatalf("Finalize outside the roots = %v, want InvalidInput", err)
 	}
 	if _, err := os.Stat(staged); err != nil {
 		t.Fatalf("staged file outside moved: %v", err)
+	}
+}
+
+// TestPlanManifest checks where PlanManifest sends a staged manifest: a
+// remote table records the staged path as given, a local one its final
+// manifest path, to be published unless the manifest is staged there.
+func TestPlanManifest(t *testing.T) {
+	w, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := mkdir(t, filepath.Join(w.Root(), "t.lance"))
+	final := ManifestPath(dir, "", 3, NamingV1)
+	for _, tc := range []struct {
+		name, location, staged string
+		path                   string
+		pending                bool
+		code                   store.Code // -1: no error
+	}{
+		{"Remote", "s3://bucket/t.lance", "bucket/t.lance/_versions/x", "bucket/t.lance/_versions/x", false, -1},
+		{"Staged", dir, ObjectPath(filepath.Join(dir, "_versions", "3.manifest-abc")), ObjectPath(final), true, -1},
+		{"AlreadyFinal", dir, ObjectPath(final), ObjectPath(final), false, -1},
+		{"OutsideTable", dir, ObjectPath(filepath.Join(w.Root(), "other", "x")), "", false, store.CodeInvalidInput},
+		{"OutsideWarehouse", t.TempDir(), "tmp/x", "", false, store.CodeInvalidInput},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := w.PlanManifest(tc.location, tc.staged, "", 3, NamingV1)
+			if tc.code >= 0 {
+				if store.ErrorCode(err) != tc.code {
+					t.Fatalf("error %v, want code %d", err, tc.code)
+				}
+				return
+			}
+			if err != nil || p.Path != tc.path || p.Pending() != tc.pending {
+				t.Fatalf("plan %+v (pending %v), %v; want path %s, pending %v", p, p.Pending(), err, tc.path, tc.pending)
+			}
+		})
 	}
 }

@@ -19,13 +19,21 @@ import (
 // on a table with 100k versions. The peer is what a Lance client does
 // without a catalog: commit by creating the manifest file exclusively in the
 // table's _versions directory (fsynced), and find the latest version by
-// listing that directory.
+// listing that directory. The same commit workload then runs on two
+// replicas over one PostgreSQL database, against the one SQLite server as
+// the peer (skipped, with a note, where PostgreSQL is not installed).
 func catalogSuite(dir string, inst *instance, scale float64) ([]result, error) {
-
+	rep, err := startReplicas(filepath.Join(dir, "replicas"))
+	if err != nil {
+		return nil, err
+	}
+	if rep != nil {
+		defer rep.close()
+	}
 	var results []result
 	commits := int(2000 * scale)
 	for _, clients := range []int{1, 16} {
-		ours, err := lancensCommits(inst, clients, commits)
+		ours, err := lancensCommits([]*client.Client{inst.client}, clients, commits)
 		if err != nil {
 			return nil, err
 		}
@@ -37,6 +45,18 @@ func catalogSuite(dir string, inst *instance, scale float64) ([]result, error) {
 			result{"catalog", fmt.Sprintf("version commits, %d client(s)", clients), "/s", ours.rate, peer.rate, "file commit", true},
 			result{"catalog", fmt.Sprintf("commit p50, %d client(s)", clients), "ms", ms(ours.lat.percentile(.5)), ms(peer.lat.percentile(.5)), "file commit", false},
 			result{"catalog", fmt.Sprintf("commit p99, %d client(s)", clients), "ms", ms(ours.lat.percentile(.99)), ms(peer.lat.percentile(.99)), "file commit", false},
+		)
+		if rep == nil {
+			continue
+		}
+		pg, err := lancensCommits(rep.clients, clients, commits)
+		if err != nil {
+			return nil, fmt.Errorf("replicas: %w", err)
+		}
+		results = append(results,
+			result{"catalog", fmt.Sprintf("2 replicas on PostgreSQL: commits, %d client(s)", clients), "/s", pg.rate, ours.rate, "1 SQLite server", true},
+			result{"catalog", fmt.Sprintf("2 replicas on PostgreSQL: commit p50, %d client(s)", clients), "ms", ms(pg.lat.percentile(.5)), ms(ours.lat.percentile(.5)), "1 SQLite server", false},
+			result{"catalog", fmt.Sprintf("2 replicas on PostgreSQL: commit p99, %d client(s)", clients), "ms", ms(pg.lat.percentile(.99)), ms(ours.lat.percentile(.99)), "1 SQLite server", false},
 		)
 	}
 
@@ -94,13 +114,14 @@ func measure(workers, total int, op func(worker, i int) error) (throughput, erro
 	return throughput{rate: float64(len(lat)) / elapsed.Seconds(), lat: lat}, firstErr
 }
 
-// lancensCommits has each client commit consecutive versions of its own
-// declared table over HTTP, staging a real manifest file first as Lance does.
-func lancensCommits(inst *instance, clients, total int) (throughput, error) {
+// lancensCommits has each of clients commit consecutive versions of its own
+// declared table over HTTP, staging a real manifest file first as Lance
+// does; client w sends its requests to servers[w % len(servers)].
+func lancensCommits(servers []*client.Client, clients, total int) (throughput, error) {
 	ctx := context.Background()
 	locs := make([]string, clients)
 	for w := range clients {
-		info, err := inst.client.DeclareTable(ctx, []string{fmt.Sprintf("commits-%d-%d", clients, w)}, nil)
+		info, err := servers[w%len(servers)].DeclareTable(ctx, []string{fmt.Sprintf("commits-%d-%d", clients, w)}, nil)
 		if err != nil {
 			return throughput{}, err
 		}
@@ -112,11 +133,11 @@ func lancensCommits(inst *instance, clients, total int) (throughput, error) {
 	manifest := make([]byte, 2048)
 	return measure(clients, total, func(w, i int) error {
 		v := int64(i + 1)
-		staged := filepath.Join(locs[w], "_versions", fmt.Sprintf("%s-staged", store.NamingV2.ManifestFileName(v)))
+		staged := filepath.Join(locs[w], "_versions", fmt.Sprintf("%s-staged", warehouse.NamingV2.ManifestFileName(v)))
 		if err := os.WriteFile(staged, manifest, 0o644); err != nil {
 			return err
 		}
-		_, _, err := inst.client.CreateTableVersion(ctx, []string{fmt.Sprintf("commits-%d-%d", clients, w)},
+		_, _, err := servers[w%len(servers)].CreateTableVersion(ctx, []string{fmt.Sprintf("commits-%d-%d", clients, w)},
 			client.VersionCommit{Version: v, ManifestPath: warehouse.ObjectPath(staged)})
 		return err
 	})
@@ -134,7 +155,7 @@ func fileCommits(dir string, clients, total int) (throughput, error) {
 	manifest := make([]byte, 2048)
 	return measure(clients, total, func(w, i int) error {
 		vdir := filepath.Join(dir, fmt.Sprint(w), "_versions")
-		name := store.NamingV2.ManifestFileName(int64(i + 1))
+		name := warehouse.NamingV2.ManifestFileName(int64(i + 1))
 		staged := filepath.Join(vdir, name+"-staged")
 		f, err := os.Create(staged)
 		if err != nil {
@@ -204,11 +225,11 @@ func listingLatestLookup(dir string, n int) (latencies, error) {
 		return nil, err
 	}
 	for v := 1; v <= n; v++ {
-		if err := os.WriteFile(filepath.Join(vdir, store.NamingV2.ManifestFileName(int64(v))), nil, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(vdir, warehouse.NamingV2.ManifestFileName(int64(v))), nil, 0o644); err != nil {
 			return nil, err
 		}
 	}
-	want := store.NamingV2.ManifestFileName(int64(n))
+	want := warehouse.NamingV2.ManifestFileName(int64(n))
 	lat := make(latencies, 0, 50)
 	for range 50 {
 		t0 := time.Now()

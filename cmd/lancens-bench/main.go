@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/lancens/lancens/client"
+	"github.com/lancens/lancens/coord"
 	"github.com/lancens/lancens/server"
 	"github.com/lancens/lancens/store/sqlite"
 	"github.com/lancens/lancens/warehouse"
@@ -161,7 +162,8 @@ type instance struct {
 // (durable) SQLite settings, in dir.
 func startLancens(dir string) (*instance, error) {
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(dir, "lancens.db"), sqlite.Options{})
+	jobsQueued := coord.NewSignal()
+	db, err := sqlite.Open(ctx, filepath.Join(dir, "lancens.db"), sqlite.Options{OnJobQueued: jobsQueued.Notify})
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +171,7 @@ func startLancens(dir string) (*instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv, err := server.New(server.Config{Store: db, Warehouse: wh, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	srv, err := server.New(server.Config{Store: db, Warehouse: wh, JobsQueued: jobsQueued, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		return nil, err
 	}

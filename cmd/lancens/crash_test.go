@@ -148,12 +148,20 @@ type crashServer struct {
 func startCrashServer(t *testing.T, dir, sync string, n int) *crashServer {
 	t.Helper()
 	logPath := filepath.Join(dir, fmt.Sprintf("server-%d.log", n))
+	return startServerProcess(t, logPath, "--db", filepath.Join(dir, "lancens.db"),
+		"--warehouse", filepath.Join(dir, "warehouse"), "--sync", sync)
+}
+
+// startServerProcess starts `lancens serve` (this test binary standing in)
+// on a free port with the given flags, logging to logPath, and waits until
+// it listens.
+func startServerProcess(t *testing.T, logPath string, flags ...string) *crashServer {
+	t.Helper()
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], "serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(dir, "lancens.db"),
-		"--warehouse", filepath.Join(dir, "warehouse"), "--sync", sync, "--log-level", "warn")
+	cmd := exec.Command(os.Args[0], append([]string{"serve", "--addr", "127.0.0.1:0", "--log-level", "warn"}, flags...)...)
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "LANCENS_") {
 			cmd.Env = append(cmd.Env, kv)
@@ -187,7 +195,7 @@ func startCrashServer(t *testing.T, dir, sync string, n int) *crashServer {
 	if s.url == "" {
 		_ = cmd.Process.Kill()
 		<-s.exited
-		t.Fatalf("lancens did not start (start %d):\n%s", n, s.logTail())
+		t.Fatalf("lancens did not start (%s):\n%s", logPath, s.logTail())
 	}
 	return s
 }

@@ -13,11 +13,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lancens/lancens/internal/pgtest"
 )
 
 // TestMain lets the test binary stand in for lancens itself: the crash
-// trials run it as `lancens serve` (crashChildEnv), and TestServeReadOnly
-// as another user (helperEnv). Otherwise it runs the tests.
+// trials and replica tests run it as `lancens serve` (crashChildEnv), and
+// TestServeReadOnly as another user (helperEnv). Otherwise it runs the
+// tests, then stops the PostgreSQL cluster they started, if any.
 func TestMain(m *testing.M) {
 	switch {
 	case os.Getenv(crashChildEnv) == "1":
@@ -27,7 +30,7 @@ func TestMain(m *testing.M) {
 		serveHelper(os.Getenv(helperEnv))
 		return
 	}
-	os.Exit(m.Run())
+	pgtest.Main(m)
 }
 
 // TestServe starts the real command on a free port, checks that it serves,

@@ -9,14 +9,17 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/lancens/lancens/coord"
 	"github.com/lancens/lancens/server"
 	"github.com/lancens/lancens/store"
+	"github.com/lancens/lancens/store/postgres"
 	"github.com/lancens/lancens/store/sqlite"
 	"github.com/lancens/lancens/warehouse"
 )
@@ -62,7 +65,8 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 		return def
 	}
 	fs.StringVar(&cfg.addr, "addr", envOr("LANCENS_ADDR", ":2333"), "listen address (env LANCENS_ADDR)")
-	fs.StringVar(&cfg.dbPath, "db", envOr("LANCENS_DB", "./data/lancens.db"), "SQLite database file (env LANCENS_DB)")
+	fs.StringVar(&cfg.dbPath, "db", envOr("LANCENS_DB", "./data/lancens.db"),
+		"SQLite database file, or the postgres:// (postgresql://) URL of a PostgreSQL catalog that several lancens replicas share (env LANCENS_DB)")
 	fs.StringVar(&cfg.warehouse, "warehouse", envOr("LANCENS_WAREHOUSE", "./data/warehouse"), "root directory for table data written by Lance clients (env LANCENS_WAREHOUSE)")
 	fs.StringVar(&cfg.logFormat, "log-format", envOr("LANCENS_LOG_FORMAT", "text"), "log format: text or json (env LANCENS_LOG_FORMAT)")
 	fs.StringVar(&cfg.synchronous, "sync", envOr("LANCENS_SYNC", "FULL"), "SQLite synchronous mode: FULL (durable across power loss) or NORMAL (env LANCENS_SYNC)")
@@ -184,23 +188,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		logger = slog.New(slog.NewTextHandler(stderr, opts))
 	}
 
-	if err := os.MkdirAll(filepath.Dir(cfg.dbPath), 0o755); err != nil {
-		return fmt.Errorf("create database directory: %w", err)
-	}
-	db, err := sqlite.Open(ctx, cfg.dbPath, sqlite.Options{Synchronous: cfg.synchronous, CacheBytes: cfg.cacheMB << 20})
+	jobsQueued := coord.NewSignal()
+	db, closeDB, err := openStore(ctx, cfg, jobsQueued, logger)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	conflicts, err := db.LocationConflicts(ctx)
-	if err != nil {
-		return err
-	}
-	for _, c := range conflicts {
-		logger.Warn("two tables share files: their locations are the same or one lies inside the other; dropping either keeps the data, drop or re-register one of them",
-			slog.String("table", strings.Join(c.Tables[0], "$")), slog.String("location", c.Locations[0]),
-			slog.String("other_table", strings.Join(c.Tables[1], "$")), slog.String("other_location", c.Locations[1]))
-	}
+	defer closeDB()
 
 	wh, err := warehouse.Open(cfg.warehouse, cfg.externalRoots...)
 	if err != nil {
@@ -210,7 +203,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if queryTimeout == 0 {
 		queryTimeout = -1 // the flag's 0 is no limit; the Config's is the default
 	}
-	srv, err := server.New(server.Config{Store: db, Warehouse: wh, APIKeys: cfg.apiKeys, Logger: logger,
+	srv, err := server.New(server.Config{Store: db, Warehouse: wh, JobsQueued: jobsQueued, APIKeys: cfg.apiKeys, Logger: logger,
 		MaxPageSize: cfg.maxPageSize, MaxSearchRows: cfg.maxSearchRows, QueryTimeout: queryTimeout})
 	if err != nil {
 		return err
@@ -225,7 +218,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	// A shutdown closes idle connections at once and cuts off bodies still
 	// arriving; requests being served get shutdownGrace to finish.
 	httpServer.RegisterOnShutdown(srv.StopReading)
-	fmt.Fprintf(stdout, "lancens listening on http://%s (database %s, warehouse %s)\n", ln.Addr(), cfg.dbPath, wh.Root())
+	fmt.Fprintf(stdout, "lancens listening on http://%s (database %s, warehouse %s)\n", ln.Addr(), displayDB(cfg.dbPath), wh.Root())
 	logger.Info("listening", slog.String("addr", ln.Addr().String()), slog.Bool("auth", len(cfg.apiKeys) > 0))
 
 	errc := make(chan error, 1)
@@ -243,4 +236,57 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
+}
+
+// isPostgresURL reports whether --db names a PostgreSQL database rather
+// than a SQLite file.
+func isPostgresURL(db string) bool {
+	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
+}
+
+// displayDB returns --db for messages, with a URL's password hidden.
+func displayDB(db string) string {
+	if !isPostgresURL(db) {
+		return db
+	}
+	u, err := url.Parse(db)
+	if err != nil {
+		return "a PostgreSQL database"
+	}
+	return u.Redacted()
+}
+
+// openStore opens the store --db names: a PostgreSQL catalog, which several
+// replicas may share, or a SQLite file, which one server holds (it logs the
+// tables whose locations clash, which older versions allowed). It returns
+// the function that closes the store.
+func openStore(ctx context.Context, cfg *serveConfig, jobsQueued *coord.Signal, logger *slog.Logger) (server.Catalog, func(), error) {
+	if isPostgresURL(cfg.dbPath) {
+		db, err := postgres.Open(ctx, cfg.dbPath, postgres.Options{})
+		if err != nil {
+			return nil, nil, err
+		}
+		logger.Info("catalog on PostgreSQL: managed tables (rows kept by lancens) need the SQLite store and answer 406",
+			slog.String("database", displayDB(cfg.dbPath)))
+		return db, func() { db.Close() }, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(cfg.dbPath), 0o755); err != nil {
+		return nil, nil, fmt.Errorf("create database directory: %w", err)
+	}
+	db, err := sqlite.Open(ctx, cfg.dbPath, sqlite.Options{Synchronous: cfg.synchronous, CacheBytes: cfg.cacheMB << 20,
+		OnJobQueued: jobsQueued.Notify})
+	if err != nil {
+		return nil, nil, err
+	}
+	conflicts, err := db.LocationConflicts(ctx)
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	for _, c := range conflicts {
+		logger.Warn("two tables share files: their locations are the same or one lies inside the other; dropping either keeps the data, drop or re-register one of them",
+			slog.String("table", strings.Join(c.Tables[0], "$")), slog.String("location", c.Locations[0]),
+			slog.String("other_table", strings.Join(c.Tables[1], "$")), slog.String("other_location", c.Locations[1]))
+	}
+	return db, func() { db.Close() }, nil
 }

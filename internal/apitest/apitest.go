@@ -1,6 +1,6 @@
 // Package apitest starts lancens on a loopback port for tests, backed by a
-// SQLite file in t.TempDir(), and checks every response it sends against
-// openapi.yaml.
+// SQLite file in t.TempDir() or a store the test gives, and checks every
+// response it sends against openapi.yaml.
 package apitest
 
 import (
@@ -22,6 +22,7 @@ import (
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
 	"github.com/lancens/lancens/client"
+	"github.com/lancens/lancens/coord"
 	"github.com/lancens/lancens/gen"
 	"github.com/lancens/lancens/server"
 	"github.com/lancens/lancens/store"
@@ -36,6 +37,9 @@ type Options struct {
 	// DBPath reuses a database file (to test restarts); default: a new file
 	// in t.TempDir().
 	DBPath string
+	// Store, when set, is the store the server uses instead of a SQLite
+	// database (DBPath is then ignored); the test closes it.
+	Store server.Catalog
 	// Warehouse reuses a warehouse directory; default: a new one in
 	// t.TempDir().
 	Warehouse string
@@ -51,8 +55,10 @@ type Server struct {
 	URL string
 	// API is the server itself, for requests that bypass HTTP and the
 	// response validation.
-	API       *server.Server
+	API *server.Server
+	// DB is the SQLite database, nil when the test gave a Store.
 	DB        *sqlite.DB
+	Store     server.Catalog
 	Warehouse *warehouse.Warehouse
 	Client    *client.Client
 	// HTTP sends raw requests; responses are validated like the client's.
@@ -63,13 +69,19 @@ type Server struct {
 // Start starts a server for the test and stops it when the test ends.
 func Start(t testing.TB, opts Options) *Server {
 	t.Helper()
-	path := opts.DBPath
-	if path == "" {
-		path = t.TempDir() + "/lancens.db"
-	}
-	db, err := sqlite.Open(context.Background(), path, sqlite.Options{Synchronous: "NORMAL"})
-	if err != nil {
-		t.Fatal(err)
+	var db *sqlite.DB
+	jobsQueued := coord.NewSignal()
+	st := opts.Store
+	if st == nil {
+		path := opts.DBPath
+		if path == "" {
+			path = t.TempDir() + "/lancens.db"
+		}
+		var err error
+		if db, err = sqlite.Open(context.Background(), path, sqlite.Options{Synchronous: "NORMAL", OnJobQueued: jobsQueued.Notify}); err != nil {
+			t.Fatal(err)
+		}
+		st = db
 	}
 	whPath := opts.Warehouse
 	if whPath == "" {
@@ -79,7 +91,7 @@ func Start(t testing.TB, opts Options) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := server.Config{Store: db, Warehouse: wh, APIKeys: opts.APIKeys}
+	cfg := server.Config{Store: st, Warehouse: wh, JobsQueued: jobsQueued, APIKeys: opts.APIKeys}
 	if opts.Tune != nil {
 		opts.Tune(&cfg)
 	}
@@ -88,7 +100,7 @@ func Start(t testing.TB, opts Options) *Server {
 		t.Fatal(err)
 	}
 	hs := httptest.NewServer(NewValidator(t).Wrap(srv))
-	s := &Server{URL: hs.URL, API: srv, DB: db, Warehouse: wh, HTTP: hs.Client()}
+	s := &Server{URL: hs.URL, API: srv, DB: db, Store: st, Warehouse: wh, HTTP: hs.Client()}
 	var copts []client.Option
 	if len(opts.APIKeys) > 0 {
 		copts = append(copts, client.WithAPIKey(opts.APIKeys[0]))
@@ -102,7 +114,9 @@ func Start(t testing.TB, opts Options) *Server {
 		once.Do(func() {
 			hs.Close()
 			srv.Close()
-			db.Close()
+			if db != nil {
+				db.Close()
+			}
 		})
 	}
 	t.Cleanup(s.stop)
@@ -163,6 +177,9 @@ func (v *Validator) Wrap(h http.Handler) http.Handler {
 func (v *Validator) Check(r *http.Request, status int, header http.Header, body []byte) error {
 	route, params, err := v.findRoute(r)
 	if err != nil {
+		if server.IsDialectRoute(r.Method, r.URL.EscapedPath()) && status < 300 {
+			return checkEmptyObject(header, body)
+		}
 		if status < 400 {
 			return fmt.Errorf("no route in the spec, yet status %d", status)
 		}
@@ -193,6 +210,18 @@ func (v *Validator) Check(r *http.Request, status int, header http.Header, body 
 }
 
 const mimeArrowStream = "application/vnd.apache.arrow.stream"
+
+// checkEmptyObject checks that a success answer is the JSON object {}.
+func checkEmptyObject(header http.Header, body []byte) error {
+	if ct := header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		return fmt.Errorf("dialect route answered Content-Type %q, want JSON", ct)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(body, &m); err != nil || m == nil || len(m) != 0 {
+		return fmt.Errorf("dialect route answered %.200s, want {}", body)
+	}
+	return nil
+}
 
 // checkArrowStream checks that body is a complete Arrow IPC stream.
 func checkArrowStream(body []byte) error {

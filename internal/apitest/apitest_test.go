@@ -31,6 +31,13 @@ func TestValidatorRejects(t *testing.T) {
 		{"UndeclaredStatusWrongCode", "POST", "/v1/table/t/describe", 429, jsonCT, `{"code":13}`, true},
 		{"UnknownRouteJSON", "POST", "/v1/nowhere", 404, jsonCT, `{"code":0}`, false},
 		{"UnknownRouteSuccess", "POST", "/v1/nowhere", 200, jsonCT, `{}`, true},
+		{"DialectPrewarm", "POST", "/v1/table/t/index/i/prewarm", 200, jsonCT, `{}`, false},
+		{"DialectPrewarmSlash", "POST", "/v1/table/t/index/i/prewarm/", 200, jsonCT, `{}`, false},
+		{"DialectPrewarmNotEmpty", "POST", "/v1/table/t/index/i/prewarm", 200, jsonCT, `{"x":1}`, true},
+		{"DialectPrewarmNotJSON", "POST", "/v1/table/t/index/i/prewarm", 200, http.Header{"Content-Type": {"text/plain"}}, `ok`, true},
+		{"DialectPrewarmError", "POST", "/v1/table/t/index/i/prewarm", 404, jsonCT, `{"code":6}`, false},
+		{"DialectPrewarmErrorWrongCode", "POST", "/v1/table/t/index/i/prewarm", 404, jsonCT, `{"code":13}`, true},
+		{"DialectPrewarmWrongMethod", "GET", "/v1/table/t/index/i/prewarm", 200, jsonCT, `{}`, true},
 		{"EmptyIDInvalid", "POST", "/v1/namespace//describe", 400, jsonCT, `{"code":13}`, false},
 		{"EmptyIDWrongCode", "POST", "/v1/namespace//describe", 400, jsonCT, `{"code":0}`, true},
 	} {

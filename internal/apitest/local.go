@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/lancens/lancens/client"
+	"github.com/lancens/lancens/coord"
 	"github.com/lancens/lancens/server"
 	"github.com/lancens/lancens/store/sqlite"
 	"github.com/lancens/lancens/warehouse"
@@ -29,7 +30,8 @@ type Local struct {
 // tb.TempDir() and closes it when tb ends.
 func StartLocal(tb testing.TB) *Local {
 	tb.Helper()
-	db, err := sqlite.Open(context.Background(), tb.TempDir()+"/lancens.db", sqlite.Options{Synchronous: "NORMAL"})
+	jobsQueued := coord.NewSignal()
+	db, err := sqlite.Open(context.Background(), tb.TempDir()+"/lancens.db", sqlite.Options{Synchronous: "NORMAL", OnJobQueued: jobsQueued.Notify})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -37,7 +39,7 @@ func StartLocal(tb testing.TB) *Local {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	srv, err := server.New(server.Config{Store: db, Warehouse: wh})
+	srv, err := server.New(server.Config{Store: db, Warehouse: wh, JobsQueued: jobsQueued})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -173,11 +173,42 @@ func (s *suite) data(t T) {
 				}
 			})
 		}
+		Subtest(t, "CompositeKey", func(t T) {
+			// Rows pair when every key is equal: source 5 and 6 keep their
+			// id and category, source 4 has a new category.
+			src := makeItems(4, 6)
+			src[0].Category = "z"
+			for i := range src {
+				src[i].Name = "merged"
+			}
+			for _, on := range [][]string{{"id", "category"}, {"category", "id"}} {
+				tg := s.dataTarget(t)
+				id := createItems(t, tg, "items", 6)
+				m := store.Merge{On: on, WhenMatchedUpdateAll: true, WhenNotMatchedInsertAll: true, Data: itemsData(t, src)}
+				res := must(tg.MergeInsert(ctx(t), id, m))(t)
+				if res.Inserted != 1 || res.Updated != 2 || res.Version != 2 {
+					t.Fatalf("merge on %q: %+v; want 1 inserted, 2 updated, version 2", on, res)
+				}
+				if n := count(t, tg, id, nil, "id = 4"); n != 2 {
+					t.Fatalf("merge on %q: %d rows with id 4, want the old and the new", on, n)
+				}
+				rs, _ := query(t, tg, id, store.Query{Filter: "name = 'merged'"})
+				if got := sorted(ints(t, rs, "id")); !slices.Equal(got, []int64{4, 5, 6}) {
+					t.Fatalf("merge on %q: rows from the source %v, want [4 5 6]", on, got)
+				}
+			}
+		})
 		Subtest(t, "Errors", func(t T) {
 			tg := s.dataTarget(t)
 			id := createItems(t, tg, "items", 3)
 			data := itemsData(t, makeItems(3, 4))
 			_, err := tg.MergeInsert(ctx(t), id, store.Merge{On: []string{"nope"}, WhenNotMatchedInsertAll: true, Data: data})
+			wantCode(t, err, store.CodeTableColumnNotFound)
+			for _, on := range [][]string{nil, {"id", "id"}, {"id", "`id`"}, {"id", ""}} {
+				_, err = tg.MergeInsert(ctx(t), id, store.Merge{On: on, WhenNotMatchedInsertAll: true, Data: data})
+				wantCode(t, err, store.CodeInvalidInput)
+			}
+			_, err = tg.MergeInsert(ctx(t), id, store.Merge{On: []string{"id", "nope"}, WhenNotMatchedInsertAll: true, Data: data})
 			wantCode(t, err, store.CodeTableColumnNotFound)
 			_, err = tg.MergeInsert(ctx(t), []string{"missing"}, store.Merge{On: []string{"id"}, WhenNotMatchedInsertAll: true, Data: data})
 			wantCode(t, err, store.CodeTableNotFound)

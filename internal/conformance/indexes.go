@@ -226,6 +226,18 @@ func (s *suite) fullTextSearch(t T) {
 		}
 	})
 
+	Subtest(t, "Prewarm", func(t T) {
+		// prewarmIndex (the LanceDB remote dialect's route) loads the
+		// index; later writes are still found.
+		tg, id := setup(t)
+		noErr(t, tg.PrewarmIndex(ctx(t), id, "body_idx"))
+		search(t, tg, id, textQuery(match("cats")), withBody(1, 4))
+		must(tg.Insert(ctx(t), id, store.InsertAppend, itemsData(t, makeItems(17, 18))))(t) // bodies 0 and 1
+		noErr(t, tg.PrewarmIndex(ctx(t), id, "body_idx"))
+		search(t, tg, id, textQuery(match("cats")), append(withBody(1, 4), 18))
+		wantCode(t, tg.PrewarmIndex(ctx(t), id, "body"), store.CodeTableIndexNotFound)
+	})
+
 	Subtest(t, "Writes", func(t T) {
 		tg, id := setup(t)
 		must(tg.Insert(ctx(t), id, store.InsertAppend, itemsData(t, makeItems(17, 18))))(t) // bodies 0 and 1

@@ -2,9 +2,9 @@ package conformance
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
+	"log/slog"
 
+	"github.com/lancens/lancens/coord"
 	"github.com/lancens/lancens/store"
 )
 
@@ -16,14 +16,18 @@ type JobStore interface {
 
 // InlineJobs returns st with the work it queues done before the queuing
 // call returns: vector index builds after CreateIndex and column backfills
-// after QueueBackfill, as a server's job runner would do them in the
-// background. It is how the suite tests a store directly.
+// after QueueBackfill, by the handlers a server's job runner uses in the
+// background (coord.RegisterStoreJobs). It is how the suite tests a store
+// directly. Deletions of dropped tables' data stay queued.
 func InlineJobs(st JobStore) DataTarget {
-	return inlineJobs{st}
+	r := coord.NewRunner(st, nil, slog.New(slog.DiscardHandler))
+	coord.RegisterStoreJobs(r, st, nil)
+	return inlineJobs{st, r}
 }
 
 type inlineJobs struct {
 	JobStore
+	runner *coord.Runner
 }
 
 // CreateIndex records the index and builds it.
@@ -44,36 +48,17 @@ func (s inlineJobs) QueueBackfill(ctx context.Context, id []string, column, wher
 	return txID, s.drain(ctx)
 }
 
-// drain runs the queued index builds and backfills; a job's own failure is
-// recorded in its transaction, as a job runner records it. It returns an
+// drain runs the queued jobs of the runner's kinds; a job's own failure is
+// recorded in its transaction, as the job runner records it. It returns an
 // error only when the queue itself fails.
 func (s inlineJobs) drain(ctx context.Context) error {
 	for {
-		job, err := s.ClaimJob(ctx, store.JobBuildIndex, store.JobBackfillColumn)
+		job, err := s.ClaimJob(ctx, s.runner.Kinds()...)
 		if err != nil || job == nil {
 			return err
 		}
-		if err := s.FinishJob(ctx, job.TransactionID, s.run(ctx, job)); err != nil {
+		if err := s.FinishJob(ctx, job.TransactionID, s.runner.Run(ctx, job)); err != nil {
 			return err
 		}
 	}
-}
-
-func (s inlineJobs) run(ctx context.Context, job *store.Job) error {
-	switch job.Kind {
-	case store.JobBuildIndex:
-		var p store.BuildIndex
-		if err := json.Unmarshal(job.Payload, &p); err != nil {
-			return fmt.Errorf("bad payload: %w", err)
-		}
-		return s.BuildIndex(ctx, p)
-	case store.JobBackfillColumn:
-		var p store.BackfillColumn
-		if err := json.Unmarshal(job.Payload, &p); err != nil {
-			return fmt.Errorf("bad payload: %w", err)
-		}
-		_, err := s.Backfill(ctx, p)
-		return err
-	}
-	return fmt.Errorf("unknown job kind %q", job.Kind)
 }

@@ -163,7 +163,27 @@ func (s *suite) namespaces(t T) {
 				t.Errorf("limit %d: %d pages, want %d", limit, pages, wantPages)
 			}
 		}
-		_, _, err := tg.ListNamespaces(ctx(t), []string{}, store.Page{Token: "not-a-token"})
+		// Any token is a name to start after (store.NameAfter): clients
+		// make their own.
+		for _, tc := range []struct {
+			token string
+			want  []string
+		}{
+			{"n2", []string{"n3", "n4", "n5", "n6"}},
+			{"n25", []string{"n3", "n4", "n5", "n6"}},
+			{"m", want},
+			{"n6", nil},
+			{"not-a-token", nil},
+		} {
+			names, next, err := tg.ListNamespaces(ctx(t), []string{}, store.Page{Token: tc.token, Limit: 3})
+			if err != nil {
+				failUnexpected(t, err)
+			}
+			if wantPage := tc.want[:min(3, len(tc.want))]; !slices.Equal(names, wantPage) || (next != "") != (len(tc.want) > 3) {
+				t.Errorf("after %q: %q, next %q; want %q", tc.token, names, next, tc.want)
+			}
+		}
+		_, _, err := tg.ListNamespaces(ctx(t), []string{}, store.Page{Token: "n\x01"})
 		wantCode(t, err, store.CodeInvalidInput)
 	})
 

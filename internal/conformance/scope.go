@@ -493,3 +493,12 @@ func (s *scoped) DropIndex(ctx context.Context, id []string, name string) (strin
 	}
 	return d.DropIndex(ctx, s.in(id), name)
 }
+
+// PrewarmIndex implements store.Indexes.
+func (s *scoped) PrewarmIndex(ctx context.Context, id []string, name string) error {
+	d, err := s.data()
+	if err != nil {
+		return err
+	}
+	return d.PrewarmIndex(ctx, s.in(id), name)
+}

@@ -286,6 +286,28 @@ func (s *suite) vectorIndexes(t T) {
 		checkHits(t, rs, nearest(items, q, 5, cosineDistance, nil), true)
 	})
 
+	Subtest(t, "Prewarm", func(t T) {
+		// prewarmIndex (the LanceDB remote dialect's route) loads a built
+		// index; searches answer the same after it.
+		tg := s.dataTarget(t)
+		id := createItems(t, tg, "items", 64)
+		for _, spec := range []store.IndexSpec{
+			{Name: "vec_idx", Column: "vec", Type: store.IndexIVFFlat, Vector: store.VectorIndexParams{NumPartitions: 2}},
+			{Name: "id_idx", Column: "id", Type: store.IndexBTree},
+		} {
+			_, err := tg.CreateIndex(ctx(t), id, spec)
+			noErr(t, err)
+			waitIndex(t, tg, id, spec.Name)
+			noErr(t, tg.PrewarmIndex(ctx(t), id, spec.Name))
+		}
+		vq := vectorQuery(q, 5)
+		vq.Vector.Nprobes = 2
+		rs, _ := query(t, tg, id, vq)
+		checkHits(t, rs, nearest(items, q, 5, l2sq, nil), true)
+		wantCode(t, tg.PrewarmIndex(ctx(t), id, "nope"), store.CodeTableIndexNotFound)
+		wantCode(t, tg.PrewarmIndex(ctx(t), []string{"missing"}, "vec_idx"), store.CodeTableNotFound)
+	})
+
 	Subtest(t, "Errors", func(t T) {
 		tg := s.dataTarget(t)
 		id := createItems(t, tg, "items", 64)

@@ -86,6 +86,18 @@ func (s *suite) tables(t T) {
 		}
 		_, _, err := tg.ListTables(ctx(t), []string{"nope"}, true, store.Page{})
 		wantCode(t, err, store.CodeNamespaceNotFound)
+		// Any token is a name to start after (store.NameAfter).
+		for token, want := range map[string][]string{"reg": {"t1", "t2", "t3"}, "t15": {"t2", "t3"}, "a": {"reg", "t1", "t2", "t3"}, "u": nil} {
+			names, _, err := tg.ListTables(ctx(t), []string{"a"}, true, store.Page{Token: token})
+			if err != nil {
+				failUnexpected(t, err)
+			}
+			if !slices.Equal(names, want) {
+				t.Errorf("tables of a after %q = %q, want %q", token, names, want)
+			}
+		}
+		_, _, err = tg.ListTables(ctx(t), []string{"a"}, true, store.Page{Token: "\xff"})
+		wantCode(t, err, store.CodeInvalidInput)
 
 		var all []string
 		token := ""

@@ -281,6 +281,11 @@ func invalidRequests(v *Validator, op *operation, valid *request, base string) [
 		r := *valid
 		r.body, r.json = []byte(`{"id": [`), nil
 		with("MalformedJSON", &r, true)
+		// A body is one JSON value: anything after it makes it no JSON at
+		// all, though a streaming decoder would stop before it.
+		trailing := *valid
+		trailing.body, trailing.json = append(slices.Clone(valid.body), " x"...), nil
+		with("TrailingJSON", &trailing, false)
 		schema := op.op.RequestBody.Value.Content[mimeJSON].Schema.Value
 		for _, m := range mutations(schema, valid.json, nil, 0) {
 			candidates := m.values

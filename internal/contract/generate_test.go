@@ -2,6 +2,8 @@ package contract
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"testing"
 )
@@ -92,5 +94,65 @@ func TestMerge(t *testing.T) {
 	b, _ := json.Marshal(got)
 	if string(b) != `{"a":1,"b":true,"o":{"x":1,"y":3}}` {
 		t.Fatalf("merge gave %s", b)
+	}
+}
+
+// TestTrailingJSONVariant checks that every JSON operation gets an invalid
+// variant whose body is the valid one followed by more text, and Arrow
+// operations none.
+func TestTrailingJSONVariant(t *testing.T) {
+	v := validator(t)
+	for _, tc := range []struct {
+		op   string
+		want bool
+	}{{"CreateNamespace", true}, {"DescribeTable", true}, {"InsertIntoTable", false}} {
+		op := v.operations()[tc.op]
+		valid, err := validRequest(op, call{id: []string{"ns", "t"}, arrow: []byte("arrow")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var found *variant
+		for _, vr := range invalidRequests(v, op, valid, "http://127.0.0.1:1") {
+			if vr.name == "TrailingJSON" {
+				found = &vr
+			}
+		}
+		switch {
+		case found == nil && tc.want:
+			t.Errorf("%s has no TrailingJSON variant", tc.op)
+		case found != nil && !tc.want:
+			t.Errorf("%s has a TrailingJSON variant", tc.op)
+		case found != nil && string(found.req.body) != string(valid.body)+" x":
+			t.Errorf("%s: TrailingJSON body %q, want %q", tc.op, found.req.body, string(valid.body)+" x")
+		}
+	}
+}
+
+// TestValidatorDialectRoutes checks how answers on the remote dialect's
+// prewarm route, which the spec lacks, are judged: {} or an ErrorResponse
+// whose code fits its status.
+func TestValidatorDialectRoutes(t *testing.T) {
+	v := validator(t)
+	jsonCT := http.Header{"Content-Type": {"application/json"}}
+	for _, tc := range []struct {
+		name, method, path string
+		status             int
+		body               string
+		ok                 bool
+	}{
+		{"Success", "POST", "/v1/table/t/index/i/prewarm", 200, `{}`, true},
+		{"SuccessTrailingSlash", "POST", "/v1/table/t/index/i/prewarm/", 200, `{}`, true},
+		{"SuccessWithMembers", "POST", "/v1/table/t/index/i/prewarm", 200, `{"a":1}`, false},
+		{"IndexNotFound", "POST", "/v1/table/t/index/i/prewarm", 404, `{"code":6}`, true},
+		{"NotBuilt", "POST", "/v1/table/t/index/i/prewarm", 409, `{"code":19}`, true},
+		{"WrongCode", "POST", "/v1/table/t/index/i/prewarm", 409, `{"code":13}`, false},
+		{"OtherRouteSuccess", "POST", "/v1/table/t/index/i/warm", 200, `{}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := v.Check(httptest.NewRequest(tc.method, tc.path, nil), tc.status, jsonCT, []byte(tc.body))
+			if (err == nil) != tc.ok {
+				t.Fatalf("Check = %v, want ok: %v", err, tc.ok)
+			}
+		})
 	}
 }

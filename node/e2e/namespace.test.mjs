@@ -70,6 +70,19 @@ describe("LanceDB namespace mode", () => {
     assert.equal(found[0].name, "row 2");
   });
 
+  test("a name with a space, from a client that sends the remote dialect's header too", async () => {
+    // The path carries "my+tbl-1.x" (form encoding), the body id the exact name.
+    const withHeader = await lancedb.connectNamespace("rest", { uri: server.url, headers: { "x-lancedb-database": "e2e" } });
+    const t = await withHeader.createTable("my tbl-1.x", rows(0, 2));
+    await t.add(rows(2, 1));
+    const reopened = await withHeader.openTable("my tbl-1.x");
+    assert.equal(await reopened.countRows(), 3);
+    const desc = await api(server.url, "/v1/table/my%20tbl-1.x/describe", {});
+    assert.equal(desc.managed_versioning, true);
+    await withHeader.dropTable("my tbl-1.x");
+    await assert.rejects(withHeader.openTable("my tbl-1.x"), /not found/i);
+  });
+
   test("tags, search, listing and drop", async () => {
     const t = await db.createTable("things", rows(0, 20));
     await t.add(rows(20, 5));

@@ -237,6 +237,56 @@ describe("LanceDB remote mode", () => {
     assert.match(analyzed, /output_rows=4/);
   });
 
+  test("listing pages: tokens the SDK makes and tokens the server answers", async () => {
+    await db.createNamespace(["pages"]);
+    for (const ns of ["pa", "pb", "pc", "pd"]) await db.createNamespace(["pages", ns]);
+    for (const name of ["t1", "t2", "t3"]) await db.createTable(name, makeRows(1), ["pages"]);
+    // The SDK's own tokens: the name to start after.
+    assert.deepEqual((await db.listNamespaces(["pages"], { pageToken: "pb" })).namespaces, ["pc", "pd"]);
+    assert.deepEqual((await db.listNamespaces(["pages"], { pageToken: "a", limit: 1 })).namespaces, ["pa"]);
+    assert.deepEqual(await db.tableNames(["pages"], { startAfter: "t1" }), ["t2", "t3"]);
+    assert.deepEqual((await db.listTables(["pages"], { pageToken: "t2" })).tables, ["t3"]);
+    // Following the server's tokens pages through everything once.
+    const all = [];
+    let pageToken;
+    do {
+      const page = await db.listNamespaces(["pages"], { pageToken, limit: 3 });
+      all.push(...page.namespaces);
+      pageToken = page.pageToken;
+    } while (pageToken);
+    assert.deepEqual(all, ["pa", "pb", "pc", "pd"]);
+    await db.dropNamespace(["pages"], { behavior: "cascade" });
+  });
+
+  test("prewarmIndex loads built indexes and refuses unknown ones", async () => {
+    const t = await db.createTable("prewarm", makeRows(64));
+    await t.createIndex("vector", { config: lancedb.Index.ivfFlat({ numPartitions: 2 }), name: "vec", waitTimeoutSeconds: 60 });
+    await t.createIndex("text", { config: lancedb.Index.fts(), waitTimeoutSeconds: 60 });
+    await t.createIndex("id", { config: lancedb.Index.btree() });
+    for (const name of ["vec", "text_idx", "id_idx"]) await t.prewarmIndex(name);
+    await assert.rejects(t.prewarmIndex("nope"), /not found/i);
+    const found = await t.vectorSearch(makeRows(1, 9)[0].vector).nprobes(2).limit(1).toArray();
+    assert.equal(found[0].id, 9);
+    assert.equal((await t.search("birds", "fts").limit(100).toArray()).length, 21);
+    await db.dropTable("prewarm");
+  });
+
+  test("merge insert keyed on two columns", async () => {
+    const t = await db.createTable("merge2", makeRows(6));
+    // Row 3 keeps its id with a new category (no match on both keys), rows 4 and 5 match.
+    const src = makeRows(3, 3).map((r) => ({ ...r, text: "merged", category: r.id === 3 ? 9 : r.category }));
+    const res = await t.mergeInsert(["id", "category"]).whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(src);
+    assert.equal(res.numUpdatedRows, 2);
+    assert.equal(res.numInsertedRows, 1);
+    assert.equal(await t.countRows(), 7);
+    assert.equal(await t.countRows("id = 3"), 2);
+    assert.deepEqual(ids(await t.query().where("text = 'merged'").toArray()).sort(), [3, 4, 5]);
+    // One key, as 0.11 clients send it, still works.
+    const one = await t.mergeInsert("id").whenMatchedUpdateAll().execute([{ ...makeRows(1, 1)[0], text: "one" }]);
+    assert.equal(one.numUpdatedRows, 1);
+    await db.dropTable("merge2");
+  });
+
   test("rename, drop and namespaces", async () => {
     await db.createTable("to_rename", makeRows(2));
     await db.renameTable("to_rename", "renamed");

@@ -4,52 +4,15 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/lancens/lancens/store"
 )
 
 var _ store.Batches = (*DB)(nil)
 
-// checkBatch rejects malformed batches before anything is applied: every
-// operation must set exactly one kind and name a table, and no table may be
-// declared twice nor one version committed twice.
-func checkBatch(ops []store.BatchOperation) error {
-	seen := map[string]int{}
-	for i, op := range ops {
-		kinds := 0
-		for _, set := range []bool{op.Declare != nil, op.CommitVersion != nil, op.DeleteVersions != nil, op.Deregister} {
-			if set {
-				kinds++
-			}
-		}
-		if kinds != 1 {
-			return store.Errorf(store.CodeInvalidInput, "operation %d must set exactly one operation, not %d", i, kinds)
-		}
-		if err := checkTableID(op.ID); err != nil {
-			return fmt.Errorf("operation %d: %w", i, err)
-		}
-		key := ""
-		switch {
-		case op.Declare != nil:
-			key = "declare"
-		case op.CommitVersion != nil:
-			key = "version:" + op.CommitVersion.Branch + ":" + strconv.FormatInt(op.CommitVersion.Version, 10)
-		default:
-			continue
-		}
-		key += "\x00" + strings.Join(op.ID, idKeySeparator)
-		if j, dup := seen[key]; dup {
-			return store.Errorf(store.CodeInvalidInput, "operations %d and %d do the same thing to table %s", j, i, displayID(op.ID))
-		}
-		seen[key] = i
-	}
-	return nil
-}
-
 // CommitBatch implements store.Batches.
 func (db *DB) CommitBatch(ctx context.Context, ops []store.BatchOperation) ([]store.BatchResult, string, error) {
-	if err := checkBatch(ops); err != nil {
+	if err := store.ValidateBatch(ops); err != nil {
 		return nil, "", err
 	}
 	var results []store.BatchResult

@@ -40,6 +40,10 @@ type Options struct {
 	// commits whole or not at all (see staging.go).
 	WriteChunkRows  int
 	WriteChunkBytes int64
+	// OnJobQueued, when set, is called after every commit that leaves a
+	// job queued (see store.Jobs): a job runner waiting for work passes
+	// its wake-up here. It must not block.
+	OnJobQueued func()
 }
 
 // DB is an open lancens database. Writes go through one connection, so they
@@ -62,6 +66,8 @@ type DB struct {
 	cache *memCache
 	// checkpoints moves WAL frames into the database file after commits.
 	checkpoints *checkpointer
+	// onJobQueued is Options.OnJobQueued (nil: none).
+	onJobQueued func()
 }
 
 // stmtCache holds statements prepared on one connection pool, by query text.
@@ -181,7 +187,7 @@ func open(ctx context.Context, path string, opts Options) (*DB, error) {
 	writer.SetMaxIdleConns(1)
 	writer.SetConnMaxIdleTime(0)
 	writer.SetConnMaxLifetime(0)
-	db := &DB{path: path, writer: writer, now: opts.Now, cache: newMemCache(opts.CacheBytes)}
+	db := &DB{path: path, writer: writer, now: opts.Now, cache: newMemCache(opts.CacheBytes), onJobQueued: opts.OnJobQueued}
 	db.writes.chunk = chunkLimits{rows: opts.WriteChunkRows, bytes: opts.WriteChunkBytes}
 	db.writeStmts.pool = writer
 	if err := db.checkPragmas(ctx, writer); err != nil {
@@ -326,6 +332,9 @@ type Tx struct {
 	// writes is the write queue in a write transaction (nil in a read):
 	// finding a table a staged write holds there is tableBusy.
 	writes *writeQueue
+	// jobQueued says the transaction leaves a job queued: once it commits,
+	// the store calls Options.OnJobQueued.
+	jobQueued bool
 }
 
 // release marks the cached data of table uuid for release at commit.
@@ -408,6 +417,9 @@ func (db *DB) run(ctx context.Context, stmts *stmtCache, fn func(tx *Tx) error) 
 		return internal("commit", err)
 	}
 	db.cache.forgetTables(tx.released)
+	if tx.jobQueued && db.onJobQueued != nil {
+		db.onJobQueued()
+	}
 	return nil
 }
 

@@ -102,7 +102,11 @@ func (db *DB) commitGroup(group []*writeRequest) {
 			if _, err := tx.Tx.ExecContext(context.Background(), `SAVEPOINT write_request`); err != nil {
 				return internal("savepoint", err)
 			}
+			queued := tx.jobQueued
 			results[i] = runProtected(tx, req.fn)
+			if results[i] != nil {
+				tx.jobQueued = queued // the request's jobs are undone
+			}
 			undo := `RELEASE write_request`
 			if results[i] != nil {
 				undo = `ROLLBACK TO write_request; RELEASE write_request`

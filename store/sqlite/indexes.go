@@ -436,6 +436,12 @@ func (db *DB) usableIndex(ctx context.Context, tx *Tx, t *tableRow, col string, 
 	if err != nil {
 		return nil, internal("find index", err)
 	}
+	return db.loadVectorIndex(ctx, tx, t, uuid, maxID)
+}
+
+// loadVectorIndex returns the built vector index uuid of table t, which
+// covers the rows up to maxID, from the memory cache or loaded into it.
+func (db *DB) loadVectorIndex(ctx context.Context, tx *Tx, t *tableRow, uuid string, maxID int64) (*vectorIndex, error) {
 	val, err := db.cache.get(ctx, cacheIndex{table: t.UUID, index: uuid}.vectorKey(), func() (cached, error) {
 		var data []byte
 		if err := tx.QueryRowContext(ctx, `SELECT data FROM table_indexes WHERE uuid = ?`, uuid).Scan(&data); err != nil {

@@ -5,64 +5,11 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"net/url"
-	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/lancens/lancens/store"
 )
-
-// locationKey returns the normalised form of a table location: scheme,
-// host and cleaned path, always ending in "/", so that two spellings of one
-// place get one key and a location inside another has the other's key as a
-// prefix. Local paths and file:// URIs share the "file" scheme; a relative
-// path (recorded only by callers that bypass the server) gets "relative".
-func locationKey(loc string) string {
-	scheme, host, p := "file", "", filepath.ToSlash(loc)
-	if i := strings.Index(loc, "://"); i > 0 && !strings.ContainsAny(loc[:i], `/\`) {
-		scheme, p = strings.ToLower(loc[:i]), loc[i+3:]
-		if u, err := url.Parse(loc); err == nil {
-			host, p = u.Host, u.Path
-		} else if j := strings.IndexByte(p, '/'); j >= 0 {
-			host, p = p[:j], p[j:]
-		} else {
-			host, p = p, ""
-		}
-		if scheme == "file" && host == "localhost" {
-			host = ""
-		}
-	} else if !path.IsAbs(p) {
-		scheme = "relative"
-	}
-	c := path.Clean("/" + p)
-	if c != "/" {
-		c += "/"
-	}
-	return scheme + "://" + host + c
-}
-
-// keyAncestors returns the keys of the places that contain key, from the
-// outermost: for file:///a/b/ these are file:/// and file:///a/.
-func keyAncestors(key string) []string {
-	i := strings.Index(key, "://") + len("://")
-	j := strings.IndexByte(key[i:], '/')
-	if j < 0 {
-		return nil
-	}
-	var out []string
-	for k := i + j; k < len(key)-1; k++ {
-		if key[k] == '/' {
-			out = append(out, key[:k+1])
-		}
-	}
-	return out
-}
-
-// keyRangeEnd returns the smallest string above every key that has key as
-// a prefix (key ends in "/", and "0" follows "/").
-func keyRangeEnd(key string) string { return key[:len(key)-1] + "0" }
 
 // clashTable is a table whose location clashes with another.
 type clashTable struct {
@@ -85,12 +32,12 @@ func findLocationClash(ctx context.Context, tx *Tx, key string, rowID int64) (*c
 	}
 	// The same place, or one inside it.
 	c, err := scan(tx.QueryRowContext(ctx, `SELECT uuid, location FROM tables
-		WHERE location_key >= ? AND location_key < ? AND id != ? LIMIT 1`, key, keyRangeEnd(key), rowID))
+		WHERE location_key >= ? AND location_key < ? AND id != ? LIMIT 1`, key, store.LocationKeyRangeEnd(key), rowID))
 	if c != nil || err != nil {
 		return c, err
 	}
 	// A place that contains it.
-	ancestors, err := json.Marshal(keyAncestors(key))
+	ancestors, err := json.Marshal(store.LocationKeyAncestors(key))
 	if err != nil {
 		return nil, internal("check location", err)
 	}
@@ -110,7 +57,7 @@ func findLocationClash(ctx context.Context, tx *Tx, key string, rowID int64) (*c
 		if err := rows.Scan(&c.uuid, &c.location); err != nil {
 			return nil, internal("check location", err)
 		}
-		if other := locationKey(c.location); strings.HasPrefix(other, key) || strings.HasPrefix(key, other) {
+		if other := store.LocationKey(c.location); strings.HasPrefix(other, key) || strings.HasPrefix(key, other) {
 			return &c, nil
 		}
 	}
@@ -126,7 +73,7 @@ func clashMessage(ctx context.Context, tx *Tx, location string, c *clashTable) s
 	if id, err := tableIDByUUID(ctx, tx, c.uuid); err == nil {
 		name = displayID(id)
 	}
-	mine, theirs := locationKey(location), locationKey(c.location)
+	mine, theirs := store.LocationKey(location), store.LocationKey(c.location)
 	switch {
 	case mine == theirs:
 		return "location " + location + " is the location of table " + name
@@ -141,7 +88,7 @@ func clashMessage(ctx context.Context, tx *Tx, location string, c *clashTable) s
 // of another table, lies inside one or contains one: two tables never share
 // files, so that dropping one never deletes the other's data.
 func checkLocationFree(ctx context.Context, tx *Tx, location string) error {
-	c, err := findLocationClash(ctx, tx, locationKey(location), 0)
+	c, err := findLocationClash(ctx, tx, store.LocationKey(location), 0)
 	if err != nil {
 		return err
 	}
@@ -178,7 +125,7 @@ func (db *DB) keyLocations(ctx context.Context) error {
 			return internal("key locations", err)
 		}
 		for _, u := range todo {
-			key := locationKey(u.location)
+			key := store.LocationKey(u.location)
 			var taken int
 			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM tables WHERE location_key = ?`, key).Scan(&taken); err != nil {
 				return internal("key locations", err)
@@ -224,7 +171,7 @@ func (db *DB) LocationConflicts(ctx context.Context) ([]LocationConflict, error)
 				rows.Close()
 				return internal("list locations", err)
 			}
-			k.key = locationKey(k.location)
+			k.key = store.LocationKey(k.location)
 			all = append(all, k)
 		}
 		rows.Close()

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/lancens/lancens/store"
+	"github.com/lancens/lancens/warehouse"
 )
 
 var _ store.ManagedData = (*DB)(nil)
@@ -139,7 +140,7 @@ func recordManagedVersion(ctx context.Context, tx *Tx, t *tableRow, v int64, op 
 	if err != nil {
 		return "", err
 	}
-	path := managedLocation(t.UUID) + "/_versions/" + store.NamingV2.ManifestFileName(v)
+	path := managedLocation(t.UUID) + "/_versions/" + warehouse.NamingV2.ManifestFileName(v)
 	meta, err := encodeMap(map[string]string{"operation": op})
 	if err != nil {
 		return "", err

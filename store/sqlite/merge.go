@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/lancens/lancens/expr"
@@ -38,8 +39,8 @@ func (r mergeResolver) Resolve(path []string) (expr.Column, error) {
 // more than one chunk are staged into a staging table over several
 // transactions (staging.go); the merge itself runs in the last one.
 func (db *DB) MergeInsert(ctx context.Context, id []string, m store.Merge) (store.WriteResult, error) {
-	if len(m.On) == 0 {
-		return store.WriteResult{}, store.Errorf(store.CodeInvalidInput, "merge_insert needs at least one key column in on")
+	if err := checkMergeKeys(m.On); err != nil {
+		return store.WriteResult{}, err
 	}
 	for {
 		t, ts, err := db.writeTarget(ctx, id)
@@ -65,6 +66,23 @@ func (db *DB) MergeInsert(ctx context.Context, id []string, m store.Merge) (stor
 			return store.WriteResult{}, err
 		}
 	}
+}
+
+// checkMergeKeys returns InvalidInput (13) unless on names at least one key
+// column, each once and none empty.
+func checkMergeKeys(on []string) error {
+	if len(on) == 0 {
+		return store.Errorf(store.CodeInvalidInput, "merge_insert needs at least one key column in on")
+	}
+	for i, k := range on {
+		if k == "" {
+			return store.Errorf(store.CodeInvalidInput, "merge_insert key column %d of on is empty", i+1)
+		}
+		if slices.Contains(on[:i], k) {
+			return store.Errorf(store.CodeInvalidInput, "merge_insert key column %s is given twice in on", k)
+		}
+	}
+	return nil
 }
 
 // mergePlan is a merge checked against the target's schema.
@@ -96,6 +114,9 @@ func planMerge(ts *tableSchema, m store.Merge) (*mergePlan, error) {
 			return nil, store.Errorf(store.CodeTableSchemaValidationError, "the source rows have no key column %s", on)
 		}
 		c := quoteColumn(fl.Column)
+		if slices.Contains(p.keys, c) {
+			return nil, store.Errorf(store.CodeInvalidInput, "merge_insert key column %s is given twice in on", on)
+		}
 		p.keys = append(p.keys, c)
 		keys = append(keys, fmt.Sprintf("t.%s = s.%s", c, c))
 	}

@@ -60,21 +60,12 @@ func decodeMap(s string) (map[string]string, error) {
 	return m, nil
 }
 
-func validateID(kind string, id []string) error {
-	for _, name := range id {
-		if err := store.ValidateName(kind, name); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // CreateNamespace implements store.Namespaces.
 func (db *DB) CreateNamespace(ctx context.Context, id []string, mode store.CreateMode, properties map[string]string) (*store.Namespace, error) {
 	if len(id) == 0 {
 		return nil, store.Errorf(store.CodeNamespaceAlreadyExists, "the root namespace always exists")
 	}
-	if err := validateID("namespace", id); err != nil {
+	if err := store.ValidateID("namespace", id); err != nil {
 		return nil, err
 	}
 	props, err := encodeMap(properties)
@@ -138,7 +129,7 @@ func describeNamespace(ctx context.Context, tx *Tx, id []string, rowID int64) (*
 
 // ListNamespaces implements store.Namespaces.
 func (db *DB) ListNamespaces(ctx context.Context, parent []string, page store.Page) ([]string, string, error) {
-	after, err := store.DecodePageToken(page.Token)
+	after, err := store.NameAfter(page.Token)
 	if err != nil {
 		return nil, "", err
 	}
@@ -156,8 +147,18 @@ func (db *DB) ListNamespaces(ctx context.Context, parent []string, page store.Pa
 	if err != nil {
 		return nil, "", err
 	}
-	names, next := cutPage(names, size, itself)
+	names, next := cutNames(names, size)
 	return names, next, nil
+}
+
+// cutNames trims a listing of names fetched with one extra row to size and
+// returns the token for the next page, its last name, when that extra row
+// was there (see store.NameAfter).
+func cutNames(names []string, size int) ([]string, string) {
+	if len(names) <= size {
+		return names, ""
+	}
+	return names[:size], names[size-1]
 }
 
 // cutPage trims a listing fetched with one extra row to size and returns the
@@ -170,9 +171,6 @@ func cutPage[T any](items []T, size int, key func(T) string) ([]T, string) {
 	items = items[:size]
 	return items, store.EncodePageToken(key(items[size-1]))
 }
-
-// itself is the key of a listing of keys.
-func itself(s string) string { return s }
 
 func queryStrings(ctx context.Context, tx *Tx, query string, args ...any) ([]string, error) {
 	rows, err := tx.QueryContext(ctx, query, args...)

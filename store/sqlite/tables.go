@@ -53,18 +53,11 @@ func kindName(k store.TableKind) string {
 	return "external"
 }
 
-func checkTableID(id []string) error {
-	if len(id) == 0 {
-		return store.Errorf(store.CodeInvalidInput, "a table identifier needs at least one name")
-	}
-	return validateID("table", id)
-}
-
 // findTable returns table id. Returns NamespaceNotFound if its namespace is
 // missing, TableNotFound if the table is, and in a write tableBusy while a
 // staged write holds the table.
 func findTable(ctx context.Context, tx *Tx, id []string) (*tableRow, error) {
-	if err := checkTableID(id); err != nil {
+	if err := store.ValidateTableID(id); err != nil {
 		return nil, err
 	}
 	nsID, err := findNamespace(ctx, tx, id[:len(id)-1])
@@ -87,7 +80,7 @@ func findTable(ctx context.Context, tx *Tx, id []string) (*tableRow, error) {
 
 // ListTables implements store.Tables.
 func (db *DB) ListTables(ctx context.Context, ns []string, includeDeclared bool, page store.Page) ([]string, string, error) {
-	after, err := store.DecodePageToken(page.Token)
+	after, err := store.NameAfter(page.Token)
 	if err != nil {
 		return nil, "", err
 	}
@@ -105,7 +98,7 @@ func (db *DB) ListTables(ctx context.Context, ns []string, includeDeclared bool,
 	if err != nil {
 		return nil, "", err
 	}
-	names, next := cutPage(names, size, itself)
+	names, next := cutNames(names, size)
 	return names, next, nil
 }
 
@@ -116,10 +109,11 @@ const idKeySeparator = "\x00"
 
 // ListAllTables implements store.Tables.
 func (db *DB) ListAllTables(ctx context.Context, includeDeclared bool, page store.Page) ([][]string, string, error) {
-	after, err := store.DecodePageToken(page.Token)
+	afterID, err := store.DecodeTablePageToken(page.Token)
 	if err != nil {
 		return nil, "", err
 	}
+	after := strings.Join(afterID, idKeySeparator)
 	size := store.PageSize(page.Limit)
 	var keys []string
 	err = db.read(ctx, func(tx *Tx) error {
@@ -137,10 +131,14 @@ func (db *DB) ListAllTables(ctx context.Context, includeDeclared bool, page stor
 	if err != nil {
 		return nil, "", err
 	}
-	keys, next := cutPage(keys, size, itself)
 	ids := make([][]string, len(keys))
 	for i, k := range keys {
 		ids[i] = strings.Split(k, idKeySeparator)
+	}
+	next := ""
+	if len(ids) > size {
+		ids = ids[:size]
+		next = store.TablePageToken(ids[size-1])
 	}
 	return ids, next, nil
 }
@@ -172,7 +170,7 @@ func declareTable(ctx context.Context, tx *Tx, id []string, decl store.TableDecl
 // TableAlreadyExists, or InvalidInput when t's location is, contains or lies
 // inside another table's.
 func insertTable(ctx context.Context, tx *Tx, id []string, t store.Table) (*store.Table, error) {
-	if err := checkTableID(id); err != nil {
+	if err := store.ValidateTableID(id); err != nil {
 		return nil, err
 	}
 	nsID, err := findNamespace(ctx, tx, id[:len(id)-1])
@@ -206,7 +204,7 @@ func insertTable(ctx context.Context, tx *Tx, id []string, t store.Table) (*stor
 	t.Properties, t.StorageOptions = orEmpty(t.Properties), orEmpty(t.StorageOptions)
 	_, err = tx.ExecContext(ctx, `INSERT INTO tables (uuid, namespace_id, name, kind, location, location_key, owned, managed_versioning,
 		declared, properties, storage_options, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		t.UUID, nsID, id[len(id)-1], kindName(t.Kind), t.Location, locationKey(t.Location), t.Owned, t.ManagedVersioning, t.Declared,
+		t.UUID, nsID, id[len(id)-1], kindName(t.Kind), t.Location, store.LocationKey(t.Location), t.Owned, t.ManagedVersioning, t.Declared,
 		props, opts, tx.now.UnixMilli())
 	if isConstraint(err) {
 		return nil, store.Errorf(store.CodeTableAlreadyExists, "table %s already exists", displayID(id))
@@ -292,7 +290,7 @@ func dropTable(ctx context.Context, tx *Tx, t *tableRow) (string, error) {
 // it (a catalog from before lancens refused that), the data stays and the
 // transaction, recorded as succeeded, says why.
 func queueDataDeletion(ctx context.Context, tx *Tx, t *tableRow) (string, error) {
-	c, err := findLocationClash(ctx, tx, locationKey(t.Location), t.rowID)
+	c, err := findLocationClash(ctx, tx, store.LocationKey(t.Location), t.rowID)
 	if err != nil {
 		return "", err
 	}

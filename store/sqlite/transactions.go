@@ -57,6 +57,9 @@ func recordTx(ctx context.Context, tx *Tx, kind string, t *store.Table, status s
 		tx.now.UnixMilli(), tx.now.UnixMilli()); err != nil {
 		return "", internal("record transaction", err)
 	}
+	if status == store.TxQueued {
+		tx.jobQueued = true
+	}
 	return id, nil
 }
 
@@ -136,7 +139,7 @@ func (db *DB) AlterTransaction(ctx context.Context, id []string, actions []store
 			return err
 		}
 		for i, a := range actions {
-			if err := applyAction(t, a); err != nil {
+			if err := t.Apply(a); err != nil {
 				return fmt.Errorf("action %d: %w", i, err)
 			}
 		}
@@ -148,39 +151,13 @@ func (db *DB) AlterTransaction(ctx context.Context, id []string, actions []store
 			string(t.Status), props, tx.now.UnixMilli(), txID); err != nil {
 			return internal("alter transaction", err)
 		}
+		if t.Status == store.TxQueued {
+			tx.jobQueued = true
+		}
 		out = t
 		return nil
 	})
 	return out, err
-}
-
-func applyAction(t *store.Transaction, a store.TransactionAction) error {
-	switch {
-	case a.SetStatus != nil:
-		t.Status = *a.SetStatus
-	case a.SetProperty != nil:
-		p := a.SetProperty
-		if p.Key == "" {
-			return store.Errorf(store.CodeInvalidInput, "property key must not be empty")
-		}
-		if _, exists := t.Properties[p.Key]; exists {
-			switch p.Mode {
-			case store.PropertyFail:
-				return store.Errorf(store.CodeConcurrentModification, "property %q is already set", p.Key)
-			case store.PropertySkip:
-				return nil
-			}
-		}
-		t.Properties[p.Key] = p.Value
-	case a.Unset != nil:
-		if _, exists := t.Properties[a.Unset.Key]; !exists && a.Unset.Mode == store.PropertyFail {
-			return store.Errorf(store.CodeInvalidInput, "property %q is not set", a.Unset.Key)
-		}
-		delete(t.Properties, a.Unset.Key)
-	default:
-		return store.Errorf(store.CodeInvalidInput, "an action must set exactly one of setStatusAction, setPropertyAction, unsetPropertyAction")
-	}
-	return nil
 }
 
 // ClaimJob implements store.Jobs.
@@ -266,6 +243,7 @@ func (db *DB) ReleaseJob(ctx context.Context, transactionID string) error {
 		if n, _ := res.RowsAffected(); n == 0 {
 			return store.Errorf(store.CodeTransactionNotFound, "no running job %s", transactionID)
 		}
+		tx.jobQueued = true
 		return nil
 	})
 }
@@ -290,6 +268,9 @@ func (db *DB) RecoverJobs(ctx context.Context) (int, error) {
 				return err
 			}
 			n++
+		}
+		if n > 0 {
+			tx.jobQueued = true
 		}
 		return nil
 	})

@@ -1,0 +1,250 @@
+package coord_test
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/lancens/lancens/coord"
+	"github.com/lancens/lancens/store"
+	"github.com/lancens/lancens/store/sqlite"
+	"github.com/lancens/lancens/warehouse"
+)
+
+// env is a commit coordinator over a SQLite store and a warehouse in
+// t.TempDir().
+type env struct {
+	db *sqlite.DB
+	wh *warehouse.Warehouse
+	c  *coord.Committer
+}
+
+func newEnv(t *testing.T, opts sqlite.Options) *env {
+	t.Helper()
+	db, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "lancens.db"), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	wh, err := warehouse.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &env{db: db, wh: wh, c: coord.NewCommitter(db, wh, slog.New(slog.DiscardHandler))}
+}
+
+// declare declares table name at a new location in the warehouse and
+// returns the location.
+func (e *env) declare(t *testing.T, name string) string {
+	t.Helper()
+	loc, err := e.wh.Allocate(nil, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.db.DeclareTable(t.Context(), []string{name}, store.TableDeclaration{Location: loc, Owned: true}); err != nil {
+		t.Fatal(err)
+	}
+	return loc
+}
+
+// stage writes a manifest as a Lance client stages one and returns the
+// path the client would commit.
+func stage(t *testing.T, location string, v int64, content string) string {
+	t.Helper()
+	dir := filepath.Join(location, "_versions")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, fmt.Sprintf("%s-%s", warehouse.NamingV2.ManifestFileName(v), content))
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return warehouse.ObjectPath(p)
+}
+
+// final returns the content of the final manifest of version v, or "" when
+// there is none.
+func final(t *testing.T, location string, v int64) string {
+	t.Helper()
+	b, err := os.ReadFile(warehouse.ManifestPath(location, "", v, warehouse.NamingV2))
+	if errors.Is(err, os.ErrNotExist) {
+		return ""
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func commit(v int64, staged string) store.VersionCommit {
+	return store.VersionCommit{Version: v, StagedPath: staged}
+}
+
+// TestCommit checks that a commit puts the staged manifest at its final
+// name and records that name, that a version is committed once
+// (put-if-not-exists) whatever else is staged for it later, and that a
+// refused commit leaves no final manifest.
+func TestCommit(t *testing.T) {
+	e := newEnv(t, sqlite.Options{})
+	ctx := t.Context()
+	loc := e.declare(t, "t")
+	id := []string{"t"}
+
+	first := commit(1, stage(t, loc, 1, "one"))
+	v, _, err := e.c.Commit(ctx, id, first, warehouse.NamingV2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := warehouse.ObjectPath(warehouse.ManifestPath(loc, "", 1, warehouse.NamingV2)); v.ManifestPath != want || *v.ManifestSize != 3 {
+		t.Fatalf("recorded %s (%d bytes), want %s (3)", v.ManifestPath, *v.ManifestSize, want)
+	}
+	if got := final(t, loc, 1); got != "one" {
+		t.Fatalf("final manifest of version 1: %q", got)
+	}
+
+	// The same commit again (a client retrying) answers the record.
+	again, _, err := e.c.Commit(ctx, id, first, warehouse.NamingV2)
+	if err != nil || again.ManifestPath != v.ManifestPath {
+		t.Fatalf("retried commit: %+v, %v", again, err)
+	}
+
+	// Version 1 again: refused, and its manifest stays the first one.
+	if _, _, err := e.c.Commit(ctx, id, commit(1, stage(t, loc, 1, "other")), warehouse.NamingV2); store.ErrorCode(err) != store.CodeConcurrentModification {
+		t.Fatalf("second commit of version 1: %v", err)
+	}
+	if got := final(t, loc, 1); got != "one" {
+		t.Fatalf("version 1's manifest became %q", got)
+	}
+
+	// Version 3 skips version 2: the store refuses it, and the manifest
+	// put in place for it goes again.
+	if _, _, err := e.c.Commit(ctx, id, commit(3, stage(t, loc, 3, "three")), warehouse.NamingV2); store.ErrorCode(err) != store.CodeConcurrentModification {
+		t.Fatalf("version 3 after 1: %v", err)
+	}
+	if got := final(t, loc, 3); got != "" {
+		t.Fatalf("refused version 3 left manifest %q", got)
+	}
+
+	// A staged manifest outside the table's location is refused before
+	// anything moves.
+	other := e.declare(t, "u")
+	if _, _, err := e.c.Commit(ctx, id, commit(2, stage(t, other, 2, "elsewhere")), warehouse.NamingV2); store.ErrorCode(err) != store.CodeInvalidInput {
+		t.Fatalf("manifest of another table: %v", err)
+	}
+	if _, _, err := e.c.Commit(ctx, []string{"missing"}, commit(1, stage(t, loc, 1, "x")), warehouse.NamingV2); store.ErrorCode(err) != store.CodeTableNotFound {
+		t.Fatalf("missing table: %v", err)
+	}
+}
+
+// TestCommitRetry commits a version whose final manifest an earlier
+// attempt left behind without a record (the process died between the two):
+// the new commit replaces it.
+func TestCommitRetry(t *testing.T) {
+	e := newEnv(t, sqlite.Options{})
+	ctx := t.Context()
+	loc := e.declare(t, "t")
+	if err := os.MkdirAll(filepath.Join(loc, "_versions"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(warehouse.ManifestPath(loc, "", 1, warehouse.NamingV2), []byte("lost"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.c.Commit(ctx, []string{"t"}, commit(1, stage(t, loc, 1, "retry")), warehouse.NamingV2); err != nil {
+		t.Fatal(err)
+	}
+	if got := final(t, loc, 1); got != "retry" {
+		t.Fatalf("final manifest: %q, want the retry's", got)
+	}
+}
+
+// TestCommitRace commits version 1 from many goroutines at once, each with
+// its own staged manifest: exactly one wins, and the final manifest is the
+// winner's.
+func TestCommitRace(t *testing.T) {
+	e := newEnv(t, sqlite.Options{})
+	loc := e.declare(t, "t")
+	const n = 16
+	staged := make([]string, n)
+	for i := range staged {
+		staged[i] = stage(t, loc, 1, fmt.Sprintf("writer%d", i))
+	}
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			_, _, errs[i] = e.c.Commit(t.Context(), []string{"t"}, commit(1, staged[i]), warehouse.NamingV2)
+		})
+	}
+	wg.Wait()
+	winner := -1
+	for i, err := range errs {
+		switch {
+		case err == nil && winner >= 0:
+			t.Fatalf("writers %d and %d both committed version 1", winner, i)
+		case err == nil:
+			winner = i
+		case store.ErrorCode(err) != store.CodeConcurrentModification:
+			t.Fatalf("writer %d: %v", i, err)
+		}
+	}
+	if winner < 0 {
+		t.Fatal("no writer committed")
+	}
+	if got, want := final(t, loc, 1), fmt.Sprintf("writer%d", winner); got != want {
+		t.Fatalf("final manifest %q, winner %q", got, want)
+	}
+}
+
+// TestCommitBatchDiscards commits a batch whose last operation the store
+// refuses: nothing is recorded, and the manifests put in place for the
+// batch's other versions are removed.
+func TestCommitBatchDiscards(t *testing.T) {
+	e := newEnv(t, sqlite.Options{})
+	ctx := t.Context()
+	a, b := e.declare(t, "a"), e.declare(t, "b")
+	newLoc, err := e.wh.Allocate(nil, "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, cb := commit(1, stage(t, a, 1, "a1")), commit(1, stage(t, b, 1, "b1"))
+	cc := commit(1, stage(t, newLoc, 1, "c1"))
+	bad := commit(5, stage(t, b, 5, "b5")) // after version 1 of b comes 2
+	ops := []store.BatchOperation{
+		{ID: []string{"a"}, CommitVersion: &ca},
+		{ID: []string{"c"}, Declare: &store.TableDeclaration{Location: newLoc, Owned: true}},
+		{ID: []string{"c"}, CommitVersion: &cc},
+		{ID: []string{"b"}, CommitVersion: &cb},
+		{ID: []string{"b"}, CommitVersion: &bad},
+	}
+	schemes := make([]warehouse.NamingScheme, len(ops))
+	if _, _, err := e.c.CommitBatch(ctx, ops, schemes); err == nil {
+		t.Fatal("the batch committed")
+	}
+	for _, loc := range []string{a, b, newLoc} {
+		if got := final(t, loc, 1); got != "" {
+			t.Fatalf("refused batch left a manifest in %s: %q", loc, got)
+		}
+	}
+	if _, err := e.db.DescribeVersion(ctx, []string{"a"}, "", nil); store.ErrorCode(err) != store.CodeTableVersionNotFound {
+		t.Fatalf("version of a after a refused batch: %v", err)
+	}
+
+	// Without the bad operation the batch commits, every manifest in place.
+	ops = ops[:4]
+	ca, cb, cc = commit(1, stage(t, a, 1, "a1")), commit(1, stage(t, b, 1, "b1")), commit(1, stage(t, newLoc, 1, "c1"))
+	if _, _, err := e.c.CommitBatch(ctx, ops, schemes[:4]); err != nil {
+		t.Fatal(err)
+	}
+	for loc, want := range map[string]string{a: "a1", b: "b1", newLoc: "c1"} {
+		if got := final(t, loc, 1); got != want {
+			t.Fatalf("manifest in %s: %q, want %q", loc, got, want)
+		}
+	}
+}
+
+var _ coord.CommitStore = (*sqlite.DB)(nil)
+var _ coord.Manifests = (*warehouse.Warehouse)(nil)

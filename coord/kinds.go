@@ -1,0 +1,36 @@
+package coord
+
+import (
+	"context"
+
+	"github.com/lancens/lancens/store"
+)
+
+// JobStore is what the store's own job kinds need of it.
+type JobStore interface {
+	Backfill(ctx context.Context, job store.BackfillColumn) (store.WriteResult, error)
+	BuildIndex(ctx context.Context, job store.BuildIndex) error
+}
+
+// DataRemover deletes the data of tables; *warehouse.Warehouse is one.
+type DataRemover interface {
+	// Remove deletes the directory at location.
+	Remove(location string) error
+}
+
+// RegisterStoreJobs registers the handlers of the job kinds the store
+// queues (see store/jobs.go): deleting a dropped table's data from wh,
+// backfilling computed columns and building indexes in st. With a nil wh,
+// data deletions are not registered, and stay queued.
+func RegisterStoreJobs(r *Runner, st JobStore, wh DataRemover) {
+	if wh != nil {
+		r.Register(store.JobDeleteTableData, Decode(func(_ context.Context, p store.DeleteTableData) error {
+			return wh.Remove(p.Location)
+		}))
+	}
+	r.Register(store.JobBackfillColumn, Decode(func(ctx context.Context, p store.BackfillColumn) error {
+		_, err := st.Backfill(ctx, p)
+		return err
+	}))
+	r.Register(store.JobBuildIndex, Decode(st.BuildIndex))
+}

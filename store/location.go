@@ -1,0 +1,64 @@
+package store
+
+import (
+	"net/url"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// Two tables never share a location nor nest one inside the other, so that
+// dropping one never deletes the other's files. Every backend records each
+// table's location with a normalised key and refuses a table whose key
+// equals, contains or lies inside another's.
+
+// LocationKey returns the normalised form of a table location: scheme, host
+// and cleaned path, always ending in "/", so that two spellings of one place
+// get one key and a location inside another has the other's key as a
+// prefix. Local paths and file:// URIs share the "file" scheme; a relative
+// path (recorded only by callers that bypass the server) gets "relative".
+func LocationKey(loc string) string {
+	scheme, host, p := "file", "", filepath.ToSlash(loc)
+	if i := strings.Index(loc, "://"); i > 0 && !strings.ContainsAny(loc[:i], `/\`) {
+		scheme, p = strings.ToLower(loc[:i]), loc[i+3:]
+		if u, err := url.Parse(loc); err == nil {
+			host, p = u.Host, u.Path
+		} else if j := strings.IndexByte(p, '/'); j >= 0 {
+			host, p = p[:j], p[j:]
+		} else {
+			host, p = p, ""
+		}
+		if scheme == "file" && host == "localhost" {
+			host = ""
+		}
+	} else if !path.IsAbs(p) {
+		scheme = "relative"
+	}
+	c := path.Clean("/" + p)
+	if c != "/" {
+		c += "/"
+	}
+	return scheme + "://" + host + c
+}
+
+// LocationKeyAncestors returns the keys of the places that contain key (a
+// LocationKey), from the outermost: for file:///a/b/ these are file:/// and
+// file:///a/.
+func LocationKeyAncestors(key string) []string {
+	i := strings.Index(key, "://") + len("://")
+	j := strings.IndexByte(key[i:], '/')
+	if j < 0 {
+		return nil
+	}
+	var out []string
+	for k := i + j; k < len(key)-1; k++ {
+		if key[k] == '/' {
+			out = append(out, key[:k+1])
+		}
+	}
+	return out
+}
+
+// LocationKeyRangeEnd returns the smallest string above every key that has
+// key (a LocationKey, which ends in "/") as a prefix: "0" follows "/".
+func LocationKeyRangeEnd(key string) string { return key[:len(key)-1] + "0" }

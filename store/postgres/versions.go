@@ -1,0 +1,314 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"strconv"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/lancens/lancens/store"
+)
+
+var _ store.Versions = (*DB)(nil)
+
+// checkBranch returns nil when branch exists on table t ("" is main, which
+// always exists) and TableBranchNotFound otherwise.
+func checkBranch(ctx context.Context, tx *tx, t *tableRow, branch string) error {
+	_, err := findBranch(ctx, tx, t, branch)
+	return err
+}
+
+// findBranch returns the branch's fork point (nil for main). Returns
+// TableBranchNotFound.
+func findBranch(ctx context.Context, tx *tx, t *tableRow, branch string) (*store.Branch, error) {
+	if branch == "" {
+		return nil, nil
+	}
+	var b store.Branch
+	var created int64
+	err := tx.QueryRow(ctx, `SELECT name, parent_branch, parent_version, created_at, metadata FROM table_branches
+		WHERE table_id = $1 AND name = $2`, t.rowID, branch).Scan(&b.Name, &b.ParentBranch, &b.ParentVersion, &created, &b.Metadata)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, store.Errorf(store.CodeTableBranchNotFound, "branch %q of table %s not found", branch, displayID(t.ID))
+	}
+	if err != nil {
+		return nil, internal("find branch", err)
+	}
+	b.CreatedAt = msTime(created)
+	b.Metadata = orEmpty(b.Metadata)
+	return &b, nil
+}
+
+const versionColumns = `version, manifest_path, manifest_size, e_tag, timestamp_millis, metadata`
+
+func scanVersion(row interface{ Scan(...any) error }) (*store.TableVersion, error) {
+	var v store.TableVersion
+	var ts int64
+	if err := row.Scan(&v.Version, &v.ManifestPath, &v.ManifestSize, &v.ETag, &ts, &v.Metadata); err != nil {
+		return nil, err
+	}
+	v.Timestamp = msTime(ts)
+	return &v, nil
+}
+
+// latestVersion returns the newest version of a branch, or nil if it has none.
+func latestVersion(ctx context.Context, tx *tx, t *tableRow, branch string) (*store.TableVersion, error) {
+	row := tx.QueryRow(ctx, `SELECT `+versionColumns+` FROM table_versions WHERE table_id = $1 AND branch = $2
+		ORDER BY version DESC LIMIT 1`, t.rowID, branch)
+	v, err := scanVersion(row)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, internal("latest version", err)
+	}
+	return v, nil
+}
+
+// getVersion returns version v of a branch. Returns TableVersionNotFound.
+func getVersion(ctx context.Context, tx *tx, t *tableRow, branch string, v int64) (*store.TableVersion, error) {
+	row := tx.QueryRow(ctx, `SELECT `+versionColumns+` FROM table_versions WHERE table_id = $1 AND branch = $2 AND version = $3`,
+		t.rowID, branch, v)
+	out, err := scanVersion(row)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, store.Errorf(store.CodeTableVersionNotFound, "version %d of table %s not found on branch %s", v, displayID(t.ID), store.BranchName(branch))
+	}
+	if err != nil {
+		return nil, internal("get version", err)
+	}
+	return out, nil
+}
+
+// nextVersion returns latest+1, or the chain's first version when the branch
+// has none: 1 on main, the fork version on another branch.
+func nextVersion(ctx context.Context, tx *tx, t *tableRow, branch string) (int64, error) {
+	b, err := findBranch(ctx, tx, t, branch)
+	if err != nil {
+		return 0, err
+	}
+	latest, err := latestVersion(ctx, tx, t, branch)
+	if err != nil {
+		return 0, err
+	}
+	switch {
+	case latest != nil:
+		return latest.Version + 1, nil
+	case b != nil:
+		return b.ParentVersion, nil
+	}
+	return 1, nil
+}
+
+// CommitVersion implements store.Versions.
+func (db *DB) CommitVersion(ctx context.Context, id []string, c store.VersionCommit) (*store.TableVersion, string, error) {
+	var out *store.TableVersion
+	var txID string
+	err := db.writeTable(ctx, func(tx *tx) error {
+		t, err := findTable(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		out, txID, err = commitVersion(ctx, tx, t, c, "")
+		return err
+	})
+	return out, txID, err
+}
+
+// commitVersion records a commit on table t, under its row lock. batchTx,
+// when set, is the transaction id of the batch the commit belongs to.
+func commitVersion(ctx context.Context, tx *tx, t *tableRow, c store.VersionCommit, batchTx string) (*store.TableVersion, string, error) {
+	if c.Version < 0 {
+		return nil, "", store.Errorf(store.CodeInvalidInput, "version must not be negative")
+	}
+	if c.StagedPath == "" || c.ManifestPath == "" {
+		return nil, "", store.Errorf(store.CodeInvalidInput, "manifest_path must not be empty")
+	}
+	if err := lockTable(ctx, tx, t); err != nil {
+		return nil, "", err
+	}
+	// A retry of a commit that already succeeded gets the stored record.
+	var staged, storedTx string
+	var size *int64
+	err := tx.QueryRow(ctx, `SELECT staged_path, manifest_size, transaction_id FROM table_versions
+		WHERE table_id = $1 AND branch = $2 AND version = $3`, t.rowID, c.Branch, c.Version).Scan(&staged, &size, &storedTx)
+	switch {
+	case err == nil:
+		if staged == c.StagedPath && (c.ManifestSize == nil || size == nil || *size == *c.ManifestSize) {
+			v, err := getVersion(ctx, tx, t, c.Branch, c.Version)
+			return v, storedTx, err
+		}
+		return nil, "", store.Errorf(store.CodeConcurrentModification, "version %d of table %s already exists", c.Version, displayID(t.ID))
+	case !errors.Is(err, pgx.ErrNoRows):
+		return nil, "", internal("find version", err)
+	}
+	want, err := nextVersion(ctx, tx, t, c.Branch)
+	if err != nil {
+		return nil, "", err
+	}
+	if c.Version != want {
+		return nil, "", store.Errorf(store.CodeConcurrentModification, "cannot commit version %d of table %s on branch %s: the next version is %d",
+			c.Version, displayID(t.ID), store.BranchName(c.Branch), want)
+	}
+	txID := batchTx
+	if txID == "" {
+		txID, err = recordTx(ctx, tx, "CreateTableVersion", &t.Table, store.TxSucceeded,
+			map[string]string{"version": strconv.FormatInt(c.Version, 10), "branch": store.BranchName(c.Branch)}, nil)
+		if err != nil {
+			return nil, "", err
+		}
+	}
+	v, err := scanVersion(tx.QueryRow(ctx, `INSERT INTO table_versions (table_id, branch, version, manifest_path, staged_path,
+		manifest_size, e_tag, timestamp_millis, metadata, transaction_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+		RETURNING `+versionColumns,
+		t.rowID, c.Branch, c.Version, c.ManifestPath, c.StagedPath, c.ManifestSize, c.ETag, tx.now.UnixMilli(), c.Metadata, txID))
+	if err != nil {
+		return nil, "", internal("insert version", err)
+	}
+	if t.Declared {
+		if _, err := tx.Exec(ctx, `UPDATE tables SET declared = false WHERE id = $1`, t.rowID); err != nil {
+			return nil, "", internal("mark table created", err)
+		}
+		t.Declared = false
+	}
+	return v, txID, nil
+}
+
+// ListVersions implements store.Versions.
+func (db *DB) ListVersions(ctx context.Context, id []string, branch string, descending bool, page store.Page) ([]store.TableVersion, string, error) {
+	afterKey, err := store.DecodePageToken(page.Token)
+	if err != nil {
+		return nil, "", err
+	}
+	var after *int64
+	if afterKey != "" {
+		v, err := strconv.ParseInt(afterKey, 10, 64)
+		if err != nil {
+			return nil, "", store.Errorf(store.CodeInvalidInput, "invalid page_token %q", page.Token)
+		}
+		after = &v
+	}
+	size := store.PageSize(page.Limit)
+	var out []store.TableVersion
+	err = db.read(ctx, func(tx *tx) error {
+		t, err := findTable(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if err := checkBranch(ctx, tx, t, branch); err != nil {
+			return err
+		}
+		q := `SELECT ` + versionColumns + ` FROM table_versions WHERE table_id = $1 AND branch = $2`
+		args := []any{t.rowID, branch}
+		switch {
+		case after != nil && descending:
+			q += ` AND version < $3`
+			args = append(args, *after)
+		case after != nil:
+			q += ` AND version > $3`
+			args = append(args, *after)
+		}
+		limit := "$" + strconv.Itoa(len(args)+1)
+		if descending {
+			q += ` ORDER BY version DESC LIMIT ` + limit
+		} else {
+			q += ` ORDER BY version ASC LIMIT ` + limit
+		}
+		rows, err := tx.Query(ctx, q, append(args, size+1)...)
+		if err != nil {
+			return internal("list versions", err)
+		}
+		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.TableVersion, error) {
+			v, err := scanVersion(row)
+			if err != nil {
+				return store.TableVersion{}, err
+			}
+			return *v, nil
+		})
+		return internal("list versions", err)
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	if out == nil {
+		out = []store.TableVersion{}
+	}
+	out, next := cutPage(out, size, func(x store.TableVersion) string { return strconv.FormatInt(x.Version, 10) })
+	return out, next, nil
+}
+
+// DescribeVersion implements store.Versions.
+func (db *DB) DescribeVersion(ctx context.Context, id []string, branch string, v *int64) (*store.TableVersion, error) {
+	var out *store.TableVersion
+	err := db.read(ctx, func(tx *tx) error {
+		t, err := findTable(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		out, err = describeVersion(ctx, tx, t, branch, v)
+		return err
+	})
+	return out, err
+}
+
+func describeVersion(ctx context.Context, tx *tx, t *tableRow, branch string, v *int64) (*store.TableVersion, error) {
+	if err := checkBranch(ctx, tx, t, branch); err != nil {
+		return nil, err
+	}
+	if v != nil {
+		return getVersion(ctx, tx, t, branch, *v)
+	}
+	latest, err := latestVersion(ctx, tx, t, branch)
+	if err != nil {
+		return nil, err
+	}
+	if latest == nil {
+		return nil, store.Errorf(store.CodeTableVersionNotFound, "table %s has no versions on branch %s", displayID(t.ID), store.BranchName(branch))
+	}
+	return latest, nil
+}
+
+// DeleteVersions implements store.Versions.
+func (db *DB) DeleteVersions(ctx context.Context, id []string, branch string, ranges []store.VersionRange) (int64, string, error) {
+	var n int64
+	var txID string
+	err := db.writeTable(ctx, func(tx *tx) error {
+		t, err := findTable(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if n, err = deleteVersions(ctx, tx, t, branch, ranges); err != nil {
+			return err
+		}
+		txID, err = recordTx(ctx, tx, "DeleteTableVersions", &t.Table, store.TxSucceeded,
+			map[string]string{"branch": store.BranchName(branch), "deleted_count": strconv.FormatInt(n, 10)}, nil)
+		return err
+	})
+	return n, txID, err
+}
+
+// deleteVersions deletes versions of table t, under its row lock.
+func deleteVersions(ctx context.Context, tx *tx, t *tableRow, branch string, ranges []store.VersionRange) (int64, error) {
+	if err := lockTable(ctx, tx, t); err != nil {
+		return 0, err
+	}
+	if err := checkBranch(ctx, tx, t, branch); err != nil {
+		return 0, err
+	}
+	var total int64
+	for _, r := range ranges {
+		if r.Start < 0 {
+			return 0, store.Errorf(store.CodeInvalidInput, "start_version must not be negative")
+		}
+		if r.End >= 0 && r.End < r.Start {
+			return 0, store.Errorf(store.CodeInvalidInput, "end_version %d is before start_version %d", r.End, r.Start)
+		}
+		tag, err := tx.Exec(ctx, `DELETE FROM table_versions WHERE table_id = $1 AND branch = $2 AND version >= $3
+			AND ($4 < 0 OR version < $4)`, t.rowID, branch, r.Start, r.End)
+		if err != nil {
+			return 0, internal("delete versions", err)
+		}
+		total += tag.RowsAffected()
+	}
+	return total, nil
+}
