@@ -37,7 +37,7 @@ type jsonType struct {
 func schemaJSON(s *arrow.Schema) *jsonSchema {
 	out := &jsonSchema{Fields: fieldsJSON(s.Fields())}
 	if md := s.Metadata(); md.Len() > 0 {
-		m := metadataMap(md)
+		m := md.ToMap()
 		out.Metadata = &m
 	}
 	return out
@@ -48,19 +48,11 @@ func fieldsJSON(fields []arrow.Field) []jsonField {
 	for i, f := range fields {
 		out[i] = jsonField{Name: f.Name, Nullable: f.Nullable, Type: typeJSON(f.Type)}
 		if f.Metadata.Len() > 0 {
-			m := metadataMap(f.Metadata)
+			m := f.Metadata.ToMap()
 			out[i].Metadata = &m
 		}
 	}
 	return out
-}
-
-func metadataMap(md arrow.Metadata) map[string]string {
-	m := make(map[string]string, md.Len())
-	for i, k := range md.Keys() {
-		m[k] = md.Values()[i]
-	}
-	return m
 }
 
 var unitNames = map[arrow.TimeUnit]string{arrow.Second: "s", arrow.Millisecond: "ms", arrow.Microsecond: "us", arrow.Nanosecond: "ns"}

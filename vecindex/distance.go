@@ -29,12 +29,3 @@ func Distance(m Metric, a, b []float32) float32 {
 	}
 	return float32(math.NaN())
 }
-
-// HammingDistance returns the number of bits in which a and b differ, or NaN
-// when their lengths differ.
-func HammingDistance(a, b []byte) float32 {
-	if len(a) != len(b) {
-		return float32(math.NaN())
-	}
-	return float32(hamming(a, b))
-}

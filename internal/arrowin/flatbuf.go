@@ -70,14 +70,6 @@ func (t table) int64Field(slot int) (int64, error) {
 	return int64(binary.LittleEndian.Uint64(t.buf[p:])), nil
 }
 
-func (t table) int32Field(slot int) (int32, error) {
-	p, err := t.field(slot, 4)
-	if p == 0 {
-		return 0, err
-	}
-	return int32(binary.LittleEndian.Uint32(t.buf[p:])), nil
-}
-
 func (t table) int16Field(slot int) (int16, error) {
 	p, err := t.field(slot, 2)
 	if p == 0 {

@@ -11,11 +11,10 @@ import (
 	"github.com/pierrec/lz4/v4"
 )
 
-func le32(b []byte) uint32        { return binary.LittleEndian.Uint32(b) }
-func le64(b []byte) int64         { return int64(binary.LittleEndian.Uint64(b)) }
-func putLE64(b []byte, v int64)   { binary.LittleEndian.PutUint64(b, uint64(v)) }
-func padded(n int64) int64        { return (n + 7) &^ 7 }
-func uncompressedMarker(b []byte) { putLE64(b, -1) }
+func le32(b []byte) uint32      { return binary.LittleEndian.Uint32(b) }
+func le64(b []byte) int64       { return int64(binary.LittleEndian.Uint64(b)) }
+func putLE64(b []byte, v int64) { binary.LittleEndian.PutUint64(b, uint64(v)) }
+func padded(n int64) int64      { return (n + 7) &^ 7 }
 
 // inflate returns the body of a compressed batch rewritten so that arrow-go
 // decompresses nothing: every buffer the loader reads (used) is stored

@@ -108,7 +108,7 @@ func (c *snapshotColumns) Column(path []string) (*expr.Values, bool, error) {
 // typ's Values field holds (a REAL in an integer column, a BLOB) leaves the
 // column to SQL. Returns Internal (18) when the rows cannot be read.
 func loadFilterColumn(ctx context.Context, tx *Tx, t *tableRow, col string, v int64, typ expr.Type, ids rowIDs) (*filterColumn, error) {
-	rows, err := tx.Tx.QueryContext(ctx, fmt.Sprintf("SELECT _rowid, %s FROM %s WHERE %s ORDER BY _rowid",
+	rows, err := tx.Query(ctx, fmt.Sprintf("SELECT _rowid, %s FROM %s WHERE %s ORDER BY _rowid",
 		quoteColumn(col), dataTable(t), visibleAt), v, v)
 	if err != nil {
 		return nil, queryError(ctx, err)
@@ -207,15 +207,6 @@ func (db *DB) evalFilter(ctx context.Context, tx *Tx, t *tableRow, ts *tableSche
 	}
 	matched, ok, err = expr.EvalFilter(e, cols)
 	return matched, cols, ok, err
-}
-
-// count returns the number of set bits.
-func (s rowSet) count() int {
-	n := 0
-	for _, w := range s {
-		n += bits.OnesCount64(w)
-	}
-	return n
 }
 
 // matchedIDs returns the row ids of the set positions of matched, from the

@@ -128,3 +128,17 @@ func queryError(ctx context.Context, err error) error {
 	}
 	return internal("query", err)
 }
+
+// isConstraint reports whether err is a SQLite UNIQUE or PRIMARY KEY
+// constraint violation.
+func isConstraint(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Code() {
+	case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+		return true
+	}
+	return false
+}

@@ -121,7 +121,7 @@ func (db *DB) AddColumns(ctx context.Context, id []string, cols []store.NewColum
 				fields, layout = append(fields, f), append(layout, fl[0])
 				continue
 			}
-			if _, err := tx.Tx.ExecContext(tx.context(ctx), fmt.Sprintf(`UPDATE %s SET %s = (%s) WHERE _to = ?`,
+			if _, err := tx.Exec(ctx, fmt.Sprintf(`UPDATE %s SET %s = (%s) WHERE _to = ?`,
 				dataTable(t), quoteColumn(fl[0].Column), compiled.SQL), append(compiled.Args, maxVersion)...); err != nil {
 				return nil, nil, arrow.Metadata{}, queryError(ctx, err)
 			}
@@ -182,7 +182,7 @@ func (db *DB) AlterColumns(ctx context.Context, id []string, alts []store.Column
 // checkNoNulls returns code 20 when the column has nulls in the latest rows.
 func checkNoNulls(ctx context.Context, tx *Tx, t *tableRow, fl *fieldLayout, path string) error {
 	var n int64
-	if err := tx.Tx.QueryRowContext(ctx, fmt.Sprintf(`SELECT count(*) FROM %s WHERE _to = ? AND %s IS NULL`,
+	if err := tx.QueryRow(ctx, fmt.Sprintf(`SELECT count(*) FROM %s WHERE _to = ? AND %s IS NULL`,
 		dataTable(t), quoteColumn(fl.Column)), maxVersion).Scan(&n); err != nil {
 		return internal("check nulls", err)
 	}
@@ -215,7 +215,7 @@ func castColumn(ctx context.Context, tx *Tx, t *tableRow, ts *tableSchema, path 
 	if err != nil {
 		return err
 	}
-	if _, err := tx.Tx.ExecContext(tx.context(ctx), fmt.Sprintf(`UPDATE %s SET %s = (%s) WHERE _to = ?`,
+	if _, err := tx.Exec(ctx, fmt.Sprintf(`UPDATE %s SET %s = (%s) WHERE _to = ?`,
 		dataTable(t), quoteColumn(cols[0].Column), compiled.SQL), append(compiled.Args, maxVersion)...); err != nil {
 		if err = queryError(ctx, err); store.ErrorCode(err) != store.CodeInvalidInput {
 			return err
@@ -317,7 +317,7 @@ func (db *DB) UpdateFieldMetadata(ctx context.Context, id []string, updates []st
 			fields, layout, err = editField(fields, layout, path, func(f arrow.Field, fl *fieldLayout) (*arrow.Field, *fieldLayout, error) {
 				md := map[string]string{}
 				if !u.Replace {
-					md = metadataMap(f.Metadata)
+					md = f.Metadata.ToMap()
 				}
 				for k, val := range u.Metadata {
 					if val == nil {
@@ -346,7 +346,7 @@ func (db *DB) UpdateFieldMetadata(ctx context.Context, id []string, updates []st
 func (db *DB) UpdateSchemaMetadata(ctx context.Context, id []string, set map[string]string) (store.WriteResult, map[string]string, error) {
 	var md map[string]string
 	res, _, err := db.schemaChange(ctx, id, "UpdateSchemaMetadata", func(tx *Tx, t *tableRow, v int64, ts *tableSchema) ([]arrow.Field, []*fieldLayout, arrow.Metadata, error) {
-		md = metadataMap(ts.arrow.Metadata())
+		md = ts.arrow.Metadata().ToMap()
 		maps.Copy(md, set)
 		return ts.arrow.Fields(), ts.fields, metadataOf(md), nil
 	})
@@ -354,14 +354,6 @@ func (db *DB) UpdateSchemaMetadata(ctx context.Context, id []string, set map[str
 		return store.WriteResult{}, nil, err
 	}
 	return res, md, nil
-}
-
-func metadataMap(md arrow.Metadata) map[string]string {
-	out := make(map[string]string, md.Len())
-	for i, k := range md.Keys() {
-		out[k] = md.Values()[i]
-	}
-	return out
 }
 
 // metadataOf builds Arrow metadata with sorted keys, so equal maps encode

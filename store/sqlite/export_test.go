@@ -1,16 +1,16 @@
 package sqlite
 
+import "context"
+
 // FillDisk makes db behave as if its disk were full: the database may not
 // grow past its current size, so the next write that needs a page more
 // fails with SQLITE_FULL.
 func FillDisk(db *DB) error {
-	_, err := db.writer.Exec(`PRAGMA max_page_count = 1`) // never below the current size
-	return err
+	return db.base.ExecOnWriter(context.Background(), `PRAGMA max_page_count = 1`) // never below the current size
 }
 
 // MakeReadOnly makes db's writer connection refuse writes, as a database
 // file lancens may not write does (SQLITE_READONLY).
 func MakeReadOnly(db *DB) error {
-	_, err := db.writer.Exec(`PRAGMA query_only = ON`)
-	return err
+	return db.base.ExecOnWriter(context.Background(), `PRAGMA query_only = ON`)
 }

@@ -2,24 +2,31 @@ package sqlite
 
 import (
 	"context"
+	"database/sql/driver"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
+	"sync"
 
+	sqlite "modernc.org/sqlite"
+
+	"github.com/lancens/lancens/fts"
 	"github.com/lancens/lancens/store"
 )
 
 // A full-text index of a string column is a table, named after the index,
 // holding for each row version (by row id) the terms of the column that the
-// index's analyzer produced; a trigger adds rows as they are written. It is
-// the durable form: searches use an inverted index built from it in memory
-// (postings.go), keep the rows visible at their version, and score with
-// BM25.
+// index's analyzer produced (lance_fts_terms); a trigger adds rows as they
+// are written. It is the durable form: searches use an inverted index of
+// package fts built from it in memory, kept in the memory cache and caught
+// up with the rows written since; fts keeps the rows visible at the
+// version and scores with BM25.
 
 // buildTextIndex creates and fills the terms table of index r.
 func buildTextIndex(ctx context.Context, tx *Tx, t *tableRow, r *indexRow) error {
-	a, err := newAnalyzer(r.params.Text)
+	a, err := fts.NewAnalyzer(r.params.Text)
 	if err != nil {
 		return err
 	}
@@ -36,7 +43,7 @@ func buildTextIndex(ctx context.Context, tx *Tx, t *tableRow, r *indexRow) error
 			INSERT INTO %s (rowid, terms) VALUES (new._rowid, lance_fts_terms(new.%s, '%s')); END`,
 			name, dataTable(t), col, name, col, cfg),
 	} {
-		if _, err := tx.Tx.ExecContext(ctx, q); err != nil {
+		if _, err := tx.Exec(ctx, q); err != nil {
 			return internal("build full-text index", err)
 		}
 	}
@@ -48,7 +55,7 @@ type textIndex struct {
 	uuid     string
 	table    string
 	column   string
-	analyzer analyzer
+	analyzer fts.Analyzer
 }
 
 // textIndexes returns the built full-text indexes of t, by column path.
@@ -66,7 +73,7 @@ func textIndexes(ctx context.Context, tx *Tx, t *tableRow, ts *tableSchema) (map
 		if _, fl, ok := ts.lookup(splitPath(r.columnPath)); !ok || fl.Column != r.physical {
 			continue
 		}
-		a, err := newAnalyzer(r.params.Text)
+		a, err := fts.NewAnalyzer(r.params.Text)
 		if err != nil {
 			return nil, err
 		}
@@ -75,18 +82,16 @@ func textIndexes(ctx context.Context, tx *Tx, t *tableRow, ts *tableSchema) (map
 	return out, nil
 }
 
-// textSearch evaluates full-text queries on one table version.
+// textSearch is the glue of one full-text search: it gives fts the
+// posting indexes of the table's full-text indexes, from the memory cache,
+// caught up with the table and read-locked until the search ends.
 type textSearch struct {
 	ctx      context.Context
 	tx       *Tx
 	db       *DB
 	table    string // uuid
 	indexes  map[string]textIndex
-	columns  []string                 // default columns of match queries
-	version  string                   // names the table version, for cached statistics
-	visible  rowSet                   // rows of the version: BM25 statistics
-	allowed  rowSet                   // rows that may match: visible and passing the filter
-	postings map[string]*postingIndex // by index uuid, caught up and read-locked
+	postings map[string]*fts.Index // by index uuid, caught up and read-locked
 }
 
 // searchText runs the full-text search of q on table t.
@@ -106,22 +111,32 @@ func (db *DB) searchText(ctx context.Context, tx *Tx, t *tableRow, q store.Query
 	if err != nil {
 		return nil, err
 	}
-	s := &textSearch{ctx: ctx, tx: tx, db: db, table: t.UUID, indexes: idx, columns: q.Text.Columns, version: fmt.Sprintf("%s@%d", t.UUID, v),
-		visible: visible, allowed: visible, postings: map[string]*postingIndex{}}
+	s := &textSearch{ctx: ctx, tx: tx, db: db, table: t.UUID, indexes: idx, postings: map[string]*fts.Index{}}
 	defer s.release()
-	if len(s.columns) == 0 {
-		for c := range idx {
-			s.columns = append(s.columns, c)
-		}
-		slices.Sort(s.columns)
+	search := fts.Search{
+		Columns:   map[string]fts.Column{},
+		Default:   q.Text.Columns,
+		Canonical: func(path string) string { return formatPath(splitPath(path)) },
+		Open:      s.index,
+		Key:       fmt.Sprintf("%s@%d", t.UUID, v),
+		Visible:   fts.RowSet(visible),
+		Allowed:   fts.RowSet(visible),
+	}
+	for path, ix := range idx {
+		search.Columns[path] = fts.Column{Name: ix.column, Analyzer: ix.analyzer}
+	}
+	if len(search.Default) == 0 {
+		search.Default = slices.Sorted(maps.Keys(idx))
 	}
 	if q.Filter != "" {
 		// The filter is evaluated over the visible rows only.
-		if s.allowed, err = db.filterRows(ctx, tx, t, ts, v, q.Filter); err != nil {
+		allowed, err := db.filterRows(ctx, tx, t, ts, v, q.Filter)
+		if err != nil {
 			return nil, err
 		}
+		search.Allowed = fts.RowSet(allowed)
 	}
-	found, err := s.eval(q.Text.Query)
+	found, err := search.Eval(q.Text.Query)
 	if err != nil {
 		return nil, err
 	}
@@ -129,67 +144,30 @@ func (db *DB) searchText(ctx context.Context, tx *Tx, t *tableRow, q store.Query
 	if k <= 0 {
 		k = defaultK
 	}
-	if err := checkSearchRows(q, int64(min(k, len(found.ids))), "the matches up to k"); err != nil {
+	if err := checkSearchRows(q, int64(min(k, len(found.IDs))), "the matches up to k"); err != nil {
 		return nil, err
 	}
-	hits := topScores(found, k)
-	hits = hits[min(len(hits), int(q.Offset)):]
+	top := found.Top(k)
+	top = top[min(len(top), int(q.Offset)):]
+	hits := make([]hit, len(top))
+	for i, h := range top {
+		hits[i] = hit{id: h.ID, value: h.Score}
+	}
 	return fetchHits(ctx, tx, t, ts, q, v, hits, "_score", false)
 }
 
-// topScores returns the k best-scored rows, best first (ties by row id).
-func topScores(found scores, k int) []hit {
-	better := func(a, b hit) bool { return a.value > b.value || (a.value == b.value && a.id < b.id) }
-	var top []hit // a min-heap on better: top[0] is the worst kept
-	down := func(i int) {
-		for {
-			l, w := 2*i+1, i
-			if l < len(top) && better(top[w], top[l]) {
-				w = l
-			}
-			if r := l + 1; r < len(top) && better(top[w], top[r]) {
-				w = r
-			}
-			if w == i {
-				return
-			}
-			top[i], top[w] = top[w], top[i]
-			i = w
-		}
-	}
-	for i, id := range found.ids {
-		h := hit{id: id, value: found.vals[i]}
-		switch {
-		case len(top) < k:
-			top = append(top, h)
-			for i := len(top) - 1; i > 0 && better(top[(i-1)/2], top[i]); i = (i - 1) / 2 {
-				top[i], top[(i-1)/2] = top[(i-1)/2], top[i]
-			}
-		case better(h, top[0]):
-			top[0] = h
-			down(0)
-		}
-	}
-	slices.SortFunc(top, func(a, b hit) int {
-		if better(a, b) {
-			return -1
-		}
-		return 1
-	})
-	return top
-}
-
-// index returns the posting index of ix, caught up with the rows written
-// since it was last used and read-locked until the search ends.
-func (s *textSearch) index(ix textIndex) (*postingIndex, error) {
+// index returns the posting index of column c, caught up with the rows
+// written since it was last used and read-locked until the search ends.
+func (s *textSearch) index(c fts.Column) (*fts.Index, error) {
+	ix := s.indexes[c.Name]
 	if p, ok := s.postings[ix.uuid]; ok {
 		return p, nil
 	}
 	key := cacheIndex{table: s.table, index: ix.uuid}.postingsKey()
 	loaded := false
 	val, err := s.db.cache.get(s.ctx, key, func() (cached, error) {
-		p := newPostingIndex(ix.analyzer.WithPosition)
-		if _, err := p.catchUp(s.ctx, s.tx, ix.table, ix.analyzer.storedTerms); err != nil {
+		p := cachedPostings{fts.NewIndex(ix.analyzer.WithPosition)}
+		if _, err := catchUp(s.ctx, s.tx, p.Index, ix.table, ix.analyzer.StoredTerms); err != nil {
 			return nil, err
 		}
 		loaded = true
@@ -198,9 +176,9 @@ func (s *textSearch) index(ix textIndex) (*postingIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := val.(*postingIndex)
+	p := val.(cachedPostings)
 	if !loaded {
-		grew, err := p.catchUp(s.ctx, s.tx, ix.table, ix.analyzer.storedTerms)
+		grew, err := catchUp(s.ctx, s.tx, p.Index, ix.table, ix.analyzer.StoredTerms)
 		if err != nil {
 			return nil, err
 		}
@@ -208,273 +186,83 @@ func (s *textSearch) index(ix textIndex) (*postingIndex, error) {
 			s.db.cache.resize(key, p)
 		}
 	}
-	p.mu.RLock()
-	s.postings[ix.uuid] = p
-	return p, nil
+	p.RLock()
+	s.postings[ix.uuid] = p.Index
+	return p.Index, nil
 }
 
 // release unlocks the posting indexes the search used.
 func (s *textSearch) release() {
 	for _, p := range s.postings {
-		p.mu.RUnlock()
+		p.RUnlock()
 	}
 }
 
-// eval returns the rows matching query n with their scores.
-func (s *textSearch) eval(n store.FtsQuery) (scores, error) {
-	set := 0
-	for _, p := range []bool{n.Match != nil, n.Phrase != nil, n.Boost != nil, n.MultiMatch != nil, n.Boolean != nil} {
-		if p {
-			set++
+// cachedPostings is a posting index in the memory cache, which counts its
+// size as it grows.
+type cachedPostings struct{ *fts.Index }
+
+func (p cachedPostings) cacheBytes() int64 { return p.Bytes() }
+
+// catchUp adds to p the rows of the index table written since it last
+// did, their stored terms split by split. It reports whether there were
+// any.
+func catchUp(ctx context.Context, tx *Tx, p *fts.Index, table string, split func(string) []string) (bool, error) {
+	var newest int64
+	if err := tx.QueryRow(ctx, fmt.Sprintf(`SELECT coalesce(max(rowid), -1) FROM %s`, table)).Scan(&newest); err != nil {
+		return false, internal("full-text index", err)
+	}
+	if newest <= p.LastRowID() {
+		return false, nil
+	}
+	grew, err := p.CatchUp(func(after int64, add func(int64, []string)) error {
+		rows, err := tx.Query(ctx, fmt.Sprintf(`SELECT rowid, terms FROM %s WHERE rowid > ? ORDER BY rowid`, table), after)
+		if err != nil {
+			return err
 		}
-	}
-	if set != 1 {
-		return scores{}, store.Errorf(store.CodeInvalidInput, "a full-text query must set exactly one of match, phrase, boost, multi_match, boolean")
-	}
-	switch {
-	case n.Match != nil:
-		return s.match(*n.Match)
-	case n.Phrase != nil:
-		return s.phrase(*n.Phrase)
-	case n.MultiMatch != nil:
-		var out scores
-		for _, m := range n.MultiMatch.Matches {
-			r, err := s.match(m)
-			if err != nil {
-				return scores{}, err
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			var text string
+			if err := rows.Scan(&id, &text); err != nil {
+				return err
 			}
-			out = union(out, r)
+			add(id, split(text))
 		}
-		return out, nil
-	case n.Boost != nil:
-		pos, err := s.eval(n.Boost.Positive)
-		if err != nil {
-			return scores{}, err
-		}
-		neg, err := s.eval(n.Boost.Negative)
-		if err != nil {
-			return scores{}, err
-		}
-		return timesWhere(pos, neg, n.Boost.NegativeBoost), nil
-	}
-	return s.boolean(*n.Boolean)
-}
-
-// boolean requires every must, excludes every must_not, and adds the
-// scores of should (which must match something when there is no must).
-func (s *textSearch) boolean(b store.FtsBoolean) (scores, error) {
-	var out scores
-	for i, q := range b.Must {
-		r, err := s.eval(q)
-		if err != nil {
-			return scores{}, err
-		}
-		if i == 0 {
-			out = r
-		} else {
-			out = intersect(out, r)
-		}
-	}
-	var should scores
-	for _, q := range b.Should {
-		r, err := s.eval(q)
-		if err != nil {
-			return scores{}, err
-		}
-		should = union(should, r)
-	}
-	if len(b.Must) == 0 {
-		out = should
-	} else {
-		out = plusWhere(out, should)
-	}
-	for _, q := range b.MustNot {
-		r, err := s.eval(q)
-		if err != nil {
-			return scores{}, err
-		}
-		out = without(out, r)
-	}
-	return out, nil
-}
-
-// targets returns the indexes a query on column (or the default columns)
-// searches. Returns InvalidInput (13) for a column without a full-text
-// index.
-func (s *textSearch) targets(column string) ([]textIndex, error) {
-	cols := s.columns
-	if column != "" {
-		cols = []string{formatPath(splitPath(column))}
-	}
-	var out []textIndex
-	for _, c := range cols {
-		ix, ok := s.indexes[formatPath(splitPath(c))]
-		if !ok {
-			return nil, store.Errorf(store.CodeInvalidInput, "column %s has no full-text index", c)
-		}
-		out = append(out, ix)
-	}
-	return out, nil
-}
-
-// match finds rows containing any (OR) or all (AND) of the terms, or of
-// their fuzzy variants.
-func (s *textSearch) match(m store.FtsMatch) (scores, error) {
-	and := false
-	switch strings.ToUpper(m.Operator) {
-	case "", "OR":
-	case "AND":
-		and = true
-	default:
-		return scores{}, store.Errorf(store.CodeInvalidInput, "unknown match operator %q (And or Or)", m.Operator)
-	}
-	if m.Fuzziness < 0 {
-		return scores{}, store.Errorf(store.CodeInvalidInput, "fuzziness must not be negative")
-	}
-	boost := m.Boost
-	if boost == 0 {
-		boost = 1
-	}
-	targets, err := s.targets(m.Column)
-	if err != nil {
-		return scores{}, err
-	}
-	var out scores
-	for _, ix := range targets {
-		p, err := s.index(ix)
-		if err != nil {
-			return scores{}, err
-		}
-		c := p.statsFor(s.version, s.visible)
-		// Or sums every term's scores in one accumulator; And intersects
-		// the rows of each term.
-		var col scores
-		acc := newAccumulator(len(p.docLen))
-		for i, term := range ix.analyzer.terms(m.Terms) {
-			variants := []string{term}
-			if m.Fuzziness > 0 {
-				variants = p.fuzzy(term, m.Fuzziness, m.PrefixLength, m.MaxExpansions)
-			}
-			if and && i > 0 {
-				acc = newAccumulator(len(p.docLen))
-			}
-			for _, v := range variants {
-				p.score(c, v, s.visible, s.allowed, &acc)
-			}
-			switch {
-			case !and:
-			case i == 0:
-				col = acc.scores()
-			default:
-				col = intersect(col, acc.scores())
-			}
-		}
-		if !and {
-			col = acc.scores()
-		}
-		out = union(out, scaled(col, boost))
-	}
-	return out, nil
-}
-
-// phrase finds rows with the terms in order, at most slop positions apart,
-// scored by the BM25 of the terms.
-func (s *textSearch) phrase(ph store.FtsPhrase) (scores, error) {
-	if ph.Slop < 0 {
-		return scores{}, store.Errorf(store.CodeInvalidInput, "slop must not be negative")
-	}
-	targets, err := s.targets(ph.Column)
-	if err != nil {
-		return scores{}, err
-	}
-	var out scores
-	for _, ix := range targets {
-		if !ix.analyzer.WithPosition {
-			return scores{}, store.Errorf(store.CodeInvalidInput, "phrase queries need positions; the full-text index on %s was built without with_position", ix.column)
-		}
-		p, err := s.index(ix)
-		if err != nil {
-			return scores{}, err
-		}
-		terms := ix.analyzer.terms(ph.Terms)
-		if len(terms) == 0 {
-			continue
-		}
-		matched := p.phrase(terms, ph.Slop, s.allowed)
-		c := p.statsFor(s.version, s.visible)
-		acc := newAccumulator(len(p.docLen))
-		for _, term := range terms {
-			p.score(c, term, s.visible, matched, &acc)
-		}
-		out = union(out, acc.scores())
-	}
-	return out, nil
-}
-
-// fuzzy returns the index's terms within edit distance max of term that
-// share its first prefix characters, at most expansions of them (default
-// 50), nearest first.
-func (p *postingIndex) fuzzy(term string, max, prefix, expansions int) []string {
-	if expansions <= 0 {
-		expansions = 50
-	}
-	pre := ""
-	if prefix > 0 && prefix <= len(term) {
-		pre = term[:prefix]
-	}
-	type cand struct {
-		term string
-		dist int
-	}
-	var cands []cand
-	for w := range p.terms {
-		if !strings.HasPrefix(w, pre) {
-			continue
-		}
-		if d := editDistance(term, w, max); d <= max {
-			cands = append(cands, cand{w, d})
-		}
-	}
-	slices.SortFunc(cands, func(a, b cand) int {
-		if a.dist != b.dist {
-			return a.dist - b.dist
-		}
-		return strings.Compare(a.term, b.term)
+		return rows.Err()
 	})
-	out := make([]string, 0, min(len(cands), expansions))
-	for _, c := range cands[:min(len(cands), expansions)] {
-		out = append(out, c.term)
+	if err != nil {
+		return false, internal("full-text index", err)
 	}
-	return out
+	return grew, nil
 }
 
-// editDistance is the Levenshtein distance of a and b, or max+1 once it is
-// known to exceed max.
-func editDistance(a, b string, max int) int {
-	ra, rb := []rune(a), []rune(b)
-	if d := len(ra) - len(rb); d > max || -d > max {
-		return max + 1
-	}
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		best := cur[0]
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
+// analyzers holds analyzers decoded from their JSON form, for the SQL
+// function that fills full-text indexes.
+var analyzers sync.Map
+
+// registerAnalyzer registers lance_fts_terms(text, analyzer_json): the
+// terms of text, space-separated (see fts.Analyzer.StoredTerms), which the
+// terms table of a full-text index keeps.
+var registerAnalyzer = sync.OnceValue(func() error {
+	return sqlite.RegisterDeterministicScalarFunction("lance_fts_terms", 2, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+		text, ok := args[0].(string)
+		if !ok {
+			if b, isBytes := args[0].([]byte); isBytes {
+				text = string(b)
+			} else {
+				return nil, nil
 			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			best = min(best, cur[j])
 		}
-		if best > max {
-			return max + 1
+		cfg, _ := args[1].(string)
+		a, ok := analyzers.Load(cfg)
+		if !ok {
+			var an fts.Analyzer
+			if err := json.Unmarshal([]byte(cfg), &an); err != nil {
+				return nil, fmt.Errorf("bad analyzer: %w", err)
+			}
+			a, _ = analyzers.LoadOrStore(cfg, an)
 		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
-}
+		return strings.Join(a.(fts.Analyzer).Terms(text), " "), nil
+	})
+})

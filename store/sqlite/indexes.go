@@ -58,7 +58,7 @@ func scanIndex(row interface{ Scan(...any) error }) (*indexRow, error) {
 }
 
 func findIndex(ctx context.Context, tx *Tx, t *tableRow, name string) (*indexRow, error) {
-	r, err := scanIndex(tx.QueryRowContext(ctx, `SELECT `+indexColumns+` FROM table_indexes WHERE table_id = ? AND name = ?`, t.rowID, name))
+	r, err := scanIndex(tx.QueryRowCached(ctx, `SELECT `+indexColumns+` FROM table_indexes WHERE table_id = ? AND name = ?`, t.rowID, name))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, store.Errorf(store.CodeTableIndexNotFound, "index %q of table %s not found", name, displayID(t.ID))
 	}
@@ -69,7 +69,7 @@ func findIndex(ctx context.Context, tx *Tx, t *tableRow, name string) (*indexRow
 }
 
 func listIndexRows(ctx context.Context, tx *Tx, t *tableRow) ([]*indexRow, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT `+indexColumns+` FROM table_indexes WHERE table_id = ? ORDER BY name`, t.rowID)
+	rows, err := tx.QueryCached(ctx, `SELECT `+indexColumns+` FROM table_indexes WHERE table_id = ? ORDER BY name`, t.rowID)
 	if err != nil {
 		return nil, internal("list indexes", err)
 	}
@@ -176,9 +176,9 @@ func (db *DB) CreateIndex(ctx context.Context, id []string, spec store.IndexSpec
 			return internal("encode index params", err)
 		}
 		uuid := newUUID()
-		res, err := tx.ExecContext(ctx, `INSERT INTO table_indexes (table_id, name, uuid, index_type, column_path, physical, metric, params,
+		res, err := tx.ExecCached(ctx, `INSERT INTO table_indexes (table_id, name, uuid, index_type, column_path, physical, metric, params,
 			status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, t.rowID, spec.Name, uuid, spec.Type, formatPath(path), fl.Column,
-			spec.Metric, string(params), store.IndexBuilding, tx.now.UnixMilli())
+			spec.Metric, string(params), store.IndexBuilding, tx.Now().UnixMilli())
 		if err != nil {
 			return internal("create index", err)
 		}
@@ -194,7 +194,7 @@ func (db *DB) CreateIndex(ctx context.Context, id []string, spec store.IndexSpec
 		if err := buildSQLIndex(ctx, tx, t, r); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE table_indexes SET status = ?, built_version = ? WHERE id = ?`, store.IndexSucceeded, v, r.rowID); err != nil {
+		if _, err := tx.ExecCached(ctx, `UPDATE table_indexes SET status = ?, built_version = ? WHERE id = ?`, store.IndexSucceeded, v, r.rowID); err != nil {
 			return internal("create index", err)
 		}
 		txID, err = recordTx(ctx, tx, "CreateTableIndex", &t.Table, store.TxSucceeded, props, nil)
@@ -240,7 +240,7 @@ func buildSQLIndex(ctx context.Context, tx *Tx, t *tableRow, r *indexRow) error 
 		return store.Errorf(store.CodeInvalidInput, "unknown index type %s", r.indexType)
 	}
 	for _, q := range stmts {
-		if _, err := tx.Tx.ExecContext(ctx, q); err != nil {
+		if _, err := tx.Exec(ctx, q); err != nil {
 			return internal("build index", err)
 		}
 	}
@@ -252,7 +252,7 @@ func dropIndexRow(ctx context.Context, tx *Tx, t *tableRow, r *indexRow) error {
 	if err := dropSQLIndex(ctx, tx, t, r); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM table_indexes WHERE id = ?`, r.rowID); err != nil {
+	if _, err := tx.ExecCached(ctx, `DELETE FROM table_indexes WHERE id = ?`, r.rowID); err != nil {
 		return internal("drop index", err)
 	}
 	return nil
@@ -271,7 +271,7 @@ func dropSQLIndex(ctx context.Context, tx *Tx, t *tableRow, r *indexRow) error {
 		stmts = []string{`DROP TRIGGER IF EXISTS ` + name + `_add`, `DROP TABLE IF EXISTS ` + name}
 	}
 	for _, q := range stmts {
-		if _, err := tx.Tx.ExecContext(ctx, q); err != nil {
+		if _, err := tx.Exec(ctx, q); err != nil {
 			return internal("drop index", err)
 		}
 	}
@@ -346,7 +346,7 @@ func (db *DB) BuildIndex(ctx context.Context, job store.BuildIndex) error {
 		maxID = ids[len(ids)-1]
 	}
 	return db.write(ctx, func(tx *Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE table_indexes SET status = ?, error = NULL, built_version = ?, max_rowid = ?, data = ?
+		res, err := tx.ExecCached(ctx, `UPDATE table_indexes SET status = ?, error = NULL, built_version = ?, max_rowid = ?, data = ?
 			WHERE uuid = ?`, store.IndexSucceeded, version, maxID, data, job.IndexUUID)
 		if err != nil {
 			return internal("save index", err)
@@ -381,7 +381,7 @@ func buildVectorIndex(ctx context.Context, r *indexRow, set *vectorSet) (*vecind
 }
 
 func indexByUUID(ctx context.Context, tx *Tx, t *tableRow, uuid string) (*indexRow, error) {
-	r, err := scanIndex(tx.QueryRowContext(ctx, `SELECT `+indexColumns+` FROM table_indexes WHERE table_id = ? AND uuid = ?`, t.rowID, uuid))
+	r, err := scanIndex(tx.QueryRowCached(ctx, `SELECT `+indexColumns+` FROM table_indexes WHERE table_id = ? AND uuid = ?`, t.rowID, uuid))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, store.Errorf(store.CodeTableIndexNotFound, "index %s no longer exists", uuid)
 	}
@@ -428,7 +428,7 @@ func (db *DB) usableIndex(ctx context.Context, tx *Tx, t *tableRow, col string, 
 	}
 	var uuid string
 	var maxID int64
-	err := tx.QueryRowContext(ctx, `SELECT uuid, max_rowid FROM table_indexes WHERE table_id = ? AND physical = ? AND status = ?
+	err := tx.QueryRowCached(ctx, `SELECT uuid, max_rowid FROM table_indexes WHERE table_id = ? AND physical = ? AND status = ?
 		AND index_type LIKE 'IVF%' ORDER BY created_at DESC LIMIT 1`, t.rowID, col, store.IndexSucceeded).Scan(&uuid, &maxID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
@@ -444,7 +444,7 @@ func (db *DB) usableIndex(ctx context.Context, tx *Tx, t *tableRow, col string, 
 func (db *DB) loadVectorIndex(ctx context.Context, tx *Tx, t *tableRow, uuid string, maxID int64) (*vectorIndex, error) {
 	val, err := db.cache.get(ctx, cacheIndex{table: t.UUID, index: uuid}.vectorKey(), func() (cached, error) {
 		var data []byte
-		if err := tx.QueryRowContext(ctx, `SELECT data FROM table_indexes WHERE uuid = ?`, uuid).Scan(&data); err != nil {
+		if err := tx.QueryRowCached(ctx, `SELECT data FROM table_indexes WHERE uuid = ?`, uuid).Scan(&data); err != nil {
 			return nil, internal("load index", err)
 		}
 		ix, err := vecindex.Load(data)
@@ -527,7 +527,7 @@ func indexInfo(ctx context.Context, tx *Tx, t *tableRow, r *indexRow, v int64) (
 	}
 	q := fmt.Sprintf(`SELECT count(*) FILTER (WHERE _rowid <= ?3), count(*) FILTER (WHERE _rowid > ?3) FROM %s
 		WHERE _from <= ?1 AND _to > ?2 AND %s IS NOT NULL`, dataTable(t), quoteColumn(r.physical))
-	if err := tx.Tx.QueryRowContext(ctx, q, v, v, covered).Scan(&info.NumIndexedRows, &info.NumUnindexedRows); err != nil {
+	if err := tx.QueryRow(ctx, q, v, v, covered).Scan(&info.NumIndexedRows, &info.NumUnindexedRows); err != nil {
 		return nil, internal("index stats", err)
 	}
 	return info, nil
@@ -588,7 +588,7 @@ func (db *DB) DropIndex(ctx context.Context, id []string, name string) (string, 
 // numIndices counts the indexes of table t.
 func numIndices(ctx context.Context, tx *Tx, t *tableRow) (int64, error) {
 	var n int64
-	err := tx.QueryRowContext(ctx, `SELECT count(*) FROM table_indexes WHERE table_id = ?`, t.rowID).Scan(&n)
+	err := tx.QueryRowCached(ctx, `SELECT count(*) FROM table_indexes WHERE table_id = ?`, t.rowID).Scan(&n)
 	if err != nil {
 		return 0, internal("count indexes", err)
 	}

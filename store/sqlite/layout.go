@@ -105,16 +105,16 @@ func layoutColumns(fields []*fieldLayout) []string {
 // column, adds the columns to the data table, and returns the layout.
 func allocateColumns(ctx context.Context, tx *Tx, t *tableRow, fields []arrow.Field) ([]*fieldLayout, error) {
 	var next int
-	if err := tx.QueryRowContext(ctx, `SELECT next_column FROM managed_tables WHERE table_id = ?`, t.rowID).Scan(&next); err != nil {
+	if err := tx.QueryRowCached(ctx, `SELECT next_column FROM managed_tables WHERE table_id = ?`, t.rowID).Scan(&next); err != nil {
 		return nil, internal("allocate columns", err)
 	}
 	out, defs, next := planColumns(fields, next)
 	for _, d := range defs {
-		if _, err := tx.Tx.ExecContext(ctx, fmt.Sprintf(`ALTER TABLE %s ADD COLUMN %s %s`, dataTable(t), quoteColumn(d.name), d.sqlType)); err != nil {
+		if _, err := tx.Exec(ctx, fmt.Sprintf(`ALTER TABLE %s ADD COLUMN %s %s`, dataTable(t), quoteColumn(d.name), d.sqlType)); err != nil {
 			return nil, internal("add column", err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE managed_tables SET next_column = ? WHERE table_id = ?`, next, t.rowID); err != nil {
+	if _, err := tx.ExecCached(ctx, `UPDATE managed_tables SET next_column = ? WHERE table_id = ?`, next, t.rowID); err != nil {
 		return nil, internal("allocate columns", err)
 	}
 	return out, nil
@@ -130,7 +130,7 @@ func saveSchema(ctx context.Context, tx *Tx, t *tableRow, version int64, s *arro
 	if err != nil {
 		return internal("encode layout", err)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO table_schemas (table_id, version, schema, layout) VALUES (?, ?, ?, ?)`,
+	if _, err := tx.ExecCached(ctx, `INSERT OR REPLACE INTO table_schemas (table_id, version, schema, layout) VALUES (?, ?, ?, ?)`,
 		t.rowID, version, b, string(l)); err != nil {
 		return internal("save schema", err)
 	}
@@ -142,7 +142,7 @@ func loadSchema(ctx context.Context, tx *Tx, t *tableRow, version int64) (*table
 	var b []byte
 	var l string
 	out := &tableSchema{}
-	err := tx.QueryRowContext(ctx, `SELECT version, schema, layout FROM table_schemas WHERE table_id = ? AND version <= ?
+	err := tx.QueryRowCached(ctx, `SELECT version, schema, layout FROM table_schemas WHERE table_id = ? AND version <= ?
 		ORDER BY version DESC LIMIT 1`, t.rowID, version).Scan(&out.version, &b, &l)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, store.Errorf(store.CodeTableVersionNotFound, "table %s has no schema at version %d", displayID(t.ID), version)

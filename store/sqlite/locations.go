@@ -31,7 +31,7 @@ func findLocationClash(ctx context.Context, tx *Tx, key string, rowID int64) (*c
 		return &c, nil
 	}
 	// The same place, or one inside it.
-	c, err := scan(tx.QueryRowContext(ctx, `SELECT uuid, location FROM tables
+	c, err := scan(tx.QueryRowCached(ctx, `SELECT uuid, location FROM tables
 		WHERE location_key >= ? AND location_key < ? AND id != ? LIMIT 1`, key, store.LocationKeyRangeEnd(key), rowID))
 	if c != nil || err != nil {
 		return c, err
@@ -41,13 +41,13 @@ func findLocationClash(ctx context.Context, tx *Tx, key string, rowID int64) (*c
 	if err != nil {
 		return nil, internal("check location", err)
 	}
-	c, err = scan(tx.QueryRowContext(ctx, `SELECT uuid, location FROM tables
+	c, err = scan(tx.QueryRowCached(ctx, `SELECT uuid, location FROM tables
 		WHERE location_key IN (SELECT value FROM json_each(?)) AND id != ? LIMIT 1`, string(ancestors), rowID))
 	if c != nil || err != nil {
 		return c, err
 	}
 	// Tables of an older database that shared a location have no key.
-	rows, err := tx.QueryContext(ctx, `SELECT uuid, location FROM tables WHERE location_key IS NULL AND id != ?`, rowID)
+	rows, err := tx.QueryCached(ctx, `SELECT uuid, location FROM tables WHERE location_key IS NULL AND id != ?`, rowID)
 	if err != nil {
 		return nil, internal("check location", err)
 	}
@@ -103,7 +103,7 @@ func checkLocationFree(ctx context.Context, tx *Tx, location string) error {
 // both stay as they are (LocationConflicts reports them).
 func (db *DB) keyLocations(ctx context.Context) error {
 	return db.write(ctx, func(tx *Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT id, location FROM tables WHERE location_key IS NULL ORDER BY id`)
+		rows, err := tx.QueryCached(ctx, `SELECT id, location FROM tables WHERE location_key IS NULL ORDER BY id`)
 		if err != nil {
 			return internal("key locations", err)
 		}
@@ -127,13 +127,13 @@ func (db *DB) keyLocations(ctx context.Context) error {
 		for _, u := range todo {
 			key := store.LocationKey(u.location)
 			var taken int
-			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM tables WHERE location_key = ?`, key).Scan(&taken); err != nil {
+			if err := tx.QueryRowCached(ctx, `SELECT count(*) FROM tables WHERE location_key = ?`, key).Scan(&taken); err != nil {
 				return internal("key locations", err)
 			}
 			if taken > 0 {
 				continue
 			}
-			if _, err := tx.ExecContext(ctx, `UPDATE tables SET location_key = ? WHERE id = ?`, key, u.id); err != nil {
+			if _, err := tx.ExecCached(ctx, `UPDATE tables SET location_key = ? WHERE id = ?`, key, u.id); err != nil {
 				return internal("key locations", err)
 			}
 		}
@@ -156,7 +156,7 @@ type LocationConflict struct {
 func (db *DB) LocationConflicts(ctx context.Context) ([]LocationConflict, error) {
 	var out []LocationConflict
 	err := db.read(ctx, func(tx *Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT uuid, location FROM tables`)
+		rows, err := tx.QueryCached(ctx, `SELECT uuid, location FROM tables`)
 		if err != nil {
 			return internal("list locations", err)
 		}

@@ -89,7 +89,7 @@ func createRowsTable(ctx context.Context, tx *Tx, name string, defs []columnDef)
 		fmt.Sprintf(`CREATE TABLE %s (_rowid INTEGER PRIMARY KEY, _from INTEGER NOT NULL, _to INTEGER NOT NULL DEFAULT %d%s)`, name, maxVersion, cols.String()),
 		fmt.Sprintf(`CREATE INDEX %s_visible ON %s (_to, _from)`, name, name),
 	} {
-		if _, err := tx.Tx.ExecContext(ctx, q); err != nil {
+		if _, err := tx.Exec(ctx, q); err != nil {
 			return internal("create rows table", err)
 		}
 	}
@@ -145,9 +145,9 @@ func recordManagedVersion(ctx context.Context, tx *Tx, t *tableRow, v int64, op 
 	if err != nil {
 		return "", err
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO table_versions (table_id, branch, version, manifest_path, staged_path,
+	if _, err := tx.ExecCached(ctx, `INSERT INTO table_versions (table_id, branch, version, manifest_path, staged_path,
 		timestamp_millis, metadata, transaction_id) VALUES (?, '', ?, ?, ?, ?, ?, ?)`,
-		t.rowID, v, path, path, tx.now.UnixMilli(), meta, txID); err != nil {
+		t.rowID, v, path, path, tx.Now().UnixMilli(), meta, txID); err != nil {
 		if isConstraint(err) {
 			return "", store.Errorf(store.CodeConcurrentModification, "version %d of table %s already exists", v, displayID(t.ID))
 		}
@@ -170,7 +170,7 @@ func (db *DB) CreateTable(ctx context.Context, id []string, nt store.NewTable) (
 		return nil, store.WriteResult{}, err
 	}
 	for {
-		src := db.writes.rows(c.ts, nt.Data.Batches, true)
+		src := db.staging.rows(c.ts, nt.Data.Batches, true)
 		first, err := src.next()
 		if err != nil {
 			return nil, store.WriteResult{}, err
@@ -272,7 +272,7 @@ func (c *newTable) create(ctx context.Context, tx *Tx, rows *boundRows, staged *
 		if err := staged.add(ctx, tx, rows); err != nil {
 			return nil, store.WriteResult{}, err
 		}
-		if _, err := tx.Tx.ExecContext(ctx, fmt.Sprintf(`ALTER TABLE %s RENAME TO %s`, staged.table, name)); err != nil {
+		if _, err := tx.Exec(ctx, fmt.Sprintf(`ALTER TABLE %s RENAME TO %s`, staged.table, name)); err != nil {
 			return nil, store.WriteResult{}, internal("create rows table", err)
 		}
 		n += staged.rows
@@ -284,7 +284,7 @@ func (c *newTable) create(ctx context.Context, tx *Tx, rows *boundRows, staged *
 			return nil, store.WriteResult{}, err
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO managed_tables (table_id, next_column) VALUES (?, ?)`, t.rowID, c.next); err != nil {
+	if _, err := tx.ExecCached(ctx, `INSERT INTO managed_tables (table_id, next_column) VALUES (?, ?)`, t.rowID, c.next); err != nil {
 		return nil, store.WriteResult{}, internal("create rows table", err)
 	}
 	if err := saveSchema(ctx, tx, t, 1, c.ts.arrow, c.ts.fields); err != nil {
@@ -454,7 +454,7 @@ func (w *rowsWrite) commit(ctx context.Context, tx *Tx, t *tableRow, v, n int64,
 		if err != nil {
 			return store.WriteResult{}, err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE tables SET properties = ?, storage_options = ? WHERE id = ?`, props, opts, t.rowID); err != nil {
+		if _, err := tx.ExecCached(ctx, `UPDATE tables SET properties = ?, storage_options = ? WHERE id = ?`, props, opts, t.rowID); err != nil {
 			return store.WriteResult{}, internal("overwrite table", err)
 		}
 	}
@@ -524,7 +524,7 @@ func (db *DB) writeRows(ctx context.Context, id []string, uuid string, schemaVer
 // retireAll ends, at version v, the visibility of every row visible in the
 // latest version (rows a staged write added as version v stay).
 func retireAll(ctx context.Context, tx *Tx, t *tableRow, v int64) (int64, error) {
-	r, err := tx.ExecContext(ctx, fmt.Sprintf(`UPDATE %s SET _to = ? WHERE _to = ? AND _from < ?`, dataTable(t)), v, maxVersion, v)
+	r, err := tx.Exec(ctx, fmt.Sprintf(`UPDATE %s SET _to = ? WHERE _to = ? AND _from < ?`, dataTable(t)), v, maxVersion, v)
 	if err != nil {
 		return 0, internal("retire rows", err)
 	}
@@ -584,7 +584,7 @@ func (db *DB) Insert(ctx context.Context, id []string, mode store.InsertMode, d 
 		if err := checkAllNulls(w.ts, d.Batches); err != nil {
 			return store.WriteResult{}, err
 		}
-		src := db.writes.rows(w.ts, d.Batches, true)
+		src := db.staging.rows(w.ts, d.Batches, true)
 		first, err := src.next()
 		if err != nil {
 			return store.WriteResult{}, err

@@ -134,7 +134,7 @@ func planMerge(ts *tableSchema, m store.Merge) (*mergePlan, error) {
 // merge runs plan on table id, which must still be the table with the
 // given uuid and schema that the plan was made for (errStale otherwise).
 func (db *DB) merge(ctx context.Context, id []string, uuid string, ts *tableSchema, plan *mergePlan) (store.WriteResult, error) {
-	src := db.writes.rows(ts, plan.m.Data.Batches, false)
+	src := db.staging.rows(ts, plan.m.Data.Batches, false)
 	first, err := src.next()
 	if err != nil {
 		return store.WriteResult{}, err
@@ -150,7 +150,7 @@ func (db *DB) merge(ctx context.Context, id []string, uuid string, ts *tableSche
 			if err != nil {
 				return err
 			}
-			defer tx.Tx.ExecContext(context.WithoutCancel(ctx), `DROP TABLE IF EXISTS `+mergeSource)
+			defer tx.Exec(context.WithoutCancel(ctx), `DROP TABLE IF EXISTS `+mergeSource)
 			if err := first.insert(ctx, tx, mergeSource, layoutColumns(ts.fields), 0); err != nil {
 				return err
 			}
@@ -207,7 +207,7 @@ func (p *mergePlan) createSource(ctx context.Context, tx *Tx, t *tableRow, name 
 		return nil, err
 	}
 	types := map[string]string{}
-	rows, err := tx.Tx.QueryContext(ctx, `SELECT name, type FROM pragma_table_info(?)`, dataTable(t))
+	rows, err := tx.Query(ctx, `SELECT name, type FROM pragma_table_info(?)`, dataTable(t))
 	if err != nil {
 		return nil, internal("merge source", err)
 	}
@@ -235,7 +235,7 @@ func (p *mergePlan) createSource(ctx context.Context, tx *Tx, t *tableRow, name 
 		fmt.Sprintf(`CREATE TABLE %s (_src INTEGER PRIMARY KEY, %s)`, name, strings.Join(defs, ", ")),
 		fmt.Sprintf(`CREATE INDEX %s%s_key ON %s (%s)`, schema, table, table, strings.Join(p.keys, ", ")),
 	} {
-		if _, err := tx.Tx.ExecContext(ctx, q); err != nil {
+		if _, err := tx.Exec(ctx, q); err != nil {
 			return nil, internal("merge source", err)
 		}
 	}
@@ -252,14 +252,14 @@ func (p *mergePlan) apply(ctx context.Context, tx *Tx, t *tableRow, v int64, sou
 	live := "t._to = ? AND t._from < ?"
 	match := p.match
 	exec := func(q string, args ...any) (int64, error) {
-		r, err := tx.Tx.ExecContext(tx.context(ctx), q, args...)
+		r, err := tx.Exec(ctx, q, args...)
 		if err != nil {
 			return 0, queryError(ctx, err)
 		}
 		return r.RowsAffected()
 	}
 	var ambiguous int64
-	if err := tx.Tx.QueryRowContext(ctx, fmt.Sprintf(`SELECT count(*) FROM (SELECT t._rowid FROM %s JOIN %s s ON %s
+	if err := tx.QueryRow(ctx, fmt.Sprintf(`SELECT count(*) FROM (SELECT t._rowid FROM %s JOIN %s s ON %s
 		WHERE %s GROUP BY t._rowid HAVING count(*) > 1)`, target, source, match, live), maxVersion, v).Scan(&ambiguous); err != nil {
 		return res, queryError(ctx, err)
 	}

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"strings"
 
@@ -27,7 +26,7 @@ func displayID(id []string) string {
 func findNamespace(ctx context.Context, tx *Tx, id []string) (int64, error) {
 	nsID := int64(rootNamespaceID)
 	for i, name := range id {
-		err := tx.QueryRowContext(ctx, `SELECT id FROM namespaces WHERE parent_id = ? AND name = ?`, nsID, name).Scan(&nsID)
+		err := tx.QueryRowCached(ctx, `SELECT id FROM namespaces WHERE parent_id = ? AND name = ?`, nsID, name).Scan(&nsID)
 		if errors.Is(err, sql.ErrNoRows) {
 			return 0, store.Errorf(store.CodeNamespaceNotFound, "namespace %s not found", displayID(id[:i+1]))
 		}
@@ -36,28 +35,6 @@ func findNamespace(ctx context.Context, tx *Tx, id []string) (int64, error) {
 		}
 	}
 	return nsID, nil
-}
-
-func encodeMap(m map[string]string) (string, error) {
-	if m == nil {
-		m = map[string]string{}
-	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		return "", internal("encode map", err)
-	}
-	return string(b), nil
-}
-
-func decodeMap(s string) (map[string]string, error) {
-	m := map[string]string{}
-	if s == "" {
-		return m, nil
-	}
-	if err := json.Unmarshal([]byte(s), &m); err != nil {
-		return nil, internal("decode map", err)
-	}
-	return m, nil
 }
 
 // CreateNamespace implements store.Namespaces.
@@ -92,8 +69,8 @@ func (db *DB) CreateNamespace(ctx context.Context, id []string, mode store.Creat
 		case !errors.Is(err, store.ErrNamespaceNotFound):
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO namespaces (parent_id, name, properties, created_at) VALUES (?, ?, ?, ?)`,
-			parentID, id[len(id)-1], props, tx.now.UnixMilli()); err != nil {
+		if _, err := tx.ExecCached(ctx, `INSERT INTO namespaces (parent_id, name, properties, created_at) VALUES (?, ?, ?, ?)`,
+			parentID, id[len(id)-1], props, tx.Now().UnixMilli()); err != nil {
 			if isConstraint(err) {
 				return store.Errorf(store.CodeNamespaceAlreadyExists, "namespace %s already exists", displayID(id))
 			}
@@ -108,16 +85,9 @@ func (db *DB) CreateNamespace(ctx context.Context, id []string, mode store.Creat
 	return out, nil
 }
 
-func orEmpty(m map[string]string) map[string]string {
-	if m == nil {
-		return map[string]string{}
-	}
-	return m
-}
-
 func describeNamespace(ctx context.Context, tx *Tx, id []string, rowID int64) (*store.Namespace, error) {
 	var props string
-	if err := tx.QueryRowContext(ctx, `SELECT properties FROM namespaces WHERE id = ?`, rowID).Scan(&props); err != nil {
+	if err := tx.QueryRowCached(ctx, `SELECT properties FROM namespaces WHERE id = ?`, rowID).Scan(&props); err != nil {
 		return nil, internal("describe namespace", err)
 	}
 	m, err := decodeMap(props)
@@ -149,47 +119,6 @@ func (db *DB) ListNamespaces(ctx context.Context, parent []string, page store.Pa
 	}
 	names, next := cutNames(names, size)
 	return names, next, nil
-}
-
-// cutNames trims a listing of names fetched with one extra row to size and
-// returns the token for the next page, its last name, when that extra row
-// was there (see store.NameAfter).
-func cutNames(names []string, size int) ([]string, string) {
-	if len(names) <= size {
-		return names, ""
-	}
-	return names[:size], names[size-1]
-}
-
-// cutPage trims a listing fetched with one extra row to size and returns the
-// token for the next page, made from the key of its last item, when that
-// extra row was there.
-func cutPage[T any](items []T, size int, key func(T) string) ([]T, string) {
-	if len(items) <= size {
-		return items, ""
-	}
-	items = items[:size]
-	return items, store.EncodePageToken(key(items[size-1]))
-}
-
-func queryStrings(ctx context.Context, tx *Tx, query string, args ...any) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, internal("query", err)
-	}
-	defer rows.Close()
-	out := []string{}
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, internal("scan", err)
-		}
-		out = append(out, s)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, internal("query", err)
-	}
-	return out, nil
 }
 
 // DescribeNamespace implements store.Namespaces.
@@ -235,7 +164,7 @@ func (db *DB) DropNamespace(ctx context.Context, id []string, mode store.DropMod
 		}
 		if behavior == store.DropRestrict {
 			var children int
-			if err := tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM namespaces WHERE parent_id = ?)
+			if err := tx.QueryRowCached(ctx, `SELECT (SELECT count(*) FROM namespaces WHERE parent_id = ?)
 				+ (SELECT count(*) FROM tables WHERE namespace_id = ?)`, rowID, rowID).Scan(&children); err != nil {
 				return internal("count children", err)
 			}
@@ -253,7 +182,7 @@ func (db *DB) DropNamespace(ctx context.Context, id []string, mode store.DropMod
 // the namespace itself and, through ON DELETE CASCADE, its descendants. It
 // returns the transaction ids of the table drops.
 func dropNamespaceTree(ctx context.Context, tx *Tx, rowID int64) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, `
+	rows, err := tx.QueryCached(ctx, `
 		WITH RECURSIVE tree (id, path) AS (
 			SELECT id, '' FROM namespaces WHERE id = ?
 			UNION ALL
@@ -286,7 +215,7 @@ func dropNamespaceTree(ctx context.Context, tx *Tx, rowID int64) ([]string, erro
 		}
 		txIDs = append(txIDs, txID)
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM namespaces WHERE id = ?`, rowID); err != nil {
+	if _, err := tx.ExecCached(ctx, `DELETE FROM namespaces WHERE id = ?`, rowID); err != nil {
 		return nil, internal("delete namespace", err)
 	}
 	return txIDs, nil

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 
+	"github.com/lancens/lancens/fts"
 	"github.com/lancens/lancens/store"
 )
 
@@ -46,11 +47,11 @@ func (db *DB) prewarmPostings(ctx context.Context, tx *Tx, t *tableRow, uuid str
 	if err != nil {
 		return err
 	}
-	s := &textSearch{ctx: ctx, tx: tx, db: db, table: t.UUID, postings: map[string]*postingIndex{}}
+	s := &textSearch{ctx: ctx, tx: tx, db: db, table: t.UUID, indexes: idx, postings: map[string]*fts.Index{}}
 	defer s.release()
 	for _, ix := range idx {
 		if ix.uuid == uuid {
-			_, err := s.index(ix)
+			_, err := s.index(fts.Column{Name: ix.column, Analyzer: ix.analyzer})
 			return err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/lancens/lancens/store"
+	"github.com/lancens/lancens/store/sqlite/internal/sqlitedb"
 )
 
 var (
@@ -27,7 +28,7 @@ func (db *DB) ListTags(ctx context.Context, id []string, page store.Page) ([]sto
 		if err != nil {
 			return err
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT g.name, g.branch, g.version, coalesce(v.manifest_size, 0)
+		rows, err := tx.QueryCached(ctx, `SELECT g.name, g.branch, g.version, coalesce(v.manifest_size, 0)
 			FROM table_tags g LEFT JOIN table_versions v ON v.table_id = g.table_id AND v.branch = g.branch AND v.version = g.version
 			WHERE g.table_id = ? AND g.name > ? ORDER BY g.name LIMIT ?`, t.rowID, after, size+1)
 		if err != nil {
@@ -53,7 +54,7 @@ func (db *DB) ListTags(ctx context.Context, id []string, page store.Page) ([]sto
 
 func getTag(ctx context.Context, tx *Tx, t *tableRow, name string) (*store.Tag, error) {
 	g := store.Tag{Name: name}
-	err := tx.QueryRowContext(ctx, `SELECT g.branch, g.version, coalesce(v.manifest_size, 0)
+	err := tx.QueryRowCached(ctx, `SELECT g.branch, g.version, coalesce(v.manifest_size, 0)
 		FROM table_tags g LEFT JOIN table_versions v ON v.table_id = g.table_id AND v.branch = g.branch AND v.version = g.version
 		WHERE g.table_id = ? AND g.name = ?`, t.rowID, name).Scan(&g.Branch, &g.Version, &g.ManifestSize)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -86,8 +87,8 @@ func checkTagName(name string) error {
 // CreateTag implements store.Tags.
 func (db *DB) CreateTag(ctx context.Context, id []string, name, branch string, version int64) (string, error) {
 	return db.writeTag(ctx, id, name, branch, version, "CreateTableTag", func(ctx context.Context, tx *Tx, t *tableRow) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO table_tags (table_id, name, branch, version, created_at) VALUES (?, ?, ?, ?, ?)`,
-			t.rowID, name, branch, version, tx.now.UnixMilli())
+		_, err := tx.ExecCached(ctx, `INSERT INTO table_tags (table_id, name, branch, version, created_at) VALUES (?, ?, ?, ?, ?)`,
+			t.rowID, name, branch, version, tx.Now().UnixMilli())
 		if isConstraint(err) {
 			return store.Errorf(store.CodeTableTagAlreadyExists, "tag %q of table %s already exists", name, displayID(id))
 		}
@@ -104,7 +105,7 @@ func (db *DB) UpdateTag(ctx context.Context, id []string, name, branch string, v
 		if _, err := getTag(ctx, tx, t, name); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `UPDATE table_tags SET branch = ?, version = ? WHERE table_id = ? AND name = ?`,
+		_, err := tx.ExecCached(ctx, `UPDATE table_tags SET branch = ?, version = ? WHERE table_id = ? AND name = ?`,
 			branch, version, t.rowID, name)
 		if err != nil {
 			return internal("update tag", err)
@@ -153,7 +154,7 @@ func (db *DB) DeleteTag(ctx context.Context, id []string, name string) (string, 
 		if _, err := getTag(ctx, tx, t, name); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM table_tags WHERE table_id = ? AND name = ?`, t.rowID, name); err != nil {
+		if _, err := tx.ExecCached(ctx, `DELETE FROM table_tags WHERE table_id = ? AND name = ?`, t.rowID, name); err != nil {
 			return internal("delete tag", err)
 		}
 		txID, err = recordTx(ctx, tx, "DeleteTableTag", &t.Table, store.TxSucceeded, map[string]string{"tag": name}, nil)
@@ -194,8 +195,8 @@ func (db *DB) CreateBranch(ctx context.Context, id []string, name, fromBranch st
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO table_branches (table_id, name, parent_branch, parent_version, created_at)
-			VALUES (?, ?, ?, ?, ?)`, t.rowID, name, fromBranch, src.Version, tx.now.UnixMilli())
+		_, err = tx.ExecCached(ctx, `INSERT INTO table_branches (table_id, name, parent_branch, parent_version, created_at)
+			VALUES (?, ?, ?, ?, ?)`, t.rowID, name, fromBranch, src.Version, tx.Now().UnixMilli())
 		if isConstraint(err) {
 			return store.Errorf(store.CodeTableBranchAlreadyExists, "branch %q of table %s already exists", name, displayID(id))
 		}
@@ -222,7 +223,7 @@ func (db *DB) ListBranches(ctx context.Context, id []string, page store.Page) ([
 		if err != nil {
 			return err
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT b.name, b.parent_branch, b.parent_version, b.created_at, b.metadata,
+		rows, err := tx.QueryCached(ctx, `SELECT b.name, b.parent_branch, b.parent_version, b.created_at, b.metadata,
 			coalesce(v.manifest_size, 0)
 			FROM table_branches b LEFT JOIN table_versions v
 				ON v.table_id = b.table_id AND v.branch = b.parent_branch AND v.version = b.parent_version
@@ -269,19 +270,19 @@ func (db *DB) DeleteBranch(ctx context.Context, id []string, name string) (strin
 			return err
 		}
 		var children int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM table_branches WHERE table_id = ? AND parent_branch = ?`,
+		if err := tx.QueryRowCached(ctx, `SELECT count(*) FROM table_branches WHERE table_id = ? AND parent_branch = ?`,
 			t.rowID, name).Scan(&children); err != nil {
 			return internal("delete branch", err)
 		}
 		if children > 0 {
 			return store.Errorf(store.CodeInvalidInput, "branch %q of table %s has %d branches forked from it; delete them first", name, displayID(id), children)
 		}
-		for _, q := range []string{
+		for _, q := range []sqlitedb.Const{
 			`DELETE FROM table_tags WHERE table_id = ? AND branch = ?`,
 			`DELETE FROM table_versions WHERE table_id = ? AND branch = ?`,
 			`DELETE FROM table_branches WHERE table_id = ? AND name = ?`,
 		} {
-			if _, err := tx.ExecContext(ctx, q, t.rowID, name); err != nil {
+			if _, err := tx.ExecCached(ctx, q, t.rowID, name); err != nil {
 				return internal("delete branch", err)
 			}
 		}

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/lancens/lancens/store"
+	"github.com/lancens/lancens/store/sqlite/internal/sqlitedb"
 )
 
 // conform checks that data with schema ds can be written to a table with
@@ -194,10 +194,10 @@ func (r *boundRows) insert(ctx context.Context, tx *Tx, table string, columns []
 	statement := func(rows int) string { return prefix + strings.TrimSuffix(strings.Repeat(rowSQL+",", rows), ",") }
 	// Full statements share one prepared statement: SQLite would parse the
 	// long INSERT again for every one.
-	var full *sql.Stmt
+	var full *sqlitedb.Stmt
 	if r.rows >= r.perStmt {
 		var err error
-		if full, err = tx.Tx.PrepareContext(tx.context(ctx), statement(r.perStmt)); err != nil {
+		if full, err = tx.Prepare(ctx, statement(r.perStmt)); err != nil {
 			return internal("insert rows", err)
 		}
 		defer full.Close()
@@ -211,9 +211,9 @@ func (r *boundRows) insert(ctx context.Context, tx *Tx, table string, columns []
 		}
 		var err error
 		if n := len(args) / r.width; n == r.perStmt {
-			_, err = full.ExecContext(tx.context(ctx), args...)
+			_, err = full.Exec(ctx, args...)
 		} else {
-			_, err = tx.Tx.ExecContext(tx.context(ctx), statement(n), args...)
+			_, err = tx.Exec(ctx, statement(n), args...)
 		}
 		if err != nil {
 			return internal("insert rows", err)

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -69,61 +68,6 @@ func vectorColumn(ts *tableSchema, name string) (arrow.Field, *fieldLayout, erro
 		names = append(names, ts.arrow.Field(i).Name)
 	}
 	return arrow.Field{}, nil, store.Errorf(store.CodeInvalidInput, "the table has several vector columns (%s); name one in vector_column", strings.Join(names, ", "))
-}
-
-// rowSet is a set of row ids as a bitmap.
-type rowSet []uint64
-
-func (s rowSet) has(id int64) bool {
-	return id >= 0 && int(id>>6) < len(s) && s[id>>6]>>(id&63)&1 != 0
-}
-
-// filterRows returns the rows of t visible at v that match filter.
-func (db *DB) filterRows(ctx context.Context, tx *Tx, t *tableRow, ts *tableSchema, v int64, filter string) (rowSet, error) {
-	if matched, cols, ok, err := db.evalFilter(ctx, tx, t, ts, v, filter); err != nil {
-		return nil, err
-	} else if ok {
-		ids := cols.matchedIDs(matched, 0, -1)
-		if len(ids) == 0 {
-			return rowSet{}, nil
-		}
-		set := make(rowSet, ids[len(ids)-1]/64+1)
-		for _, id := range ids {
-			set[id>>6] |= 1 << (id & 63)
-		}
-		return set, nil
-	}
-	where, err := compileFilter(filter, resolver{schema: ts})
-	if err != nil {
-		return nil, err
-	}
-	rows, err := tx.Tx.QueryContext(ctx, fmt.Sprintf("SELECT _rowid FROM %s WHERE %s AND (%s)", dataTable(t), visibleAt, where.SQL),
-		append([]any{v, v}, where.Args...)...)
-	if err != nil {
-		return nil, queryError(ctx, err)
-	}
-	set, err := collectRows(rows)
-	if err != nil {
-		return nil, queryError(ctx, err)
-	}
-	return set, nil
-}
-
-// collectRows reads a query of row ids into a set and closes it.
-func collectRows(rows *sql.Rows) (rowSet, error) {
-	defer rows.Close()
-	set := rowSet{} // not nil: nil means "no filter" to the searches
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		for int(id>>6) >= len(set) {
-			set = append(set, 0)
-		}
-		set[id>>6] |= 1 << (id & 63)
-	}
-	return set, rows.Err()
 }
 
 // searchVectors runs the vector search of q on table t.
@@ -310,7 +254,7 @@ func fetchHits(ctx context.Context, tx *Tx, t *tableRow, ts *tableSchema, q stor
 	values := map[int64][]any{}
 	if len(p.cols) > 0 && len(ids) > 0 {
 		idJSON, _ := json.Marshal(ids)
-		rows, err := tx.Tx.QueryContext(ctx, fmt.Sprintf("SELECT _rowid, %s FROM %s WHERE _rowid IN (SELECT value FROM json_each(?))",
+		rows, err := tx.Query(ctx, fmt.Sprintf("SELECT _rowid, %s FROM %s WHERE _rowid IN (SELECT value FROM json_each(?))",
 			strings.Join(p.cols, ", "), dataTable(t)), append(p.args, string(idJSON))...)
 		if err != nil {
 			return nil, queryError(ctx, err)
@@ -372,26 +316,4 @@ func fetchHits(ctx context.Context, tx *Tx, t *tableRow, ts *tableSchema, q stor
 	md := ts.arrow.Metadata()
 	schema := arrow.NewSchema(fields, &md)
 	return &store.Result{Schema: schema, Batches: []arrow.RecordBatch{array.NewRecordBatch(schema, cols, int64(len(hits)))}, Version: v}, nil
-}
-
-func (s rowSet) cacheBytes() int64 { return int64(cap(s)) * 8 }
-
-// visibleRows returns the rows of t visible at version v, through the
-// memory cache.
-func (db *DB) visibleRows(ctx context.Context, tx *Tx, t *tableRow, v int64) (rowSet, error) {
-	val, err := db.cache.get(ctx, cacheKey{table: t.UUID, name: "visible", version: v}, func() (cached, error) {
-		rows, err := tx.Tx.QueryContext(ctx, fmt.Sprintf("SELECT _rowid FROM %s WHERE %s", dataTable(t), visibleAt), v, v)
-		if err != nil {
-			return nil, internal("visible rows", err)
-		}
-		set, err := collectRows(rows)
-		if err != nil {
-			return nil, internal("visible rows", err)
-		}
-		return rowSet(fit(set)), nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return val.(rowSet), nil
 }

@@ -44,8 +44,9 @@ import (
 // table is still the one (and at the schema) the rows were converted for,
 // so writes that found the table before have committed by then. Inside the
 // writer, any other write that finds a held table (findTable) fails with
-// tableBusy; the write queue rolls it back, waits outside the writer until
-// the reservation ends, and runs it again. Reads never wait.
+// tableBusy: group commit rolls it back to its savepoint, and DB.write
+// waits outside the writer until the reservation ends and runs it again.
+// Reads never wait.
 //
 // Failure. When a staged write fails (an error, a cancelled request, a
 // chunk that will not convert), it removes what it added before its
@@ -90,10 +91,20 @@ type stagingHooks struct {
 	waiting func()
 }
 
+// writeStaging is the state of staged writes: the tables they hold, the
+// size of their chunks, and test hooks.
+type writeStaging struct {
+	// held are the tables staged writes hold.
+	held tableLocks
+	// chunk bounds the rows a staged write adds per transaction.
+	chunk chunkLimits
+	hooks stagingHooks
+}
+
 // rows returns a source of the rows of batches converted for ts, in chunks
-// of the queue's limits.
-func (q *writeQueue) rows(ts *tableSchema, batches []arrow.RecordBatch, versioned bool) *rowSource {
-	return &rowSource{ts: ts, batches: batches, versioned: versioned, maxRows: q.chunk.rows, maxBytes: q.chunk.bytes}
+// of the staging limits.
+func (s *writeStaging) rows(ts *tableSchema, batches []arrow.RecordBatch, versioned bool) *rowSource {
+	return &rowSource{ts: ts, batches: batches, versioned: versioned, maxRows: s.chunk.rows, maxBytes: s.chunk.bytes}
 }
 
 // tableLocks are the tables held by staged writes, by table row id.
@@ -177,7 +188,7 @@ func (r *reservation) wait(ctx context.Context) error {
 }
 
 // tableBusy is the error of a write that found a table held by a staged
-// write; the write queue waits for the reservation and runs the write again.
+// write; DB.write waits for the reservation and runs the write again.
 type tableBusy struct{ held *reservation }
 
 func (e *tableBusy) Error() string {
@@ -187,10 +198,10 @@ func (e *tableBusy) Error() string {
 // notHeld returns tableBusy when tx is a write and a staged write holds
 // table t.
 func (tx *Tx) notHeld(t *tableRow) error {
-	if tx.writes == nil {
+	if tx.staging == nil {
 		return nil
 	}
-	if r := tx.writes.held.holder(t); r != nil {
+	if r := tx.staging.held.holder(t); r != nil {
 		return &tableBusy{r}
 	}
 	return nil
@@ -230,7 +241,7 @@ func (db *DB) holdTable(ctx context.Context, id []string, uuid string, schemaVer
 		if t, v, err = sameTable(ctx, tx, id, uuid, schemaVersion); err != nil {
 			return err
 		}
-		r = tx.writes.held.hold(t)
+		r = tx.staging.held.hold(t)
 		return nil
 	})
 	if err != nil {
@@ -293,7 +304,7 @@ func (w *stagedWrite) stage(ctx context.Context, first *boundRows, src *rowSourc
 		}
 		w.chunks++
 		w.rows += int64(cur.rows)
-		if h := w.db.writes.hooks.chunk; h != nil {
+		if h := w.db.staging.hooks.chunk; h != nil {
 			if err := h(w.chunks); err != nil {
 				return nil, err
 			}
@@ -310,7 +321,7 @@ func (w *stagedWrite) stage(ctx context.Context, first *boundRows, src *rowSourc
 // will begin in the held table, then runs begin.
 func (w *stagedWrite) start(ctx context.Context, tx *Tx, begin func(tx *Tx) error) error {
 	if w.held != nil && !w.staging {
-		if err := tx.Tx.QueryRowContext(ctx, fmt.Sprintf(`SELECT coalesce(max(_rowid), 0) FROM %s`, w.table)).Scan(&w.base); err != nil {
+		if err := tx.QueryRow(ctx, fmt.Sprintf(`SELECT coalesce(max(_rowid), 0) FROM %s`, w.table)).Scan(&w.base); err != nil {
 			return internal("stage rows", err)
 		}
 	}
@@ -324,7 +335,7 @@ func (w *stagedWrite) check(ctx context.Context, tx *Tx) error {
 		return nil
 	}
 	var uuid string
-	err := tx.QueryRowContext(ctx, `SELECT uuid FROM tables WHERE id = ?`, w.held.table).Scan(&uuid)
+	err := tx.QueryRowCached(ctx, `SELECT uuid FROM tables WHERE id = ?`, w.held.table).Scan(&uuid)
 	if errors.Is(err, sql.ErrNoRows) || err == nil && uuid != w.held.uuid {
 		return store.Errorf(store.CodeTableNotFound, "table %s was dropped during the write", displayID(w.held.name))
 	}
@@ -379,7 +390,7 @@ func (w *stagedWrite) abort(ctx context.Context, cause error) error {
 // highest row id. It returns the error of a transaction that failed; run
 // again, it finishes the work.
 func (w *stagedWrite) cleanup(ctx context.Context) error {
-	if h := w.db.writes.hooks.cleanup; h != nil {
+	if h := w.db.staging.hooks.cleanup; h != nil {
 		if err := h(); err != nil {
 			return err
 		}
@@ -401,7 +412,7 @@ func (w *stagedWrite) cleanup(ctx context.Context) error {
 			}
 			return err
 		}
-		if err := tx.Tx.QueryRowContext(ctx, fmt.Sprintf(`SELECT coalesce(max(_rowid), 0) FROM %s`, w.table)).Scan(&top); err != nil {
+		if err := tx.QueryRow(ctx, fmt.Sprintf(`SELECT coalesce(max(_rowid), 0) FROM %s`, w.table)).Scan(&top); err != nil {
 			return internal("remove staged rows", err)
 		}
 		return deleteIndexEntries(ctx, tx, t, w.base)
@@ -409,20 +420,20 @@ func (w *stagedWrite) cleanup(ctx context.Context) error {
 	if err != nil || gone {
 		return err
 	}
-	slice := int64(4 * w.db.writes.chunk.rows)
+	slice := int64(4 * w.db.staging.chunk.rows)
 	for lo := w.base; lo < top; lo += slice {
 		hi := min(lo+slice, top)
 		err := w.db.write(ctx, func(tx *Tx) error {
 			if err := w.check(ctx, tx); err != nil {
 				return err
 			}
-			if _, err := tx.Tx.ExecContext(ctx, fmt.Sprintf(`DELETE FROM %s WHERE _rowid > ? AND _rowid <= ?`, w.table), lo, hi); err != nil {
+			if _, err := tx.Exec(ctx, fmt.Sprintf(`DELETE FROM %s WHERE _rowid > ? AND _rowid <= ?`, w.table), lo, hi); err != nil {
 				return internal("remove staged rows", err)
 			}
 			if hi < top {
 				return nil
 			}
-			if _, err := tx.Tx.ExecContext(ctx, fmt.Sprintf(`INSERT INTO %s (_rowid, _from, _to) VALUES (?, ?, ?)`, w.table),
+			if _, err := tx.Exec(ctx, fmt.Sprintf(`INSERT INTO %s (_rowid, _from, _to) VALUES (?, ?, ?)`, w.table),
 				top, tombstoneVersion, tombstoneVersion); err != nil {
 				return internal("remove staged rows", err)
 			}
@@ -440,7 +451,7 @@ func (w *stagedWrite) cleanup(ctx context.Context) error {
 
 // dropStaging drops a staging table.
 func dropStaging(ctx context.Context, tx *Tx, name string) error {
-	if _, err := tx.Tx.ExecContext(ctx, `DROP TABLE IF EXISTS `+name); err != nil {
+	if _, err := tx.Exec(ctx, `DROP TABLE IF EXISTS `+name); err != nil {
 		return internal("drop staging table", err)
 	}
 	return nil
@@ -465,13 +476,13 @@ func deleteIndexEntries(ctx context.Context, tx *Tx, t *tableRow, id int64) erro
 		}
 		name := sqlIndexName(t, r)
 		var exists int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?`, name).Scan(&exists); err != nil {
+		if err := tx.QueryRowCached(ctx, `SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?`, name).Scan(&exists); err != nil {
 			return internal("remove index entries", err)
 		}
 		if exists == 0 {
 			continue
 		}
-		if _, err := tx.Tx.ExecContext(ctx, fmt.Sprintf(`DELETE FROM %s WHERE %s > ?`, name, col), id); err != nil {
+		if _, err := tx.Exec(ctx, fmt.Sprintf(`DELETE FROM %s WHERE %s > ?`, name, col), id); err != nil {
 			return internal("remove index entries", err)
 		}
 	}
@@ -497,7 +508,7 @@ func (db *DB) sweepStaged(ctx context.Context) error {
 		}
 		type managed struct{ id, latest int64 }
 		var tables []managed
-		rows, err := tx.QueryContext(ctx, `SELECT m.table_id, coalesce((SELECT max(version) FROM table_versions v
+		rows, err := tx.QueryCached(ctx, `SELECT m.table_id, coalesce((SELECT max(version) FROM table_versions v
 			WHERE v.table_id = m.table_id AND v.branch = ''), 0) FROM managed_tables m`)
 		if err != nil {
 			return internal("sweep staged rows", err)
@@ -534,7 +545,7 @@ func sweepTable(ctx context.Context, tx *Tx, t *tableRow, latest int64) error {
 		{`DELETE FROM %s WHERE _to = ? AND _from > ?`, []any{maxVersion, latest}},
 		{`DELETE FROM %s WHERE _to = ?`, []any{tombstoneVersion}},
 	} {
-		r, err := tx.Tx.ExecContext(ctx, fmt.Sprintf(q.sql, dataTable(t)), q.args...)
+		r, err := tx.Exec(ctx, fmt.Sprintf(q.sql, dataTable(t)), q.args...)
 		if err != nil {
 			return internal("sweep staged rows", err)
 		}
@@ -548,7 +559,7 @@ func sweepTable(ctx context.Context, tx *Tx, t *tableRow, latest int64) error {
 		return nil
 	}
 	var top int64
-	if err := tx.Tx.QueryRowContext(ctx, fmt.Sprintf(`SELECT coalesce(max(_rowid), 0) FROM %s`, dataTable(t))).Scan(&top); err != nil {
+	if err := tx.QueryRow(ctx, fmt.Sprintf(`SELECT coalesce(max(_rowid), 0) FROM %s`, dataTable(t))).Scan(&top); err != nil {
 		return internal("sweep staged rows", err)
 	}
 	return deleteIndexEntries(ctx, tx, t, top)

@@ -257,14 +257,20 @@ func garbage(t *testing.T, db *DB, id string) string {
 	t.Helper()
 	ctx := t.Context()
 	var rowID, latest int64
-	if err := db.reader.QueryRowContext(ctx, `SELECT t.id, max(v.version) FROM tables t JOIN table_versions v ON v.table_id = t.id
+	// queryRow runs a one-row query in a read and scans its values.
+	queryRow := func(q string, args ...any) scanner {
+		return scanner(func(dst ...any) error {
+			return db.read(ctx, func(tx *Tx) error { return tx.QueryRow(ctx, q, args...).Scan(dst...) })
+		})
+	}
+	if err := queryRow(`SELECT t.id, max(v.version) FROM tables t JOIN table_versions v ON v.table_id = t.id
 		WHERE t.name = ?`, id).Scan(&rowID, &latest); err != nil {
 		t.Fatal(err)
 	}
 	rows := fmt.Sprintf("rows_%d", rowID)
 	count := func(q string, args ...any) int {
 		var n int
-		if err := db.reader.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
+		if err := queryRow(q, args...).Scan(&n); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
 		return n
@@ -273,7 +279,7 @@ func garbage(t *testing.T, db *DB, id string) string {
 	orphans := 0
 	for _, ix := range []struct{ typ, col string }{{store.IndexInverted, "rowid"}, {store.IndexLabelList, "row"}} {
 		var n int64
-		if err := db.reader.QueryRowContext(ctx, `SELECT id FROM table_indexes WHERE table_id = ? AND index_type = ?`, rowID, ix.typ).Scan(&n); err != nil {
+		if err := queryRow(`SELECT id FROM table_indexes WHERE table_id = ? AND index_type = ?`, rowID, ix.typ).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		orphans += count(fmt.Sprintf(`SELECT count(*) FROM %s_i%d WHERE %s NOT IN (SELECT _rowid FROM %s)`, rows, n, ix.col, rows))
@@ -281,6 +287,12 @@ func garbage(t *testing.T, db *DB, id string) string {
 	staging := count(`SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name LIKE 'staging\_%' ESCAPE '\'`)
 	return fmt.Sprintf("staged rows %d, orphan index entries %d, staging tables %d", staged, orphans, staging)
 }
+
+// scanner scans the values of a row into dst.
+type scanner func(dst ...any) error
+
+// Scan scans the row's values into dst.
+func (s scanner) Scan(dst ...any) error { return s(dst...) }
 
 const noGarbage = "staged rows 0, orphan index entries 0, staging tables 0"
 
@@ -302,7 +314,7 @@ func TestStagedWriteFailure(t *testing.T) {
 				before := state(t, db, "t")
 				ctx, stop := context.WithCancel(t.Context())
 				defer stop()
-				db.writes.hooks.chunk = func(n int) error {
+				db.staging.hooks.chunk = func(n int) error {
 					switch n {
 					case 2:
 						// Searching now loads the postings of the rows
@@ -323,7 +335,7 @@ func TestStagedWriteFailure(t *testing.T) {
 				if want := map[bool]error{false: injected, true: context.Canceled}[cancel]; !errors.Is(err, want) {
 					t.Fatalf("write failed with %v, want %v", err, want)
 				}
-				db.writes.hooks.chunk = nil
+				db.staging.hooks.chunk = nil
 				if got := state(t, db, "t"); got != before {
 					t.Fatalf("after the failed write readers see\n%s\nwant\n%s", got, before)
 				}
@@ -374,7 +386,7 @@ func TestStagedWriteInterleaves(t *testing.T) {
 		}
 	}()
 	var chunks []int
-	db.writes.hooks.chunk = func(n int) error {
+	db.staging.hooks.chunk = func(n int) error {
 		chunks = append(chunks, n)
 		turn <- n
 		if err := <-done; err != nil {
@@ -422,7 +434,7 @@ func TestStagedWriteSerialises(t *testing.T) {
 		t.Fatal(err)
 	}
 	waiting := make(chan struct{}, 8)
-	db.writes.hooks.waiting = func() { waiting <- struct{}{} }
+	db.staging.hooks.waiting = func() { waiting <- struct{}{} }
 	type result struct {
 		name string
 		res  store.WriteResult
@@ -430,7 +442,7 @@ func TestStagedWriteSerialises(t *testing.T) {
 	}
 	results := make(chan result, 3)
 	started := false
-	db.writes.hooks.chunk = func(n int) error {
+	db.staging.hooks.chunk = func(n int) error {
 		if n != 2 || started {
 			return nil
 		}
@@ -497,13 +509,13 @@ func TestStagedCleanupFailure(t *testing.T) {
 	before := state(t, db, "t")
 	injected := errors.New("injected failure")
 	diskFull := errors.New("disk full")
-	db.writes.hooks.chunk = func(n int) error {
+	db.staging.hooks.chunk = func(n int) error {
 		if n == 3 {
 			return injected
 		}
 		return nil
 	}
-	db.writes.hooks.cleanup = func() error { return diskFull }
+	db.staging.hooks.cleanup = func() error { return diskFull }
 	if _, err := db.Insert(ctx, []string{"t"}, store.InsertAppend, rowsData(100, 95, "staged")); !errors.Is(err, injected) {
 		t.Fatalf("insert: %v", err)
 	}
@@ -517,7 +529,7 @@ func TestStagedCleanupFailure(t *testing.T) {
 	if _, err := db.Delete(ctx, []string{"t"}, "true"); store.ErrorCode(err) != store.CodeServiceUnavailable {
 		t.Fatalf("delete while the rows cannot be removed: %v", err)
 	}
-	db.writes.hooks.cleanup = nil
+	db.staging.hooks.cleanup = nil
 	res, err := db.Insert(ctx, []string{"t"}, store.InsertAppend, rowsData(300, 25, "zebra"))
 	if err != nil || res.Version != 2 {
 		t.Fatalf("insert after the disk came back: %+v %v", res, err)
@@ -573,7 +585,7 @@ func TestStagedWriteCrash(t *testing.T) {
 	}
 
 	// The child left staged rows and a staging table behind.
-	raw, err := sql.Open("sqlite", dsn(path, "FULL", roleReader))
+	raw, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=query_only(ON)")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -619,7 +631,7 @@ func crashChild(path string) {
 		os.Exit(2)
 	}
 	arrived := make(chan struct{})
-	db.writes.hooks.chunk = func(n int) error {
+	db.staging.hooks.chunk = func(n int) error {
 		if n == 3 {
 			arrived <- struct{}{}
 			select {}

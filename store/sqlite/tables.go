@@ -64,7 +64,7 @@ func findTable(ctx context.Context, tx *Tx, id []string) (*tableRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	row := tx.QueryRowContext(ctx, `SELECT `+tableColumns+` FROM tables t WHERE t.namespace_id = ? AND t.name = ?`, nsID, id[len(id)-1])
+	row := tx.QueryRowCached(ctx, `SELECT `+tableColumns+` FROM tables t WHERE t.namespace_id = ? AND t.name = ?`, nsID, id[len(id)-1])
 	t, err := scanTable(row, id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, store.Errorf(store.CodeTableNotFound, "table %s not found", displayID(id))
@@ -180,7 +180,7 @@ func insertTable(ctx context.Context, tx *Tx, id []string, t store.Table) (*stor
 	// The name is checked first: declaring a table twice is "already
 	// exists", whatever the location.
 	var taken int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM tables WHERE namespace_id = ? AND name = ?`, nsID, id[len(id)-1]).Scan(&taken); err != nil {
+	if err := tx.QueryRowCached(ctx, `SELECT count(*) FROM tables WHERE namespace_id = ? AND name = ?`, nsID, id[len(id)-1]).Scan(&taken); err != nil {
 		return nil, internal("insert table", err)
 	}
 	if taken > 0 {
@@ -200,12 +200,12 @@ func insertTable(ctx context.Context, tx *Tx, id []string, t store.Table) (*stor
 	if t.UUID == "" {
 		t.UUID = newUUID()
 	}
-	t.ID, t.CreatedAt = id, tx.now
+	t.ID, t.CreatedAt = id, tx.Now()
 	t.Properties, t.StorageOptions = orEmpty(t.Properties), orEmpty(t.StorageOptions)
-	_, err = tx.ExecContext(ctx, `INSERT INTO tables (uuid, namespace_id, name, kind, location, location_key, owned, managed_versioning,
+	_, err = tx.ExecCached(ctx, `INSERT INTO tables (uuid, namespace_id, name, kind, location, location_key, owned, managed_versioning,
 		declared, properties, storage_options, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		t.UUID, nsID, id[len(id)-1], kindName(t.Kind), t.Location, store.LocationKey(t.Location), t.Owned, t.ManagedVersioning, t.Declared,
-		props, opts, tx.now.UnixMilli())
+		props, opts, tx.Now().UnixMilli())
 	if isConstraint(err) {
 		return nil, store.Errorf(store.CodeTableAlreadyExists, "table %s already exists", displayID(id))
 	}
@@ -310,11 +310,11 @@ func deleteTableRow(ctx context.Context, tx *Tx, t *tableRow) error {
 		if err := dropAllIndexes(ctx, tx, t); err != nil {
 			return err
 		}
-		if _, err := tx.Tx.ExecContext(ctx, `DROP TABLE IF EXISTS `+dataTable(t)); err != nil {
+		if _, err := tx.Exec(ctx, `DROP TABLE IF EXISTS `+dataTable(t)); err != nil {
 			return internal("drop rows", err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM tables WHERE id = ?`, t.rowID); err != nil {
+	if _, err := tx.ExecCached(ctx, `DELETE FROM tables WHERE id = ?`, t.rowID); err != nil {
 		return internal("delete table", err)
 	}
 	return nil
@@ -370,7 +370,7 @@ func (db *DB) RenameTable(ctx context.Context, id []string, newNamespace []strin
 			target = newNamespace
 		}
 		newID := append(append([]string(nil), target...), newName)
-		_, err = tx.ExecContext(ctx, `UPDATE tables SET namespace_id = ?, name = ? WHERE id = ?`, nsID, newName, t.rowID)
+		_, err = tx.ExecCached(ctx, `UPDATE tables SET namespace_id = ?, name = ? WHERE id = ?`, nsID, newName, t.rowID)
 		if isConstraint(err) {
 			return store.Errorf(store.CodeTableAlreadyExists, "table %s already exists", displayID(newID))
 		}
@@ -389,7 +389,7 @@ func (db *DB) RenameTable(ctx context.Context, id []string, newNamespace []strin
 func tableIDByUUID(ctx context.Context, tx *Tx, uuid string) ([]string, error) {
 	var name string
 	var nsID int64
-	err := tx.QueryRowContext(ctx, `SELECT name, namespace_id FROM tables WHERE uuid = ?`, uuid).Scan(&name, &nsID)
+	err := tx.QueryRowCached(ctx, `SELECT name, namespace_id FROM tables WHERE uuid = ?`, uuid).Scan(&name, &nsID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, store.Errorf(store.CodeTableNotFound, "table %s no longer exists", uuid)
 	}
@@ -399,7 +399,7 @@ func tableIDByUUID(ctx context.Context, tx *Tx, uuid string) ([]string, error) {
 	id := []string{name}
 	for nsID != rootNamespaceID {
 		var parent int64
-		if err := tx.QueryRowContext(ctx, `SELECT name, parent_id FROM namespaces WHERE id = ?`, nsID).Scan(&name, &parent); err != nil {
+		if err := tx.QueryRowCached(ctx, `SELECT name, parent_id FROM namespaces WHERE id = ?`, nsID).Scan(&name, &parent); err != nil {
 			return nil, internal("find table", err)
 		}
 		id = append([]string{name}, id...)

@@ -52,13 +52,13 @@ func recordTx(ctx context.Context, tx *Tx, kind string, t *store.Table, status s
 		}
 	}
 	id := newUUID()
-	if _, err := tx.ExecContext(ctx, `INSERT INTO transactions (id, kind, status, table_uuid, properties, payload, created_at, updated_at)
+	if _, err := tx.ExecCached(ctx, `INSERT INTO transactions (id, kind, status, table_uuid, properties, payload, created_at, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, id, kind, string(status), tableUUID, propsJSON, string(payloadJSON),
-		tx.now.UnixMilli(), tx.now.UnixMilli()); err != nil {
+		tx.Now().UnixMilli(), tx.Now().UnixMilli()); err != nil {
 		return "", internal("record transaction", err)
 	}
 	if status == store.TxQueued {
-		tx.jobQueued = true
+		tx.queuedJob()
 	}
 	return id, nil
 }
@@ -72,7 +72,7 @@ func findTransaction(ctx context.Context, tx *Tx, id []string) (string, error) {
 		return "", notFound
 	}
 	var txID string
-	err := tx.QueryRowContext(ctx, `SELECT id FROM transactions WHERE id = ?`, id[len(id)-1]).Scan(&txID)
+	err := tx.QueryRowCached(ctx, `SELECT id FROM transactions WHERE id = ?`, id[len(id)-1]).Scan(&txID)
 	if err == nil {
 		return txID, nil
 	}
@@ -87,7 +87,7 @@ func findTransaction(ctx context.Context, tx *Tx, id []string) (string, error) {
 	if err != nil {
 		return "", notFound
 	}
-	err = tx.QueryRowContext(ctx, `SELECT transaction_id FROM table_versions WHERE table_id = ? AND branch = '' AND version = ?`, t.rowID, v).Scan(&txID)
+	err = tx.QueryRowCached(ctx, `SELECT transaction_id FROM table_versions WHERE table_id = ? AND branch = '' AND version = ?`, t.rowID, v).Scan(&txID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", notFound
 	}
@@ -99,7 +99,7 @@ func findTransaction(ctx context.Context, tx *Tx, id []string) (string, error) {
 
 func loadTransaction(ctx context.Context, tx *Tx, txID string) (*store.Transaction, error) {
 	var status, props string
-	if err := tx.QueryRowContext(ctx, `SELECT status, properties FROM transactions WHERE id = ?`, txID).Scan(&status, &props); err != nil {
+	if err := tx.QueryRowCached(ctx, `SELECT status, properties FROM transactions WHERE id = ?`, txID).Scan(&status, &props); err != nil {
 		return nil, internal("load transaction", err)
 	}
 	m, err := decodeMap(props)
@@ -147,12 +147,12 @@ func (db *DB) AlterTransaction(ctx context.Context, id []string, actions []store
 		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE transactions SET status = ?, properties = ?, updated_at = ? WHERE id = ?`,
-			string(t.Status), props, tx.now.UnixMilli(), txID); err != nil {
+		if _, err := tx.ExecCached(ctx, `UPDATE transactions SET status = ?, properties = ?, updated_at = ? WHERE id = ?`,
+			string(t.Status), props, tx.Now().UnixMilli(), txID); err != nil {
 			return internal("alter transaction", err)
 		}
 		if t.Status == store.TxQueued {
-			tx.jobQueued = true
+			tx.queuedJob()
 		}
 		out = t
 		return nil
@@ -167,7 +167,7 @@ func (db *DB) ClaimJob(ctx context.Context, kinds ...string) (*store.Job, error)
 		for _, kind := range kinds {
 			var j store.Job
 			var payload string
-			err := tx.QueryRowContext(ctx, `SELECT id, kind, payload FROM transactions WHERE status = 'Queued' AND kind = ?
+			err := tx.QueryRowCached(ctx, `SELECT id, kind, payload FROM transactions WHERE status = 'Queued' AND kind = ?
 				ORDER BY created_at, id LIMIT 1`, kind).Scan(&j.TransactionID, &j.Kind, &payload)
 			if errors.Is(err, sql.ErrNoRows) {
 				continue
@@ -175,8 +175,8 @@ func (db *DB) ClaimJob(ctx context.Context, kinds ...string) (*store.Job, error)
 			if err != nil {
 				return internal("claim job", err)
 			}
-			if _, err := tx.ExecContext(ctx, `UPDATE transactions SET status = 'Running', updated_at = ? WHERE id = ?`,
-				tx.now.UnixMilli(), j.TransactionID); err != nil {
+			if _, err := tx.ExecCached(ctx, `UPDATE transactions SET status = 'Running', updated_at = ? WHERE id = ?`,
+				tx.Now().UnixMilli(), j.TransactionID); err != nil {
 				return internal("claim job", err)
 			}
 			j.Payload = json.RawMessage(payload)
@@ -192,7 +192,7 @@ func (db *DB) ClaimJob(ctx context.Context, kinds ...string) (*store.Job, error)
 func (db *DB) FinishJob(ctx context.Context, transactionID string, jobErr error) error {
 	return db.write(ctx, func(tx *Tx) error {
 		var kind, payload string
-		err := tx.QueryRowContext(ctx, `SELECT kind, payload FROM transactions WHERE id = ? AND status = 'Running'`, transactionID).Scan(&kind, &payload)
+		err := tx.QueryRowCached(ctx, `SELECT kind, payload FROM transactions WHERE id = ? AND status = 'Running'`, transactionID).Scan(&kind, &payload)
 		if errors.Is(err, sql.ErrNoRows) {
 			return store.Errorf(store.CodeTransactionNotFound, "no running job %s", transactionID)
 		}
@@ -210,8 +210,8 @@ func (db *DB) FinishJob(ctx context.Context, transactionID string, jobErr error)
 				}
 			}
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE transactions SET status = ?, properties = json_patch(properties, ?), updated_at = ?
-			WHERE id = ?`, string(status), patch, tx.now.UnixMilli(), transactionID); err != nil {
+		if _, err := tx.ExecCached(ctx, `UPDATE transactions SET status = ?, properties = json_patch(properties, ?), updated_at = ?
+			WHERE id = ?`, string(status), patch, tx.Now().UnixMilli(), transactionID); err != nil {
 			return internal("finish job", err)
 		}
 		return nil
@@ -225,7 +225,7 @@ func failIndex(ctx context.Context, tx *Tx, payload, message string) error {
 	if err := json.Unmarshal([]byte(payload), &job); err != nil {
 		return nil // nothing names the index
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE table_indexes SET status = ?, error = ? WHERE uuid = ? AND status = ?`,
+	if _, err := tx.ExecCached(ctx, `UPDATE table_indexes SET status = ?, error = ? WHERE uuid = ? AND status = ?`,
 		store.IndexFailed, message, job.IndexUUID, store.IndexBuilding); err != nil {
 		return internal("record index failure", err)
 	}
@@ -235,15 +235,15 @@ func failIndex(ctx context.Context, tx *Tx, payload, message string) error {
 // ReleaseJob implements store.Jobs.
 func (db *DB) ReleaseJob(ctx context.Context, transactionID string) error {
 	return db.write(ctx, func(tx *Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE transactions SET status = 'Queued', updated_at = ? WHERE id = ? AND status = 'Running'`,
-			tx.now.UnixMilli(), transactionID)
+		res, err := tx.ExecCached(ctx, `UPDATE transactions SET status = 'Queued', updated_at = ? WHERE id = ? AND status = 'Running'`,
+			tx.Now().UnixMilli(), transactionID)
 		if err != nil {
 			return internal("release job", err)
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
 			return store.Errorf(store.CodeTransactionNotFound, "no running job %s", transactionID)
 		}
-		tx.jobQueued = true
+		tx.queuedJob()
 		return nil
 	})
 }
@@ -252,7 +252,7 @@ func (db *DB) ReleaseJob(ctx context.Context, transactionID string) error {
 func (db *DB) RecoverJobs(ctx context.Context) (int, error) {
 	var n int64
 	err := db.write(ctx, func(tx *Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE transactions SET status = 'Queued', updated_at = ? WHERE status = 'Running'`, tx.now.UnixMilli())
+		res, err := tx.ExecCached(ctx, `UPDATE transactions SET status = 'Queued', updated_at = ? WHERE status = 'Running'`, tx.Now().UnixMilli())
 		if err != nil {
 			return internal("requeue jobs", err)
 		}
@@ -270,7 +270,7 @@ func (db *DB) RecoverJobs(ctx context.Context) (int, error) {
 			n++
 		}
 		if n > 0 {
-			tx.jobQueued = true
+			tx.queuedJob()
 		}
 		return nil
 	})
@@ -286,7 +286,7 @@ type orphanIndex struct {
 // running build job: the job ended without recording it on the index (a
 // shutdown used to fail the job and leave the index so), or was altered.
 func unbuiltIndexes(ctx context.Context, tx *Tx) ([]orphanIndex, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT t.uuid, i.uuid, i.name, i.index_type, i.column_path
+	rows, err := tx.QueryCached(ctx, `SELECT t.uuid, i.uuid, i.name, i.index_type, i.column_path
 		FROM table_indexes i JOIN tables t ON t.id = i.table_id
 		WHERE i.status = ? AND i.index_type LIKE 'IVF\_%' ESCAPE '\' AND NOT EXISTS (
 			SELECT 1 FROM transactions x WHERE x.status IN ('Queued', 'Running') AND x.kind = ?

@@ -79,7 +79,7 @@ func loadVectors(ctx context.Context, tx *Tx, t *tableRow, f arrow.Field, col st
 	}
 	dim := int(ft.Len())
 	elem := ft.Elem().ID()
-	rows, err := tx.Tx.QueryContext(ctx, fmt.Sprintf(`SELECT _rowid, %s FROM %s WHERE %s AND %s IS NOT NULL ORDER BY _rowid`,
+	rows, err := tx.Query(ctx, fmt.Sprintf(`SELECT _rowid, %s FROM %s WHERE %s AND %s IS NOT NULL ORDER BY _rowid`,
 		quoteColumn(col), dataTable(t), visibleAt, quoteColumn(col)), v, v)
 	if err != nil {
 		return nil, internal("load vectors", err)

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/lancens/lancens/store"
+	"github.com/lancens/lancens/store/sqlite/internal/sqlitedb"
 )
 
 var _ store.Versions = (*DB)(nil)
@@ -27,7 +28,7 @@ func findBranch(ctx context.Context, tx *Tx, t *tableRow, branch string) (*store
 	var b store.Branch
 	var created int64
 	var meta string
-	err := tx.QueryRowContext(ctx, `SELECT name, parent_branch, parent_version, created_at, metadata FROM table_branches
+	err := tx.QueryRowCached(ctx, `SELECT name, parent_branch, parent_version, created_at, metadata FROM table_branches
 		WHERE table_id = ? AND name = ?`, t.rowID, branch).Scan(&b.Name, &b.ParentBranch, &b.ParentVersion, &created, &meta)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, store.Errorf(store.CodeTableBranchNotFound, "branch %q of table %s not found", branch, displayID(t.ID))
@@ -71,7 +72,7 @@ func scanVersion(row interface{ Scan(...any) error }) (*store.TableVersion, erro
 
 // latestVersion returns the newest version of a branch, or nil if it has none.
 func latestVersion(ctx context.Context, tx *Tx, t *tableRow, branch string) (*store.TableVersion, error) {
-	row := tx.QueryRowContext(ctx, `SELECT `+versionColumns+` FROM table_versions WHERE table_id = ? AND branch = ?
+	row := tx.QueryRowCached(ctx, `SELECT `+versionColumns+` FROM table_versions WHERE table_id = ? AND branch = ?
 		ORDER BY version DESC LIMIT 1`, t.rowID, branch)
 	v, err := scanVersion(row)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -85,7 +86,7 @@ func latestVersion(ctx context.Context, tx *Tx, t *tableRow, branch string) (*st
 
 // getVersion returns version v of a branch. Returns TableVersionNotFound.
 func getVersion(ctx context.Context, tx *Tx, t *tableRow, branch string, v int64) (*store.TableVersion, error) {
-	row := tx.QueryRowContext(ctx, `SELECT `+versionColumns+` FROM table_versions WHERE table_id = ? AND branch = ? AND version = ?`,
+	row := tx.QueryRowCached(ctx, `SELECT `+versionColumns+` FROM table_versions WHERE table_id = ? AND branch = ? AND version = ?`,
 		t.rowID, branch, v)
 	out, err := scanVersion(row)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -95,21 +96,6 @@ func getVersion(ctx context.Context, tx *Tx, t *tableRow, branch string, v int64
 		return nil, internal("get version", err)
 	}
 	return out, nil
-}
-
-// NextVersion returns the version number the next commit to a branch of
-// table id must carry. Returns TableNotFound (4), TableBranchNotFound (22).
-func (db *DB) NextVersion(ctx context.Context, id []string, branch string) (int64, error) {
-	var next int64
-	err := db.read(ctx, func(tx *Tx) error {
-		t, err := findTable(ctx, tx, id)
-		if err != nil {
-			return err
-		}
-		next, err = nextVersion(ctx, tx, t, branch)
-		return err
-	})
-	return next, err
 }
 
 // nextVersion returns latest+1, or the chain's first version when the branch
@@ -163,7 +149,7 @@ func commitVersion(ctx context.Context, tx *Tx, t *tableRow, c store.VersionComm
 	var staged string
 	var size sql.NullInt64
 	var storedTx string
-	err := tx.QueryRowContext(ctx, `SELECT staged_path, manifest_size, transaction_id FROM table_versions
+	err := tx.QueryRowCached(ctx, `SELECT staged_path, manifest_size, transaction_id FROM table_versions
 		WHERE table_id = ? AND branch = ? AND version = ?`, t.rowID, c.Branch, c.Version).Scan(&staged, &size, &storedTx)
 	switch {
 	case err == nil:
@@ -197,16 +183,16 @@ func commitVersion(ctx context.Context, tx *Tx, t *tableRow, c store.VersionComm
 			return nil, "", err
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO table_versions (table_id, branch, version, manifest_path, staged_path,
+	if _, err := tx.ExecCached(ctx, `INSERT INTO table_versions (table_id, branch, version, manifest_path, staged_path,
 		manifest_size, e_tag, timestamp_millis, metadata, transaction_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		t.rowID, c.Branch, c.Version, c.ManifestPath, c.StagedPath, c.ManifestSize, c.ETag, tx.now.UnixMilli(), meta, txID); err != nil {
+		t.rowID, c.Branch, c.Version, c.ManifestPath, c.StagedPath, c.ManifestSize, c.ETag, tx.Now().UnixMilli(), meta, txID); err != nil {
 		if isConstraint(err) {
 			return nil, "", store.Errorf(store.CodeConcurrentModification, "version %d of table %s already exists", c.Version, displayID(t.ID))
 		}
 		return nil, "", internal("insert version", err)
 	}
 	if t.Declared {
-		if _, err := tx.ExecContext(ctx, `UPDATE tables SET declared = 0 WHERE id = ?`, t.rowID); err != nil {
+		if _, err := tx.ExecCached(ctx, `UPDATE tables SET declared = 0 WHERE id = ?`, t.rowID); err != nil {
 			return nil, "", internal("mark table created", err)
 		}
 		t.Declared = false
@@ -254,7 +240,8 @@ func (db *DB) ListVersions(ctx context.Context, id []string, branch string, desc
 		} else {
 			q += ` ORDER BY version ASC LIMIT ?`
 		}
-		rows, err := tx.QueryContext(ctx, q, append(args, size+1)...)
+		// q is one of four fixed texts.
+		rows, err := tx.QueryCached(ctx, sqlitedb.Const(q), append(args, size+1)...)
 		if err != nil {
 			return internal("list versions", err)
 		}
@@ -341,7 +328,7 @@ func deleteVersions(ctx context.Context, tx *Tx, t *tableRow, branch string, ran
 		if r.End >= 0 && r.End < r.Start {
 			return 0, store.Errorf(store.CodeInvalidInput, "end_version %d is before start_version %d", r.End, r.Start)
 		}
-		res, err := tx.ExecContext(ctx, `DELETE FROM table_versions WHERE table_id = ? AND branch = ? AND version >= ?
+		res, err := tx.ExecCached(ctx, `DELETE FROM table_versions WHERE table_id = ? AND branch = ? AND version >= ?
 			AND (? < 0 OR version < ?)`, t.rowID, branch, r.Start, r.End, r.End)
 		if err != nil {
 			return 0, internal("delete versions", err)

@@ -1,7 +1,8 @@
 -- Indexes of managed tables. Vector indexes keep their trained structure in
 -- data and cover the rows with row id <= max_rowid; rows written later are
 -- searched exactly. Scalar and full-text indexes are SQLite indexes and
--- FTS5 tables named after the index's row id.
+-- tables named after the index's row id (a full-text index's table holds
+-- each row's analysed terms).
 CREATE TABLE table_indexes (
     id            INTEGER PRIMARY KEY,
     table_id      INTEGER NOT NULL REFERENCES tables (id) ON DELETE CASCADE,

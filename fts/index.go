@@ -1,20 +1,21 @@
-package sqlite
+package fts
 
 import (
-	"context"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
 
-// postingIndex is the in-memory inverted index of one full-text index:
-// for every term, the rows (row versions, by id, ascending) holding it with
-// its frequency and, when the index keeps positions, where. It is built from
-// the index's table of analysed terms and extended with the rows written
-// since, when a search finds it behind. It lives in the memory cache, which
-// counts its size as it grows.
-type postingIndex struct {
+// Index is the in-memory inverted index of one full-text index: for every
+// term, the rows (row versions, by id, ascending) holding it with its
+// frequency and, when the index keeps positions, where. A store builds it
+// from the terms it keeps and extends it with the rows written since, when
+// a search finds it behind (CatchUp). Searches hold its read lock (RLock)
+// while they use it.
+type Index struct {
 	mu        sync.RWMutex
 	lastRowID int64
 	positions bool
@@ -27,7 +28,7 @@ type postingIndex struct {
 	corporaMu sync.Mutex
 	corpora   map[string]corpus
 	// size is the bytes the index holds; add keeps it current. It is
-	// read without mu, by the memory cache.
+	// read without mu (Bytes).
 	size atomic.Int64
 }
 
@@ -45,49 +46,46 @@ const (
 	termBytes         = 16 + 8 + 16 + 72
 )
 
-func newPostingIndex(positions bool) *postingIndex {
-	p := &postingIndex{lastRowID: -1, positions: positions, terms: map[string]*postings{}}
+// NewIndex returns an empty index; with positions it keeps where each term
+// occurs, which phrase queries need.
+func NewIndex(positions bool) *Index {
+	p := &Index{lastRowID: -1, positions: positions, terms: map[string]*postings{}}
 	p.size.Store(postingIndexBytes)
 	return p
 }
 
-func (p *postingIndex) cacheBytes() int64 { return p.size.Load() }
+// Bytes returns an estimate of the memory the index holds.
+func (p *Index) Bytes() int64 { return p.size.Load() }
 
-// catchUp adds the rows of the index table written since the last call,
-// their stored terms split by split. It reports whether there were any.
-func (p *postingIndex) catchUp(ctx context.Context, tx *Tx, table string, split func(string) []string) (bool, error) {
+// RLock takes the read lock searches hold while they use the index.
+func (p *Index) RLock() { p.mu.RLock() }
+
+// RUnlock releases the read lock.
+func (p *Index) RUnlock() { p.mu.RUnlock() }
+
+// LastRowID returns the highest row id the index holds, or -1.
+func (p *Index) LastRowID() int64 {
 	p.mu.RLock()
-	last := p.lastRowID
-	p.mu.RUnlock()
-	var newest int64
-	if err := tx.Tx.QueryRowContext(ctx, fmt.Sprintf(`SELECT coalesce(max(rowid), -1) FROM %s`, table)).Scan(&newest); err != nil {
-		return false, internal("full-text index", err)
-	}
-	if newest <= last {
-		return false, nil
-	}
+	defer p.mu.RUnlock()
+	return p.lastRowID
+}
+
+// CatchUp extends the index, under its write lock, with the rows next
+// yields: next is called with the highest row id the index holds and calls
+// add for each later row, in ascending row id order, with its terms. It
+// reports whether the index grew, and returns next's error (the rows added
+// before it stay).
+func (p *Index) CatchUp(next func(after int64, add func(id int64, terms []string)) error) (bool, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	rows, err := tx.Tx.QueryContext(ctx, fmt.Sprintf(`SELECT rowid, terms FROM %s WHERE rowid > ? ORDER BY rowid`, table), p.lastRowID)
-	if err != nil {
-		return false, internal("full-text index", err)
-	}
-	defer rows.Close()
 	grew := int64(0)
-	for rows.Next() {
-		var id int64
-		var text string
-		if err := rows.Scan(&id, &text); err != nil {
-			return false, internal("full-text index", err)
-		}
-		grew += p.add(id, split(text))
-	}
+	err := next(p.lastRowID, func(id int64, terms []string) { grew += p.add(id, terms) })
 	p.size.Add(grew)
-	return grew > 0, rows.Err()
+	return grew > 0, err
 }
 
 // add indexes one row's terms and returns the bytes that took.
-func (p *postingIndex) add(id int64, terms []string) int64 {
+func (p *Index) add(id int64, terms []string) int64 {
 	var grew int64
 	before := cap(p.docLen)
 	for int64(len(p.docLen)) <= id {
@@ -138,7 +136,7 @@ type corpus struct {
 
 // statsFor returns the corpus statistics of the rows of a table version
 // (key names it), computing them on first use. Callers hold p.mu.
-func (p *postingIndex) statsFor(key string, visible rowSet) corpus {
+func (p *Index) statsFor(key string, visible RowSet) corpus {
 	key = fmt.Sprintf("%s/%d", key, p.lastRowID)
 	p.corporaMu.Lock()
 	defer p.corporaMu.Unlock()
@@ -154,10 +152,10 @@ func (p *postingIndex) statsFor(key string, visible rowSet) corpus {
 }
 
 // stats computes the corpus statistics over the rows visible passes.
-func (p *postingIndex) stats(visible rowSet) corpus {
+func (p *Index) stats(visible RowSet) corpus {
 	var n, total float64
 	for id, l := range p.docLen {
-		if l >= 0 && visible.has(int64(id)) {
+		if l >= 0 && visible.Has(int64(id)) {
 			n++
 			total += float64(l)
 		}
@@ -171,14 +169,14 @@ func (p *postingIndex) stats(visible rowSet) corpus {
 
 // score adds to acc the BM25 score of term for each row of allowed.
 // Document frequencies count the rows of visible (allowed is a subset).
-func (p *postingIndex) score(c corpus, term string, visible, allowed rowSet, acc *accumulator) {
+func (p *Index) score(c corpus, term string, visible, allowed RowSet, acc *accumulator) {
 	ps := p.terms[term]
 	if ps == nil {
 		return
 	}
 	df := 0
 	for _, id := range ps.rows {
-		if visible.has(id) {
+		if visible.Has(id) {
 			df++
 		}
 	}
@@ -188,7 +186,7 @@ func (p *postingIndex) score(c corpus, term string, visible, allowed rowSet, acc
 	idf := math.Log(1 + (c.docs-float64(df)+0.5)/(float64(df)+0.5))
 	base, perTerm := bm25K1*(1-bm25B), bm25K1*bm25B/c.avgLen
 	for i, id := range ps.rows {
-		if !allowed.has(id) {
+		if !allowed.Has(id) {
 			continue
 		}
 		tf := float64(ps.tf[i])
@@ -198,17 +196,17 @@ func (p *postingIndex) score(c corpus, term string, visible, allowed rowSet, acc
 
 // phrase returns the visible rows holding terms as a phrase: consecutive,
 // or within slop extra positions, in order.
-func (p *postingIndex) phrase(terms []string, slop int, visible rowSet) rowSet {
+func (p *Index) phrase(terms []string, slop int, visible RowSet) RowSet {
 	lists := make([]*postings, len(terms))
 	for i, t := range terms {
 		if lists[i] = p.terms[t]; lists[i] == nil {
 			return nil
 		}
 	}
-	out := make(rowSet, len(visible))
+	out := make(RowSet, len(visible))
 	first := lists[0]
 	for i, id := range first.rows {
-		if !visible.has(id) {
+		if !visible.Has(id) {
 			continue
 		}
 		// Positions of each later term in this row.
@@ -268,4 +266,72 @@ func searchRows(rows []int64, id int64) int {
 		return lo
 	}
 	return -1
+}
+
+// fuzzy returns the index's terms within edit distance max of term that
+// share its first prefix characters, at most expansions of them (default
+// 50), nearest first.
+func (p *Index) fuzzy(term string, max, prefix, expansions int) []string {
+	if expansions <= 0 {
+		expansions = 50
+	}
+	pre := ""
+	if prefix > 0 && prefix <= len(term) {
+		pre = term[:prefix]
+	}
+	type cand struct {
+		term string
+		dist int
+	}
+	var cands []cand
+	for w := range p.terms {
+		if !strings.HasPrefix(w, pre) {
+			continue
+		}
+		if d := editDistance(term, w, max); d <= max {
+			cands = append(cands, cand{w, d})
+		}
+	}
+	slices.SortFunc(cands, func(a, b cand) int {
+		if a.dist != b.dist {
+			return a.dist - b.dist
+		}
+		return strings.Compare(a.term, b.term)
+	})
+	out := make([]string, 0, min(len(cands), expansions))
+	for _, c := range cands[:min(len(cands), expansions)] {
+		out = append(out, c.term)
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance of a and b, or max+1 once it is
+// known to exceed max.
+func editDistance(a, b string, max int) int {
+	ra, rb := []rune(a), []rune(b)
+	if d := len(ra) - len(rb); d > max || -d > max {
+		return max + 1
+	}
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		best := cur[0]
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			best = min(best, cur[j])
+		}
+		if best > max {
+			return max + 1
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
 }

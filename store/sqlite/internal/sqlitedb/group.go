@@ -1,8 +1,7 @@
-package sqlite
+package sqlitedb
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 )
@@ -16,19 +15,10 @@ const maxGroup = 64
 // them with one sync. A write whose function fails is rolled back to its
 // savepoint alone; the others commit. The first writer to find no
 // transaction in progress leads the group; the others wait for its result.
-//
-// A write that finds its table held by a staged write (see staging.go)
-// waits, outside the writer, until the staged write ends, and then runs
-// again.
 type writeQueue struct {
 	mu      sync.Mutex
 	pending []*writeRequest
 	leading bool
-	// held are the tables staged writes hold.
-	held tableLocks
-	// chunk bounds the rows a staged write adds per transaction.
-	chunk chunkLimits
-	hooks stagingHooks
 }
 
 type writeRequest struct {
@@ -37,24 +27,15 @@ type writeRequest struct {
 	done chan error
 }
 
-func (q *writeQueue) do(ctx context.Context, db *DB, fn func(tx *Tx) error) error {
-	for {
-		err := q.submit(ctx, db, fn)
-		var busy *tableBusy
-		if !errors.As(err, &busy) {
-			return err
-		}
-		if q.hooks.waiting != nil {
-			q.hooks.waiting()
-		}
-		if err := busy.held.wait(ctx); err != nil {
-			return err
-		}
-	}
-}
-
-// submit runs fn once in a group and returns its result.
-func (q *writeQueue) submit(ctx context.Context, db *DB, fn func(tx *Tx) error) error {
+// Write runs fn in a write transaction and commits it if fn returns nil;
+// an error undoes everything fn did. Writes that arrive while another is
+// committing are grouped (see writeQueue). Once started, fn's statements
+// ignore the cancellation of ctx: interrupting one would roll back the
+// whole transaction, and with it the other writes of its group. It returns
+// fn's error as it is (ctx's error when ctx ended before fn started), or
+// the failure of the transaction, which then committed nothing.
+func (db *DB) Write(ctx context.Context, fn func(tx *Tx) error) error {
+	q := &db.writes
 	req := &writeRequest{ctx: ctx, fn: fn, done: make(chan error, 1)}
 	q.mu.Lock()
 	q.pending = append(q.pending, req)
@@ -62,13 +43,14 @@ func (q *writeQueue) submit(ctx context.Context, db *DB, fn func(tx *Tx) error) 
 	q.leading = true
 	q.mu.Unlock()
 	if lead {
-		q.lead(db)
+		db.lead()
 	}
 	return <-req.done
 }
 
 // lead commits groups until no write is waiting.
-func (q *writeQueue) lead(db *DB) {
+func (db *DB) lead() {
+	q := &db.writes
 	for {
 		q.mu.Lock()
 		n := min(len(q.pending), maxGroup)
@@ -91,34 +73,30 @@ func (q *writeQueue) lead(db *DB) {
 // transaction, and with it the other requests' work.
 func (db *DB) commitGroup(group []*writeRequest) {
 	results := make([]error, len(group))
-	err := db.run(context.Background(), &db.writeStmts, func(tx *Tx) error {
-		tx.uninterruptible = true
-		tx.writes = &db.writes
+	err := db.run(context.Background(), &db.writeStmts, true, func(tx *Tx) error {
 		for i, req := range group {
 			if err := req.ctx.Err(); err != nil {
 				results[i] = err
 				continue
 			}
-			if _, err := tx.Tx.ExecContext(context.Background(), `SAVEPOINT write_request`); err != nil {
-				return internal("savepoint", err)
+			if _, err := tx.tx.ExecContext(context.Background(), `SAVEPOINT write_request`); err != nil {
+				return fmt.Errorf("sqlite: savepoint: %w", err)
 			}
-			queued := tx.jobQueued
+			hooks := len(tx.onCommit)
 			results[i] = runProtected(tx, req.fn)
-			if results[i] != nil {
-				tx.jobQueued = queued // the request's jobs are undone
-			}
 			undo := `RELEASE write_request`
 			if results[i] != nil {
 				undo = `ROLLBACK TO write_request; RELEASE write_request`
+				tx.onCommit = tx.onCommit[:hooks]
 			}
-			if _, err := tx.Tx.ExecContext(context.Background(), undo); err != nil {
+			if _, err := tx.tx.ExecContext(context.Background(), undo); err != nil {
 				if results[i] != nil {
 					// SQLite rolls the whole transaction back after some
 					// failures (a full disk, an I/O error): the request's
 					// error says why, for every request of the group.
 					return fmt.Errorf("sqlite: end savepoint after %w: %v", results[i], err)
 				}
-				return internal("end savepoint", err)
+				return fmt.Errorf("sqlite: end savepoint: %w", err)
 			}
 		}
 		return nil
@@ -131,7 +109,7 @@ func (db *DB) commitGroup(group []*writeRequest) {
 			// Nothing was committed.
 			results[i] = err
 		}
-		req.done <- storeError(results[i])
+		req.done <- results[i]
 	}
 }
 

@@ -1,18 +1,21 @@
-package sqlite
+package sqlitedb
 
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"path/filepath"
 	"testing"
 
-	"github.com/lancens/lancens/store"
+	sqlite "modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // TestWriteCheckReadOnly opens a database the way SQLite opens a file it
 // may not write (read-only, mode=ro: chmod cannot make a file read-only for
 // root, who runs the tests in CI) and checks that the start-up write check
-// reports ServiceUnavailable (17), while a writable database passes it.
+// fails with SQLITE_READONLY (which the store reports as
+// ServiceUnavailable), while a writable database passes it.
 func TestWriteCheckReadOnly(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "lancens.db")
 	db, err := Open(context.Background(), path, Options{})
@@ -30,8 +33,9 @@ func TestWriteCheckReadOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	err = openError(path, checkWritable(t.Context(), pool))
-	if store.ErrorCode(err) != store.CodeServiceUnavailable {
-		t.Fatalf("a read-only database: %v (code %v), want ServiceUnavailable", err, store.ErrorCode(err))
+	err = checkWritable(t.Context(), pool)
+	var se *sqlite.Error
+	if !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_READONLY {
+		t.Fatalf("a read-only database: %v, want SQLITE_READONLY", err)
 	}
 }

@@ -1,9 +1,6 @@
-package sqlite
+package fts
 
 import (
-	"database/sql/driver"
-	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -11,16 +8,15 @@ import (
 
 	"github.com/kljensen/snowball"
 	"golang.org/x/text/unicode/norm"
-	sqlite "modernc.org/sqlite"
 
 	"github.com/lancens/lancens/store"
 )
 
-// analyzer turns text into the terms a full-text index holds and a query
-// looks for, as configured by the index (Lance's tokenizer options). FTS5
-// then indexes those terms as they are; stemming is the Snowball stemmer of
-// the index's language.
-type analyzer struct {
+// Analyzer turns text into the terms a full-text index holds and a query
+// looks for, as configured by the index (Lance's tokenizer options);
+// stemming is the Snowball stemmer of the index's language. Its JSON form
+// is how a store keeps it (the field names are part of that form).
+type Analyzer struct {
 	Tokenizer      string `json:"base_tokenizer"` // simple, whitespace or raw
 	Language       string `json:"language"`       // a Snowball language, lower case
 	LowerCase      bool   `json:"lower_case"`
@@ -31,10 +27,10 @@ type analyzer struct {
 	WithPosition   bool   `json:"with_position"`
 }
 
-// newAnalyzer applies Lance's defaults to an index's text parameters.
+// NewAnalyzer applies Lance's defaults to an index's text parameters.
 // Returns InvalidInput (13) for a tokenizer or language lancens lacks.
-func newAnalyzer(p store.TextIndexParams) (analyzer, error) {
-	a := analyzer{Tokenizer: "simple", Language: "english", LowerCase: true, Stem: true, StopWords: true, ASCIIFolding: true, MaxTokenLength: 40}
+func NewAnalyzer(p store.TextIndexParams) (Analyzer, error) {
+	a := Analyzer{Tokenizer: "simple", Language: "english", LowerCase: true, Stem: true, StopWords: true, ASCIIFolding: true, MaxTokenLength: 40}
 	if p.BaseTokenizer != "" {
 		a.Tokenizer = strings.ToLower(p.BaseTokenizer)
 	}
@@ -46,8 +42,8 @@ func newAnalyzer(p store.TextIndexParams) (analyzer, error) {
 	if p.Language != "" {
 		a.Language = strings.ToLower(p.Language)
 	}
-	if !slices.Contains(stemLanguages, a.Language) {
-		return a, store.Errorf(store.CodeInvalidInput, "language %q is not supported (one of %s)", p.Language, strings.Join(stemLanguages, ", "))
+	if !slices.Contains(StemLanguages, a.Language) {
+		return a, store.Errorf(store.CodeInvalidInput, "language %q is not supported (one of %s)", p.Language, strings.Join(StemLanguages, ", "))
 	}
 	set := func(dst *bool, src *bool) {
 		if src != nil {
@@ -65,11 +61,12 @@ func newAnalyzer(p store.TextIndexParams) (analyzer, error) {
 	return a, nil
 }
 
-// stemLanguages are the languages the Snowball stemmer knows.
-var stemLanguages = []string{"english", "french", "hungarian", "norwegian", "russian", "spanish", "swedish"}
+// StemLanguages are the languages the Snowball stemmer knows: the
+// languages an index may name.
+var StemLanguages = []string{"english", "french", "hungarian", "norwegian", "russian", "spanish", "swedish"}
 
-// terms splits text into index terms.
-func (a analyzer) terms(text string) []string {
+// Terms splits text into index terms.
+func (a Analyzer) Terms(text string) []string {
 	var words []string
 	switch a.Tokenizer {
 	case "raw":
@@ -98,10 +95,10 @@ func (a analyzer) terms(text string) []string {
 	return out
 }
 
-// storedTerms splits the terms of one row as lance_fts_terms stored them:
-// space-separated, except for the raw tokenizer, whose one term is the
-// whole text and may hold spaces itself.
-func (a analyzer) storedTerms(stored string) []string {
+// StoredTerms splits the terms of one row stored as one string, the terms
+// of Terms joined by spaces: except for the raw tokenizer, whose one term
+// is the whole text and may hold spaces itself.
+func (a Analyzer) StoredTerms(stored string) []string {
 	if a.Tokenizer != "raw" {
 		return strings.Fields(stored)
 	}
@@ -114,7 +111,7 @@ func (a analyzer) storedTerms(stored string) []string {
 // stem returns the Snowball stem of w. The stemmer works on lower case;
 // when the index keeps case, the letters of w that the stem keeps keep
 // their case ("Running" stems to "Run").
-func (a analyzer) stem(w string) string {
+func (a Analyzer) stem(w string) string {
 	stemmed := stemCached(w, a.Language)
 	if stemmed == "" {
 		return w
@@ -189,32 +186,3 @@ var stopWords = func() map[string]bool {
 	}
 	return m
 }()
-
-// analyzerCache holds analyzers decoded from their JSON form, for the SQL
-// function that fills full-text indexes.
-var analyzerCache sync.Map
-
-// registerAnalyzer registers lance_fts_terms(text, analyzer_json): the
-// terms of text, space-separated, which FTS5 then indexes.
-var registerAnalyzer = sync.OnceValue(func() error {
-	return sqlite.RegisterDeterministicScalarFunction("lance_fts_terms", 2, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
-		text, ok := args[0].(string)
-		if !ok {
-			if b, isBytes := args[0].([]byte); isBytes {
-				text = string(b)
-			} else {
-				return nil, nil
-			}
-		}
-		cfg, _ := args[1].(string)
-		a, ok := analyzerCache.Load(cfg)
-		if !ok {
-			var an analyzer
-			if err := json.Unmarshal([]byte(cfg), &an); err != nil {
-				return nil, fmt.Errorf("bad analyzer: %w", err)
-			}
-			a, _ = analyzerCache.LoadOrStore(cfg, an)
-		}
-		return strings.Join(a.(analyzer).terms(text), " "), nil
-	})
-})

@@ -1,4 +1,4 @@
-package sqlite
+package fts
 
 import (
 	"slices"
@@ -13,7 +13,7 @@ import (
 // options, as a query string is analysed and as the index stores a row:
 // no term is empty, terms respect the lower-case and length options, the
 // analysis is deterministic, and the terms read back from their stored
-// form (what lance_fts_terms writes) are the terms a query looks for. The
+// form (what a store keeps) are the terms a query looks for. The
 // length limit is checked on valid UTF-8 only (what JSON and validated
 // string columns hold): the stemmer turns each invalid byte of a word
 // into a 3-byte U+FFFD after the limit has been applied.
@@ -24,15 +24,15 @@ func FuzzAnalyzer(f *testing.F) {
 		n := int(maxLen)
 		p := store.TextIndexParams{
 			BaseTokenizer: []string{"simple", "whitespace", "raw", "Simple"}[opts&3],
-			Language:      stemLanguages[int(opts>>2&7)%len(stemLanguages)],
+			Language:      StemLanguages[int(opts>>2&7)%len(StemLanguages)],
 			LowerCase:     bit(5), Stem: bit(6), RemoveStopWords: bit(7), ASCIIFolding: bit(8), WithPosition: bit(9),
 			MaxTokenLength: &n,
 		}
-		a, err := newAnalyzer(p)
+		a, err := NewAnalyzer(p)
 		if err != nil {
 			t.Fatalf("%+v: %v", p, err)
 		}
-		terms := a.terms(text)
+		terms := a.Terms(text)
 		for _, term := range terms {
 			switch {
 			case term == "":
@@ -43,10 +43,10 @@ func FuzzAnalyzer(f *testing.F) {
 				t.Fatalf("%+v: term %q is longer than %d bytes", a, term, a.MaxTokenLength)
 			}
 		}
-		if again := a.terms(text); !slices.Equal(again, terms) {
+		if again := a.Terms(text); !slices.Equal(again, terms) {
 			t.Fatalf("%+v: %q analysed to %q, then to %q", a, text, terms, again)
 		}
-		if stored := a.storedTerms(strings.Join(terms, " ")); !slices.Equal(stored, terms) {
+		if stored := a.StoredTerms(strings.Join(terms, " ")); !slices.Equal(stored, terms) {
 			t.Fatalf("%+v: terms %q are stored as %q", a, terms, stored)
 		}
 	})
