@@ -10,7 +10,7 @@ ARGS    ?=
 all: build
 
 ## generate: regenerate gen/: the API code from openapi.yaml, the vector
-## kernels of gen/simd with tools/simdgen (a module of its own, for avo)
+## kernels of gen/simd with tools/simdgen (avo); both are go.mod tools
 generate:
 	$(GO) generate ./gen/...
 
@@ -38,7 +38,6 @@ lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^gen/')); \
 	  test -z "$$unformatted" || { echo "not gofmt-formatted:" $$unformatted >&2; exit 1; }
 	$(GO) vet ./...
-	cd tools/simdgen && $(GO) vet ./...
 
 ## crashtest: TRIALS crash trials (default 100): kill -9 a real server during
 ## concurrent writes, restart it, check every acknowledged write and that the

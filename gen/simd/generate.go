@@ -5,4 +5,4 @@
 // pure-Go equivalent for other CPUs.
 package simd
 
-//go:generate go run -C ../../tools/simdgen . -out ../../gen/simd/nearest_amd64.s -stubs ../../gen/simd/nearest_amd64.go -pkg simd
+//go:generate go tool simdgen -out nearest_amd64.s -stubs nearest_amd64.go -pkg simd

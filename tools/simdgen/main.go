@@ -1,9 +1,10 @@
 // Command simdgen writes the amd64 assembly of package gen/simd with avo:
 //
-//	go run . -out ../../gen/simd/nearest_amd64.s -stubs ../../gen/simd/nearest_amd64.go -pkg simd
+//	go tool simdgen -out nearest_amd64.s -stubs nearest_amd64.go -pkg simd
 //
-// `make generate` runs it (see gen/simd/generate.go); never edit its output
-// by hand.
+// It is a tool of the module (go.mod's tool directive), so avo is pinned
+// at the version go.mod requires; `make generate` runs it in gen/simd (see
+// gen/simd/generate.go). Never edit its output by hand.
 package main
 
 import (
