@@ -21,7 +21,7 @@ import (
 	"runtime"
 	"time"
 
-	"modernc.org/sqlite" // the "sqlite" driver
+	_ "modernc.org/sqlite" // the "sqlite" driver
 )
 
 // Options tune how the database is opened.
@@ -80,12 +80,6 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	// Commits sync the WAL with fdatasync(2) where the system has it: it
-	// makes the data and the file size durable as fsync(2) does, without
-	// the timestamp update that costs a commit a journal commit on ext4
-	// (SQLite's own builds use it; the transpiled library defaults to
-	// fsync). Process-wide; unavailable (macOS, Windows) leaves fsync.
-	_, _ = sqlite.Fdatasync(true)
 	writer, err := sql.Open("sqlite", dsn(path, opts.Synchronous, roleWriter))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open writer: %w", err)
