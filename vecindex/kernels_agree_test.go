@@ -51,25 +51,59 @@ func TestNearestKernelsAgree(t *testing.T) {
 	}
 }
 
-// TestBuildKernelsAgree builds indexes of each kind that trains k-means or
-// PQ with the assembly kernel and with the Go fallback, on clustered data,
-// and checks that the two indexes are the same, byte for byte.
-func TestBuildKernelsAgree(t *testing.T) {
-	if !nearestKernel {
-		t.Skip("this CPU does not run the assembly kernel (AVX2 and FMA)")
+// TestL2KernelsAgree checks that simd.L2Bounded returns what l2BoundedGo
+// does, bit for bit, for every length up to 70 values (whole groups of 16
+// and 4 and the rest) and limits that stop it early, late or never.
+func TestL2KernelsAgree(t *testing.T) {
+	if !l2Kernel {
+		t.Skip("no assembly kernel for l2Bounded on this CPU")
 	}
+	rng := rand.New(rand.NewPCG(9, 10))
+	for n := range 71 {
+		for range 20 {
+			a, b := make([]float32, n), make([]float32, n+3)
+			for i := range a {
+				a[i] = float32(rng.NormFloat64() * 2)
+			}
+			for i := range b {
+				b[i] = float32(rng.NormFloat64() * 2)
+			}
+			full := l2BoundedGo(a, b, inf)
+			for _, limit := range []float32{inf, full, full * 0.5, full * 0.9, 0, -1, float32(math.NaN())} {
+				got, ok := l2BoundedAsm(a, b[:n], limit)
+				want := l2BoundedGo(a, b, limit)
+				if !ok || math.Float32bits(got) != math.Float32bits(want) {
+					t.Fatalf("%d values, limit %v: assembly %v, Go %v", n, limit, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestBuildKernelsAgree builds an index of each kind with the assembly
+// kernels and with the Go fallbacks (the run-time switches nearestKernel
+// and l2Kernel), on clustered data, and checks that the two are the same,
+// byte for byte.
+func TestBuildKernelsAgree(t *testing.T) {
+	haveNearest, haveL2 := nearestKernel, l2Kernel
+	if !haveNearest && !haveL2 {
+		t.Skip("this CPU runs no assembly kernel")
+	}
+	defer func() { nearestKernel, l2Kernel = haveNearest, haveL2 }()
 	vs := clustered(41, 2000, 32, 24)
 	for _, p := range []Params{
 		{Kind: IVFFlat, NumPartitions: 16, Seed: 3},
 		{Kind: IVFPQ, NumPartitions: 16, NumSubVectors: 8, Seed: 3},
 		{Kind: IVFSQ, NumPartitions: 16, Seed: 3},
+		{Kind: IVFHNSWSQ, NumPartitions: 2, Seed: 3},
+		{Kind: IVFHNSWPQ, NumPartitions: 2, NumSubVectors: 8, Seed: 3},
 	} {
 		t.Run(fmt.Sprint(p.Kind), func(t *testing.T) {
 			var built [2][]byte
-			for i, useKernel := range []bool{true, false} {
-				nearestKernel = useKernel
+			for i, useKernels := range []bool{true, false} {
+				nearestKernel, l2Kernel = haveNearest && useKernels, haveL2 && useKernels
 				ix, err := Build(context.Background(), p, vs)
-				nearestKernel = true
+				nearestKernel, l2Kernel = haveNearest, haveL2
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -78,7 +112,7 @@ func TestBuildKernelsAgree(t *testing.T) {
 				}
 			}
 			if !bytes.Equal(built[0], built[1]) {
-				t.Errorf("the index built with the assembly kernel differs from the one built in Go")
+				t.Errorf("the index built with the assembly kernels differs from the one built in Go")
 			}
 		})
 	}

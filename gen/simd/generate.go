@@ -5,4 +5,4 @@
 // pure-Go equivalent for other CPUs.
 package simd
 
-//go:generate go tool simdgen -out nearest_amd64.s -stubs nearest_amd64.go -pkg simd
+//go:generate go tool simdgen -out kernels_amd64.s -stubs kernels_amd64.go -pkg simd

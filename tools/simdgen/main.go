@@ -1,6 +1,6 @@
 // Command simdgen writes the amd64 assembly of package gen/simd with avo:
 //
-//	go tool simdgen -out nearest_amd64.s -stubs nearest_amd64.go -pkg simd
+//	go tool simdgen -out kernels_amd64.s -stubs kernels_amd64.go -pkg simd
 //
 // It is a tool of the module (go.mod's tool directive), so avo is pinned
 // at the version go.mod requires; `make generate` runs it in gen/simd (see
@@ -23,6 +23,7 @@ var panelWidths = []int{8, 4, 2, 1}
 func main() {
 	ConstraintExpr("amd64")
 	l2Nearest()
+	l2Bounded()
 	Generate()
 }
 
@@ -129,5 +130,90 @@ func l2Nearest() {
 	out("first", m1)
 	out("second", m2)
 	VZEROUPPER()
+	RET()
+}
+
+// l2Bounded emits L2Bounded, the squared euclidean distance of two vectors
+// with SSE, which every amd64 CPU has. It computes exactly what vecindex's
+// Go version does, operation for operation: lane k of one register sums,
+// in order, the squared differences of the dimensions k, k+4, k+8, ... of
+// the whole groups of 4 (a multiply, then an add: no fused multiply-add,
+// which rounds once where Go rounds twice), lane 0 then the rest one by
+// one, and the result is (s0+s1)+(s2+s3). After each 16 dimensions that
+// sum is compared with limit, and returned when it exceeds it.
+func l2Bounded() {
+	TEXT("L2Bounded", NOSPLIT, "func(a, b []float32, limit float32) float32")
+	Pragma("noescape")
+	Doc(
+		"L2Bounded returns the squared euclidean distance of a and b over len(a)",
+		"values, or, as soon as the distance is known to exceed limit, a partial",
+		"sum greater than limit, checked after every 16 values. Lane k of the",
+		"sum adds the squares of the differences of values k, k+4, k+8, ... of",
+		"the whole groups of 4, lane 0 then those of the last len(a)%4 values,",
+		"and the result is (s0+s1)+(s2+s3), each square rounded before it is",
+		"added. b must hold at least len(a) values. It needs SSE only.",
+	)
+	ap := Load(Param("a").Base(), GP64())
+	n := Load(Param("a").Len(), GP64())
+	bp := Load(Param("b").Base(), GP64())
+	limit := Load(Param("limit"), XMM())
+	s, d, h, u := XMM(), XMM(), XMM(), XMM()
+	XORPS(s, s)
+
+	// hsum sets h to (s0+s1)+(s2+s3).
+	hsum := func() {
+		MOVAPS(s, h)
+		SHUFPS(U8(0xb1), h, h) // s1 s0 s3 s2
+		ADDPS(s, h)            // s0+s1 s1+s0 s2+s3 s3+s2
+		MOVHLPS(h, u)          // s2+s3 in lane 0
+		ADDSS(u, h)
+	}
+	group := func(disp int) {
+		MOVUPS(Mem{Base: ap, Disp: disp}, d)
+		MOVUPS(Mem{Base: bp, Disp: disp}, u)
+		SUBPS(u, d)
+		MULPS(d, d)
+		ADDPS(d, s)
+	}
+
+	Label("sixteen")
+	CMPQ(n, U32(16))
+	JL(LabelRef("four"))
+	for j := range 4 {
+		group(16 * j)
+	}
+	ADDQ(U32(64), ap)
+	ADDQ(U32(64), bp)
+	SUBQ(U32(16), n)
+	hsum()
+	UCOMISS(limit, h)
+	JA(LabelRef("ret"))
+	JMP(LabelRef("sixteen"))
+
+	Label("four")
+	CMPQ(n, U32(4))
+	JL(LabelRef("one"))
+	group(0)
+	ADDQ(U32(16), ap)
+	ADDQ(U32(16), bp)
+	SUBQ(U32(4), n)
+	JMP(LabelRef("four"))
+
+	Label("one")
+	TESTQ(n, n)
+	JZ(LabelRef("sum"))
+	MOVSS(Mem{Base: ap}, d)
+	SUBSS(Mem{Base: bp}, d)
+	MULSS(d, d)
+	ADDSS(d, s)
+	ADDQ(U32(4), ap)
+	ADDQ(U32(4), bp)
+	DECQ(n)
+	JMP(LabelRef("one"))
+
+	Label("sum")
+	hsum()
+	Label("ret")
+	Store(h, ReturnIndex(0))
 	RET()
 }
