@@ -5,7 +5,7 @@ GO      ?= go
 BIN     := bin/lancens
 ARGS    ?=
 
-.PHONY: all generate check-generated build run test lint bench node-deps fuzz crashtest postgres
+.PHONY: all generate check-generated build run test lint bench node-deps versitygw fuzz crashtest postgres
 
 all: build
 
@@ -29,7 +29,7 @@ run: build
 
 ## test: run every test: Go tests, then the end-to-end tests of node/e2e,
 ## which drive a real lancens with the LanceDB Node SDK
-test: node-deps postgres build
+test: node-deps postgres versitygw build
 	$(GO) test ./...
 	cd node && LANCENS_BIN=$(CURDIR)/$(BIN) node --test e2e/
 
@@ -83,8 +83,17 @@ node-deps: node/node_modules/.package-lock.json
 node/node_modules/.package-lock.json: node/package.json node/package-lock.json
 	cd node && npm ci --no-audit --no-fund
 
-## bench: benchmarks against peers measured in the same run (SUITES=catalog,data,search)
-SUITES ?= catalog,data,search
+## versitygw: install the Versity S3 Gateway the object-storage tests run
+## against (skipped when it is already there; about 3 minutes cold)
+VERSITYGW_VERSION := v1.8.0
+VERSITYGW         := $(HOME)/.cache/lancens/bin/versitygw
+versitygw: $(VERSITYGW)
+$(VERSITYGW):
+	GOBIN=$(dir $(VERSITYGW)) $(GO) install github.com/versity/versitygw/cmd/versitygw@$(VERSITYGW_VERSION)
+
+## bench: benchmarks against peers measured in the same run
+## (SUITES=catalog,data,search,objectstore)
+SUITES ?= catalog,data,search,objectstore
 SCALE  ?= 1
-bench: node-deps postgres
+bench: node-deps postgres versitygw
 	$(GO) run ./cmd/lancens-bench -suite $(SUITES) -scale $(SCALE)

@@ -22,17 +22,29 @@ type CommitStore interface {
 }
 
 // Manifests puts the manifests Lance clients stage under their final
-// names; *warehouse.Warehouse is one.
+// names, on local disk or on object storage; *warehouse.Warehouse is one.
 type Manifests interface {
-	// PlanManifest checks a staged manifest and says where it goes; it
-	// returns InvalidInput (13) for one the warehouse refuses.
-	PlanManifest(location, stagedPath, branch string, v int64, scheme warehouse.NamingScheme) (warehouse.ManifestPlan, error)
-	// Publish puts a planned manifest in place, replacing a file an
-	// earlier failed attempt left when replace is set; without it, an
-	// existing file is ConcurrentModification (14).
-	Publish(p warehouse.ManifestPlan, replace bool) (*warehouse.Manifest, error)
-	// Discard removes a published manifest whose version was refused.
-	Discard(m *warehouse.Manifest) error
+	// Reaches reports whether lancens publishes the manifests of the
+	// table at location (on local disk, or on the warehouse's object
+	// store).
+	Reaches(location string) bool
+	// Prepare checks a staged manifest and returns its publication, nil
+	// for a table whose files lancens does not reach (the staged path is
+	// recorded as given); it returns InvalidInput (13) for one the
+	// warehouse refuses, and reads and writes nothing.
+	Prepare(location, stagedPath, branch string, v int64, scheme warehouse.NamingScheme) (*warehouse.Publication, error)
+	// Publish puts a prepared manifest at its final name with a
+	// conditional write; a different file there, left by an earlier
+	// failed attempt, is replaced only with replaceOrphan (and, on object
+	// storage, only if lancens published it), otherwise it is
+	// ConcurrentModification (14). A store failure is ServiceUnavailable
+	// (17) or Internal (18).
+	Publish(ctx context.Context, p *warehouse.Publication, replaceOrphan bool) error
+	// Settle removes the staged manifest once the version is recorded.
+	Settle(ctx context.Context, p *warehouse.Publication) error
+	// Discard removes a published manifest whose version was refused, if
+	// it is still the one Publish wrote.
+	Discard(ctx context.Context, p *warehouse.Publication) error
 }
 
 // Committer coordinates version commits of external tables: it turns the
@@ -40,14 +52,23 @@ type Manifests interface {
 // records the version, so that the two never disagree.
 //
 // The store decides whether a commit happens (put-if-not-exists, strict
-// chain); the final manifest is put in place before the record, under a lock
-// per table location, and removed again when the record is refused. A final
-// manifest of a version that has no record is never trusted: the next
-// commit of that version replaces it. When several processes share the
-// store (replicas on PostgreSQL), the lock of a location on local disk is
-// also the store's, which every replica respects: otherwise two replicas
-// could each publish a manifest for one version, and the loser replace or
-// remove the winner's.
+// chain); the final manifest is put in place before the record, with a
+// conditional write (put-if-absent), under a lock per table location, and
+// removed again when the record is refused; the staged manifest goes once
+// the record is committed. A final manifest of a version that has no
+// record is never trusted: the next commit of that version replaces it,
+// unless it holds the very content being committed — on object storage
+// only when lancens published it, so a manifest another writer put in the
+// bucket is never overwritten. When several
+// processes share the store (replicas on PostgreSQL), the lock of a
+// location whose manifests lancens publishes (on local disk or on the
+// warehouse's object store) is also the store's, which every replica
+// respects: otherwise two replicas could each publish a manifest for one
+// version, and the loser replace or remove the winner's. (A SQLite store
+// is served by one process only, which holds an OS lock on it, so this
+// process's lock covers every commit.) The conditional put alone already
+// lets only one of racing first publications through; the lock is what
+// makes replacing or removing a manifest safe.
 type Committer struct {
 	store     CommitStore
 	manifests Manifests
@@ -75,23 +96,24 @@ func NewCommitter(st CommitStore, m Manifests, log *slog.Logger) *Committer {
 
 // lock takes the commit locks of the given locations, in a fixed order, and
 // returns the function that releases them: this process's, and, for
-// locations on local disk, the shared store's. It returns the error of the
-// shared store's locks (ctx's when ctx ends first).
+// locations whose manifests lancens publishes, the shared store's. It
+// returns the error of the shared store's locks (ctx's when ctx ends
+// first).
 func (m *Committer) lock(ctx context.Context, locations []string) (func(), error) {
 	unlock := m.lockHere(locations)
 	if m.shared == nil {
 		return unlock, nil
 	}
-	var local []string
+	var reached []string
 	for _, loc := range locations {
-		if _, ok := warehouse.LocalPath(loc); ok {
-			local = append(local, loc)
+		if m.manifests.Reaches(loc) {
+			reached = append(reached, loc)
 		}
 	}
-	if len(local) == 0 {
+	if len(reached) == 0 {
 		return unlock, nil
 	}
-	unlockShared, err := m.shared.LockLocations(ctx, local)
+	unlockShared, err := m.shared.LockLocations(ctx, reached)
 	if err != nil {
 		unlock()
 		return nil, err
@@ -144,25 +166,24 @@ type pendingCommit struct {
 	// newTable is set when the batch itself declares the table, which so
 	// has no versions yet.
 	newTable bool
-	// published is the manifest put in place for this commit, if any.
-	published *warehouse.Manifest
+	// published is the final manifest put in place for this commit, if
+	// any.
+	published *warehouse.Publication
 }
 
 // prepare puts the staged manifest of a commit whose version is not
-// recorded yet at its final name, and fills in the paths to record (see
-// Manifests.PlanManifest). It returns the planning's and the publishing's
-// errors, and touches nothing when the plan is refused.
+// recorded yet at its final name, and fills in the path, size and entity
+// tag to record (see Manifests.Prepare). It returns the preparing's and the
+// publishing's errors, and touches nothing when the staged manifest is
+// refused.
 func (m *Committer) prepare(ctx context.Context, p *pendingCommit) error {
 	c := p.commit
 	c.ManifestPath = c.StagedPath
-	plan, err := m.manifests.PlanManifest(p.location, c.StagedPath, c.Branch, c.Version, p.scheme)
-	if err != nil {
+	pub, err := m.manifests.Prepare(p.location, c.StagedPath, c.Branch, c.Version, p.scheme)
+	if err != nil || pub == nil {
 		return err
 	}
-	c.ManifestPath = plan.Path
-	if !plan.Pending() {
-		return nil
-	}
+	c.ManifestPath = pub.ManifestPath
 	if !p.newTable {
 		_, err := m.store.DescribeVersion(ctx, p.id, c.Branch, &c.Version)
 		if !errors.Is(err, store.ErrTableVersionNotFound) {
@@ -172,26 +193,61 @@ func (m *Committer) prepare(ctx context.Context, p *pendingCommit) error {
 			return nil
 		}
 	}
-	man, err := m.manifests.Publish(plan, !p.newTable)
-	if err != nil {
+	if err := m.manifests.Publish(ctx, pub, !p.newTable); err != nil {
 		return err
 	}
-	p.published = man
-	c.ManifestSize = &man.Size
+	p.published = pub
+	c.ManifestSize = &pub.Size
+	if pub.ETag != "" {
+		c.ETag = &pub.ETag
+	}
 	return nil
 }
 
-// discard removes the final manifests published for commits that were
-// then refused.
-func (m *Committer) discard(pending []*pendingCommit) {
+// finish ends the publications of commits: for recorded ones the staged
+// manifests go, for refused ones the final manifests published for them —
+// unless the store holds the version with that manifest after all: a
+// commit can land although its answer was lost (a request cancelled while
+// PostgreSQL commits), and removing its manifest would lose the version.
+func (m *Committer) finish(ctx context.Context, pending []*pendingCommit, recorded bool) {
+	ctx = context.WithoutCancel(ctx)
 	for _, p := range pending {
 		if p.published == nil {
 			continue
 		}
-		if err := m.manifests.Discard(p.published); err != nil {
-			m.log.Warn("remove manifest file", slog.String("path", p.published.LocalPath), slog.Any("error", err))
+		if recorded {
+			if err := m.manifests.Settle(ctx, p.published); err != nil {
+				m.log.Warn("remove staged manifest", slog.String("location", p.location), slog.Any("error", err))
+			}
+			continue
+		}
+		if m.recorded(ctx, p) {
+			m.log.Warn("a refused commit's version is recorded with its manifest: keeping the manifest",
+				slog.String("location", p.location), slog.Int64("version", p.commit.Version))
+			continue
+		}
+		if err := m.manifests.Discard(ctx, p.published); err != nil {
+			m.log.Warn("remove final manifest", slog.String("location", p.location), slog.Any("error", err))
 		}
 	}
+}
+
+// recorded reports whether the store holds the version of p with the
+// manifest p published. When the store cannot tell, it reports true: a
+// manifest left in place is replaced by the next commit of the version,
+// a removed one cannot be brought back.
+func (m *Committer) recorded(ctx context.Context, p *pendingCommit) bool {
+	c := p.commit
+	v, err := m.store.DescribeVersion(ctx, p.id, c.Branch, &c.Version)
+	switch {
+	case errors.Is(err, store.ErrTableVersionNotFound), errors.Is(err, store.ErrTableNotFound),
+		store.ErrorCode(err) == store.CodeTableBranchNotFound:
+		return false
+	case err != nil:
+		return true
+	}
+	pub := p.published
+	return v.ManifestPath == pub.ManifestPath && (pub.ETag == "" || v.ETag != nil && *v.ETag == pub.ETag)
 }
 
 // Commit records version c of table id, whose final manifest is named by
@@ -213,9 +269,7 @@ func (m *Committer) Commit(ctx context.Context, id []string, c store.VersionComm
 		return nil, "", err
 	}
 	v, txID, err := m.store.CommitVersion(ctx, id, c)
-	if err != nil {
-		m.discard([]*pendingCommit{p})
-	}
+	m.finish(ctx, []*pendingCommit{p}, err == nil)
 	return v, txID, err
 }
 
@@ -253,13 +307,11 @@ func (m *Committer) CommitBatch(ctx context.Context, ops []store.BatchOperation,
 	defer unlock()
 	for _, p := range pending {
 		if err := m.prepare(ctx, p); err != nil {
-			m.discard(pending)
+			m.finish(ctx, pending, false)
 			return nil, "", err
 		}
 	}
 	results, txID, err := m.store.CommitBatch(ctx, ops)
-	if err != nil {
-		m.discard(pending)
-	}
+	m.finish(ctx, pending, err == nil)
 	return results, txID, err
 }

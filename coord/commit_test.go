@@ -1,6 +1,7 @@
 package coord_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -243,6 +244,40 @@ func TestCommitBatchDiscards(t *testing.T) {
 		if got := final(t, loc, 1); got != want {
 			t.Fatalf("manifest in %s: %q, want %q", loc, got, want)
 		}
+	}
+}
+
+// lostAnswer is a store whose version commits land but answer an error,
+// as a PostgreSQL commit does when the request is cancelled while the
+// database commits.
+type lostAnswer struct{ *sqlite.DB }
+
+func (s lostAnswer) CommitVersion(ctx context.Context, id []string, c store.VersionCommit) (*store.TableVersion, string, error) {
+	if _, _, err := s.DB.CommitVersion(ctx, id, c); err != nil {
+		return nil, "", err
+	}
+	return nil, "", context.Canceled
+}
+
+// TestCommitKeepsManifestOfLandedRecord commits through a store that loses
+// the answer of a commit that landed: the version is recorded, so its final
+// manifest stays (removing it would lose the version), and a retry gets the
+// record.
+func TestCommitKeepsManifestOfLandedRecord(t *testing.T) {
+	e := newEnv(t, sqlite.Options{})
+	ctx := t.Context()
+	loc := e.declare(t, "t")
+	c := coord.NewCommitter(lostAnswer{e.db}, e.wh, slog.New(slog.DiscardHandler))
+	staged := stage(t, loc, 1, "landed")
+	if _, _, err := c.Commit(ctx, []string{"t"}, commit(1, staged), warehouse.NamingV2); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Commit = %v, want the lost answer", err)
+	}
+	if got := final(t, loc, 1); got != "landed" {
+		t.Fatalf("final manifest of a recorded version: %q, want %q", got, "landed")
+	}
+	v, _, err := e.c.Commit(ctx, []string{"t"}, commit(1, staged), warehouse.NamingV2)
+	if err != nil || v.Version != 1 {
+		t.Fatalf("retry = %+v, %v", v, err)
 	}
 }
 

@@ -14,8 +14,9 @@ type JobStore interface {
 
 // DataRemover deletes the data of tables; *warehouse.Warehouse is one.
 type DataRemover interface {
-	// Remove deletes the directory at location.
-	Remove(location string) error
+	// Remove deletes the files at location: a directory, or every object
+	// under an object-store prefix.
+	Remove(ctx context.Context, location string) error
 }
 
 // RegisterStoreJobs registers the handlers of the job kinds the store
@@ -24,8 +25,8 @@ type DataRemover interface {
 // data deletions are not registered, and stay queued.
 func RegisterStoreJobs(r *Runner, st JobStore, wh DataRemover) {
 	if wh != nil {
-		r.Register(store.JobDeleteTableData, Decode(func(_ context.Context, p store.DeleteTableData) error {
-			return wh.Remove(p.Location)
+		r.Register(store.JobDeleteTableData, Decode(func(ctx context.Context, p store.DeleteTableData) error {
+			return wh.Remove(ctx, p.Location)
 		}))
 	}
 	r.Register(store.JobBackfillColumn, Decode(func(ctx context.Context, p store.BackfillColumn) error {

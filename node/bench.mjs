@@ -1,5 +1,6 @@
 // Benchmark peer: runs the workloads of `make bench` on LanceDB embedded
-// (local mode) and prints one JSON object of measurements on stdout.
+// (local mode, or on S3 directly and in namespace mode for the object-store
+// suite) and prints one JSON object of measurements on stdout.
 //
 //   node bench.mjs <workload> <json arguments>
 import * as lancedb from "@lancedb/lancedb";
@@ -152,6 +153,25 @@ Object.assign(workloads, {
       }
     }
     return { buildMs, lat, rows };
+  },
+});
+
+Object.assign(workloads, {
+  // Appends `commits` batches of `rows` rows to a new table on S3, one
+  // commit each, and returns each append's latency: through a namespace
+  // (lancens coordinating the commits, handing out the storage options) or
+  // straight to the bucket with Lance's own S3 commit.
+  async s3commits({ namespace, uri, storageOptions, table, rows, commits }) {
+    const db = namespace
+      ? await lancedb.connectNamespace("rest", { uri: namespace })
+      : await lancedb.connect(uri, { storageOptions });
+    const batch = (start) => Array.from({ length: rows }, (_, i) => ({ id: start + i, vector: [i, 1, 0, 0], name: `row ${start + i}` }));
+    const tbl = await db.createTable(table, batch(0), { mode: "overwrite" });
+    await tbl.add(batch(rows)); // warm up
+    const lat = await times(commits, (i) => tbl.add(batch((i + 2) * rows)));
+    const expected = (commits + 2) * rows;
+    if (await tbl.countRows() !== expected) throw new Error(`${table}: ${await tbl.countRows()} rows, want ${expected}`);
+    return { lat };
   },
 });
 

@@ -16,6 +16,7 @@ import (
 	"github.com/lancens/lancens/coord"
 	"github.com/lancens/lancens/gen"
 	"github.com/lancens/lancens/store"
+	"github.com/lancens/lancens/vend"
 	"github.com/lancens/lancens/warehouse"
 )
 
@@ -27,6 +28,10 @@ type Config struct {
 	Store Catalog
 	// Warehouse is where declared tables get their locations. Required.
 	Warehouse *warehouse.Warehouse
+	// Vendor decides the storage options answered for tables on the
+	// warehouse's object store (declare, describe); nil answers only the
+	// options recorded with each table.
+	Vendor *vend.Vendor
 	// JobsQueued wakes the background job runner; pass the signal whose
 	// Notify the store calls when it queues a job (for example
 	// sqlite.Options.OnJobQueued). Without it the runner looks for jobs

@@ -1,7 +1,9 @@
 package server
 
 import (
+	"context"
 	"errors"
+	"maps"
 	"net/http"
 	"strings"
 
@@ -9,6 +11,7 @@ import (
 
 	"github.com/lancens/lancens/gen"
 	"github.com/lancens/lancens/store"
+	"github.com/lancens/lancens/vend"
 	"github.com/lancens/lancens/warehouse"
 )
 
@@ -95,14 +98,36 @@ func (s *Server) declaration(id []string, req gen.DeclareTableRequest) (store.Ta
 	return decl, nil
 }
 
-func declareResponse(t *store.Table, txID string) gen.DeclareTableResponse {
+func declareResponse(t *store.Table, storageOptions map[string]string, txID string) gen.DeclareTableResponse {
 	return gen.DeclareTableResponse{
 		Location:          &t.Location,
-		StorageOptions:    &t.StorageOptions,
+		StorageOptions:    &storageOptions,
 		Properties:        &t.Properties,
 		ManagedVersioning: &t.ManagedVersioning,
 		TransactionId:     optional(txID),
 	}
+}
+
+// storageOptions returns the storage options to answer for a table at
+// location: those recorded with it, overlaid, when the location is on the
+// warehouse's object store, with what the vendor hands out. credentials is
+// the client's vend_credentials: nil lets the vending mode decide, false
+// asks for no credentials. Returns ServiceUnavailable (17) when vending
+// fails.
+func (s *Server) storageOptions(ctx context.Context, location string, recorded map[string]string, credentials *bool) (map[string]string, error) {
+	out := maps.Clone(recorded)
+	if out == nil {
+		out = map[string]string{}
+	}
+	if s.cfg.Vendor == nil || !s.warehouse.OnObjectStore(location) {
+		return out, nil
+	}
+	vended, err := s.cfg.Vendor.Options(ctx, location, vend.ReadWrite, boolOr(credentials, true))
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(out, vended)
+	return out, nil
 }
 
 // DeclareTable handles POST /v1/table/{id}/declare.
@@ -119,11 +144,17 @@ func (s *Server) DeclareTable(c echo.Context, _ gen.Id, p gen.DeclareTableParams
 	if err != nil {
 		return err
 	}
+	// Vended before the declaration commits: a vending failure leaves
+	// nothing declared.
+	opts, err := s.storageOptions(c.Request().Context(), decl.Location, nil, req.VendCredentials)
+	if err != nil {
+		return err
+	}
 	t, txID, err := s.store.DeclareTable(c.Request().Context(), id, decl)
 	if err != nil {
 		return err
 	}
-	return ok(c, declareResponse(t, txID))
+	return ok(c, declareResponse(t, opts, txID))
 }
 
 // RegisterTable handles POST /v1/table/{id}/register. The location must lie
@@ -217,7 +248,11 @@ func (s *Server) DescribeTable(c echo.Context, _ gen.Id, p gen.DescribeTablePara
 	}
 	var resp describeTableResponse
 	r := &resp.DescribeTableResponse
-	r.Location, r.Properties, r.StorageOptions, r.ManagedVersioning = &t.Location, &t.Properties, &t.StorageOptions, &t.ManagedVersioning
+	opts, err := s.storageOptions(ctx, t.Location, t.StorageOptions, req.VendCredentials)
+	if err != nil {
+		return err
+	}
+	r.Location, r.Properties, r.StorageOptions, r.ManagedVersioning = &t.Location, &t.Properties, &opts, &t.ManagedVersioning
 	detailed := boolOr(p.LoadDetailedMetadata, boolOr(req.LoadDetailedMetadata, false))
 	if boolOr(p.WithTableUri, boolOr(req.WithTableUri, false)) {
 		r.TableUri = ptr(warehouse.TableURI(t.Location))

@@ -188,11 +188,19 @@ func (s *Server) BatchCommitTables(c echo.Context, _ gen.BatchCommitTablesParams
 	}
 	ops := make([]store.BatchOperation, len(req.Operations))
 	schemes := make([]warehouse.NamingScheme, len(req.Operations))
+	// The storage options of declared tables, vended before the batch
+	// commits: a vending failure leaves nothing committed.
+	vended := make([]map[string]string, len(req.Operations))
 	for i, op := range req.Operations {
 		var err error
 		ops[i], schemes[i], err = s.batchOperation(op)
 		if err != nil {
 			return invalidInput("operation %d: %s", i, store.ErrorMessage(err))
+		}
+		if d := ops[i].Declare; d != nil {
+			if vended[i], err = s.storageOptions(c.Request().Context(), d.Location, nil, op.DeclareTable.VendCredentials); err != nil {
+				return err
+			}
 		}
 	}
 	results, txID, err := s.commits.CommitBatch(c.Request().Context(), ops, schemes)
@@ -204,7 +212,7 @@ func (s *Server) BatchCommitTables(c echo.Context, _ gen.BatchCommitTablesParams
 		op := req.Operations[i]
 		switch {
 		case op.DeclareTable != nil:
-			resp := declareResponse(r.Table, txID)
+			resp := declareResponse(r.Table, vended[i], txID)
 			out[i].DeclareTable = &resp
 		case op.CreateTableVersion != nil:
 			v := apiVersion(r.Version)

@@ -1,32 +1,23 @@
 package warehouse
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"net/url"
-	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
+	"github.com/lancens/lancens/objstore"
 	"github.com/lancens/lancens/store"
 )
 
-// Manifest is a finalised manifest file of one table version.
-type Manifest struct {
-	// LocalPath is its path on disk.
-	LocalPath string
-	// ObjectPath is the path Lance clients use for it: the absolute path
-	// without its leading "/" (an object-store path on the local store).
-	ObjectPath string
-	Size       int64
-	// tableDir is the location of its table.
-	tableDir string
-	// file identifies the file published, so that Discard removes it and
-	// nothing that replaced it.
-	file os.FileInfo
-}
+// MaxManifestBytes bounds the manifests lancens publishes, which it reads
+// whole when publishing on object storage.
+const MaxManifestBytes = 256 << 20
 
 // NamingScheme says how the final manifest file of a version is named.
 type NamingScheme int
@@ -65,94 +56,96 @@ func ObjectPath(localPath string) string {
 // ManifestPath returns where the manifest of version v of a branch ("" for
 // main) of the table at tableDir lives once finalised.
 func ManifestPath(tableDir, branch string, v int64, scheme NamingScheme) string {
-	dir := tableDir
+	return filepath.Join(tableDir, filepath.FromSlash(manifestKey(branch, v, scheme)))
+}
+
+// manifestKey returns the path of a final manifest inside its table's
+// location.
+func manifestKey(branch string, v int64, scheme NamingScheme) string {
 	if branch != "" {
-		dir = filepath.Join(tableDir, "tree", filepath.FromSlash(branch))
+		return path.Join("tree", branch, "_versions", scheme.ManifestFileName(v))
 	}
-	return filepath.Join(dir, "_versions", scheme.ManifestFileName(v))
+	return path.Join("_versions", scheme.ManifestFileName(v))
 }
 
-// ManifestPlan says where the manifest a client staged for a version goes
-// (see PlanManifest).
-type ManifestPlan struct {
-	// Path is the manifest path to record for the version.
-	Path string
-	// tableDir, staged and final are the move that puts the staged
-	// manifest at Path; final is "" when there is none to make.
-	tableDir, staged, final string
+// tableFiles is how lancens reaches the files of one table.
+type tableFiles struct {
+	bucket objstore.Bucket
+	// dir is the table's directory on local disk, where bucket is rooted;
+	// "" on object storage.
+	dir string
+	// prefix is the key of the table's location in bucket, ending in "/":
+	// "" on local disk.
+	prefix string
+	// recordPrefix is what comes before a key in the paths Lance clients
+	// use: the table directory's object path and "/" on local disk, ""
+	// on object storage (keys are already those paths).
+	recordPrefix string
+	// bucketName is the bucket of an object-store location.
+	bucketName string
+	location   string
+	// local reports a table on local disk.
+	local bool
 }
 
-// Pending reports whether the staged manifest must still be published
-// (moved to its final name) before the version is recorded.
-func (p ManifestPlan) Pending() bool { return p.final != "" }
-
-// PlanManifest checks the manifest a client staged (stagedPath) for version
-// v of a branch of the table at location, and returns where it goes. A
-// table on remote storage records stagedPath as given, with nothing to
-// publish; a table on local disk records the final manifest path, with
-// nothing to publish when the client staged the manifest there already.
-// The staged file must lie inside the table's location, reached through no
-// symbolic link, and the location inside the warehouse or an external
-// root: otherwise it returns InvalidInput (13).
-func (w *Warehouse) PlanManifest(location, stagedPath, branch string, v int64, scheme NamingScheme) (ManifestPlan, error) {
-	dir, local := LocalPath(location)
-	if !local {
-		return ManifestPlan{Path: stagedPath}, nil
+// tableFiles returns how to reach the files of the table at location; ok
+// is false for a location lancens does not reach (on an object store the
+// warehouse is not on), whose commits are recorded as the client names
+// them.
+func (w *Warehouse) tableFiles(location string) (f tableFiles, ok bool, err error) {
+	if dir, local := LocalPath(location); local {
+		if err := w.checkTableDir(dir); err != nil {
+			return f, false, err
+		}
+		return tableFiles{bucket: objstore.NewDir(dir), dir: dir, recordPrefix: ObjectPath(dir) + "/", location: location, local: true}, true, nil
 	}
-	staged, err := StagedManifest(dir, stagedPath)
-	if err != nil {
-		return ManifestPlan{}, err
+	if !w.OnObjectStore(location) {
+		return f, false, nil
 	}
-	if err := w.CheckStaged(dir, staged); err != nil {
-		return ManifestPlan{}, err
+	u, err := url.Parse(location)
+	if err != nil || hasDotDot(u.Path) {
+		return f, false, store.Errorf(store.CodeInvalidInput, "malformed table location %q", location)
 	}
-	final := ManifestPath(dir, branch, v, scheme)
-	p := ManifestPlan{Path: ObjectPath(final)}
-	if staged != final {
-		p.tableDir, p.staged, p.final = dir, staged, final
+	if err := w.checkURI(location, u); err != nil {
+		return f, false, err
 	}
-	return p, nil
+	prefix := strings.TrimPrefix(cleanURIPath(u.Path), "/")
+	return tableFiles{bucket: w.s3.Bucket(u.Host), prefix: prefix, bucketName: u.Host, location: location}, true, nil
 }
 
-// Publish carries out a pending plan: it moves the staged manifest to its
-// final name as Finalize does, and returns the errors Finalize returns. A
-// plan with nothing pending publishes nothing and returns nil.
-func (w *Warehouse) Publish(p ManifestPlan, replace bool) (*Manifest, error) {
-	if !p.Pending() {
-		return nil, nil
-	}
-	return w.Finalize(p.tableDir, p.staged, p.final, replace)
-}
-
-// StagedManifest returns the local file a client named as the manifest it
-// staged for the table at tableDir. Lance sends an object-store path (the
-// absolute path without its leading "/"); absolute paths and file:// URIs
-// are accepted too. The file must lie inside the table's directory, by
-// name; CheckStaged looks at the file itself. Returns InvalidInput (13)
-// otherwise, and for a path with a control character or invalid UTF-8.
-func StagedManifest(tableDir, manifestPath string) (string, error) {
+// stagedKey returns the key of the manifest a client named as the one it
+// staged. Lance sends an object-store path: the absolute path without its
+// leading "/" on local disk, the key in the bucket on object storage;
+// absolute paths, file:// URIs and URIs of the table's bucket are accepted
+// too. The manifest must lie inside the table's location, by name.
+// Returns InvalidInput (13) otherwise.
+func (f tableFiles) stagedKey(manifestPath string) (string, error) {
 	if err := CheckPathText("manifest_path", manifestPath); err != nil {
 		return "", err
 	}
 	p := manifestPath
-	switch {
-	case strings.HasPrefix(p, "file://"):
+	if isURI(p) {
 		u, err := url.Parse(p)
 		if err != nil {
 			return "", store.Errorf(store.CodeInvalidInput, "malformed manifest_path %q", manifestPath)
 		}
+		switch {
+		case f.local && u.Scheme == "file" && (u.Host == "" || u.Host == "localhost"):
+		case !f.local && strings.EqualFold(u.Scheme, "s3") && u.Host == f.bucketName:
+		default:
+			return "", store.Errorf(store.CodeInvalidInput, "manifest_path %q is not inside the table location %q", manifestPath, f.location)
+		}
 		p = u.Path
-	case !strings.HasPrefix(p, "/"):
-		p = "/" + p
 	}
 	if hasDotDot(p) {
 		return "", store.Errorf(store.CodeInvalidInput, "manifest_path %q must not contain '..'", manifestPath)
 	}
-	p = filepath.Clean(filepath.FromSlash(p))
-	if !within(tableDir, p) {
-		return "", store.Errorf(store.CodeInvalidInput, "manifest_path %q is not inside the table location %q", manifestPath, tableDir)
+	p = path.Clean("/" + filepath.ToSlash(p))[1:]
+	base := strings.TrimSuffix(f.recordPrefix+f.prefix, "/")
+	if rel, ok := strings.CutPrefix(p, base+"/"); ok && rel != "" {
+		return f.prefix + rel, nil
 	}
-	return p, nil
+	return "", store.Errorf(store.CodeInvalidInput, "manifest_path %q is not inside the table location %q", manifestPath, f.location)
 }
 
 // checkTableDir checks that the local table location dir lies strictly
@@ -168,154 +161,189 @@ func (w *Warehouse) checkTableDir(dir string) error {
 	return nil
 }
 
-// checkInside checks that p, a path inside table location dir by name, is
-// reached through no symbolic link. Returns InvalidInput (13) otherwise.
-func checkInside(dir, p, what string) error {
+// checkInside checks that the file at key, inside a local table's
+// directory by name, is reached through no symbolic link. Returns
+// InvalidInput (13) otherwise.
+func (f tableFiles) checkInside(key, what string) error {
+	if !f.local {
+		return nil
+	}
+	p := filepath.Join(f.dir, filepath.FromSlash(key))
 	if err := noLinks(p); err != nil {
-		return store.Errorf(store.CodeInvalidInput, "%s %q inside table location %q: %v; lancens does not follow links in a table's location", what, ObjectPath(p), dir, err)
+		return store.Errorf(store.CodeInvalidInput, "%s %q inside table location %q: %v; lancens does not follow links in a table's location", what, ObjectPath(p), f.dir, err)
 	}
 	return nil
 }
 
-// CheckStaged checks a staged manifest (from StagedManifest) of the table
-// at tableDir without moving it: the table's location must lie inside the
-// warehouse or an external root, and neither it nor the staged file may be
-// reached through a symbolic link; the staged file, if it exists, must be a
-// regular file. Returns InvalidInput (13) otherwise.
-func (w *Warehouse) CheckStaged(tableDir, staged string) error {
-	if err := w.checkTableDir(tableDir); err != nil {
-		return err
-	}
-	if err := checkInside(tableDir, staged, "staged manifest"); err != nil {
-		return err
-	}
-	info, err := os.Lstat(staged)
-	if err == nil && !info.Mode().IsRegular() {
-		return store.Errorf(store.CodeInvalidInput, "staged manifest %q is not a regular file", ObjectPath(staged))
-	}
-	return nil
+// Publication is the publishing of the manifest a client staged for a
+// table version as that version's final manifest. Prepare makes one,
+// Publish puts the final manifest in place before the version is
+// recorded, and then Settle (recorded) or Discard (refused) ends it.
+type Publication struct {
+	// ManifestPath is the path to record for the version: the final
+	// manifest's, as Lance clients name it.
+	ManifestPath string
+	// Size is the final manifest's size once published; ETag its entity
+	// tag on object storage ("" on local disk, where Lance computes tags
+	// of its own).
+	Size int64
+	ETag string
+
+	files tableFiles
+	// tag is the final manifest's tag in the bucket, for conditions.
+	tag           string
+	staged, final string
+	// wrote is set when Publish wrote the final manifest (rather than
+	// finding it there): Discard may then remove it.
+	wrote bool
 }
 
-// Finalize moves the staged manifest of the table at tableDir to its final
-// name, durably, after the checks of CheckStaged; the final name must be
-// reached through no symbolic link either. All file operations go through a
-// handle on the table's directory, so a link swapped in meanwhile cannot
-// make them leave it. With replace, it replaces any file a failed earlier
-// attempt left there: callers pass it only while holding the table's commit
-// lock, having checked that the version has no record. Without replace, an
-// existing final file is a ConcurrentModification (14). Returns
-// InvalidInput (13) when the checks fail or the staged file does not exist.
-func (w *Warehouse) Finalize(tableDir, staged, final string, replace bool) (*Manifest, error) {
-	if err := w.CheckStaged(tableDir, staged); err != nil {
+// Prepare checks the manifest a client staged (manifestPath) for version v
+// of a branch ("" for main) of the table at location, and returns its
+// publication; nil when lancens does not reach the table's files (its
+// commits record the staged path as given). On local disk neither the
+// table's location nor the staged or final manifest may be reached through
+// a symbolic link, and the location must lie inside the warehouse or an
+// external root. Returns InvalidInput (13) otherwise, or for a staged
+// manifest outside the table's location; Prepare reads and writes nothing.
+func (w *Warehouse) Prepare(location, manifestPath, branch string, v int64, scheme NamingScheme) (*Publication, error) {
+	f, ok, err := w.tableFiles(location)
+	if err != nil || !ok {
 		return nil, err
 	}
-	if err := checkInside(tableDir, final, "final manifest"); err != nil {
-		return nil, err
-	}
-	if !within(tableDir, final) {
-		return nil, fmt.Errorf("warehouse: final manifest %q is outside %q", final, tableDir)
-	}
-	dir, err := os.OpenRoot(tableDir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, store.Errorf(store.CodeInvalidInput, "staged manifest %q does not exist", ObjectPath(staged))
-	}
+	staged, err := f.stagedKey(manifestPath)
 	if err != nil {
 		return nil, err
 	}
-	defer dir.Close()
-	relStaged, _ := filepath.Rel(tableDir, staged)
-	relFinal, _ := filepath.Rel(tableDir, final)
-	file, err := publish(dir, relStaged, relFinal, replace)
-	if errors.Is(err, fs.ErrExist) {
-		return nil, store.Errorf(store.CodeConcurrentModification, "manifest %q already exists", ObjectPath(final))
-	}
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, store.Errorf(store.CodeInvalidInput, "staged manifest %q does not exist", ObjectPath(staged))
-	}
-	if err != nil {
+	final := f.prefix + manifestKey(branch, v, scheme)
+	if err := f.checkInside(staged, "staged manifest"); err != nil {
 		return nil, err
 	}
-	return &Manifest{LocalPath: final, ObjectPath: ObjectPath(final), Size: file.Size(), tableDir: tableDir, file: file}, nil
+	if err := f.checkInside(final, "final manifest"); err != nil {
+		return nil, err
+	}
+	return &Publication{ManifestPath: f.recordPrefix + final, files: f, staged: staged, final: final}, nil
 }
 
-// errNotRegular reports a staged manifest that was replaced by something
-// other than a regular file while it was being published.
-var errNotRegular = errors.New("not a regular file")
-
-// publish moves src to dst inside dir durably: it syncs src's data, moves
-// it (rename, replacing an existing dst, with replace; otherwise a hard
-// link, which fails with an fs.ErrExist error when dst exists, then removal
-// of src), and syncs the directory. It returns the file's information.
-func publish(dir *os.Root, src, dst string, replace bool) (os.FileInfo, error) {
-	f, err := dir.Open(src)
-	if err != nil {
-		return nil, err
-	}
-	info, err := f.Stat()
-	if err == nil && !info.Mode().IsRegular() {
-		err = errNotRegular
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return nil, err
-	}
-	dstDir := filepath.Dir(dst)
-	if err := dir.MkdirAll(dstDir, 0o755); err != nil {
-		return nil, err
-	}
-	if replace {
-		err = dir.Rename(src, dst)
-	} else if err = dir.Link(src, dst); err == nil {
-		err = dir.Remove(src)
-	}
-	if err != nil {
-		return nil, err
-	}
-	// A link swapped in for the staged file after it was opened is moved
-	// as a link: take it out again rather than publish it.
-	if moved, err := dir.Lstat(dst); err != nil || !moved.Mode().IsRegular() || !os.SameFile(moved, info) {
-		_ = dir.Remove(dst)
-		return nil, fmt.Errorf("warehouse: staged manifest changed while it was published: %w", errNotRegular)
-	}
-	d, err := dir.Open(dstDir)
-	if err != nil {
-		return nil, err
-	}
-	defer d.Close()
-	return info, d.Sync()
-}
-
-// Discard removes a manifest finalised for a commit that did not happen,
-// if it is still the file Finalize published: a file put there since (by
-// another process's commit of the version) stays. A missing file is not an
-// error.
-func (w *Warehouse) Discard(m *Manifest) error {
-	dir, err := os.OpenRoot(m.tableDir)
-	if err != nil {
-		return err
-	}
-	defer dir.Close()
-	rel, err := filepath.Rel(m.tableDir, m.LocalPath)
-	if err != nil {
-		return err
-	}
-	current, err := dir.Lstat(rel)
-	if errors.Is(err, fs.ErrNotExist) {
+// Publish puts the staged manifest of p at its final name with a
+// conditional write that never replaces another writer's manifest, and
+// fills in p's Size and ETag. If the final name already holds the same
+// content (an earlier attempt of this very commit), that is kept. If it
+// holds other content, replaceOrphan says whether it may be replaced —
+// only when that exact content is still there: callers pass it only while
+// holding the table's commit lock, having checked that the version has no
+// record, so the file is a leftover of a commit that failed. On object
+// storage the leftover must moreover carry lancens' mark
+// (objstore.MetaPublishedFrom): a manifest another writer put there is
+// never replaced. Otherwise it returns ConcurrentModification (14). It returns InvalidInput (13)
+// when the staged manifest does not exist or is not a regular file, and
+// ServiceUnavailable (17) or Internal (18) when the store fails.
+func (w *Warehouse) Publish(ctx context.Context, p *Publication, replaceOrphan bool) error {
+	b := p.files.bucket
+	if p.staged == p.final {
+		info, err := b.Stat(ctx, p.final)
+		if err != nil {
+			return p.files.storeError("manifest", p.final, err)
+		}
+		p.published(info)
 		return nil
 	}
-	if err != nil {
-		return err
+	info, err := b.Publish(ctx, p.staged, p.final, "", MaxManifestBytes)
+	if errors.Is(err, objstore.ErrPrecondition) {
+		info, err = p.settleTaken(ctx, replaceOrphan)
+	} else if err == nil {
+		p.wrote = true
 	}
-	if !os.SameFile(current, m.file) {
+	if err != nil {
+		return p.files.storeError("staged manifest", p.staged, err)
+	}
+	p.published(info)
+	return nil
+}
+
+func (p *Publication) published(info objstore.Info) {
+	p.Size, p.tag = info.Size, info.ETag
+	if !p.files.local {
+		p.ETag = info.ETag
+	}
+}
+
+// settleTaken handles a final name that is already taken: kept when it
+// holds the staged content, replaced when allowed, refused otherwise.
+func (p *Publication) settleTaken(ctx context.Context, replaceOrphan bool) (objstore.Info, error) {
+	b := p.files.bucket
+	there, info, err := b.Get(ctx, p.final, MaxManifestBytes)
+	if errors.Is(err, objstore.ErrNotFound) {
+		// Gone since: another attempt removed it; try once more.
+		info, err = b.Publish(ctx, p.staged, p.final, "", MaxManifestBytes)
+		p.wrote = err == nil
+		return info, err
+	}
+	if err != nil {
+		return info, err
+	}
+	staged, _, err := b.Get(ctx, p.staged, MaxManifestBytes)
+	if err != nil {
+		return info, err
+	}
+	if bytes.Equal(there, staged) {
+		return info, nil
+	}
+	if !replaceOrphan {
+		return info, store.Errorf(store.CodeConcurrentModification, "manifest %q already exists", p.ManifestPath)
+	}
+	if !p.files.local && info.PublishedFrom == "" {
+		return info, store.Errorf(store.CodeConcurrentModification, "manifest %q exists and was not published by lancens "+
+			"(a writer outside lancens committed this version straight to the bucket); lancens never replaces it: "+
+			"remove it if it is a leftover", p.ManifestPath)
+	}
+	info, err = b.Publish(ctx, p.staged, p.final, info.ETag, MaxManifestBytes)
+	if errors.Is(err, objstore.ErrPrecondition) {
+		return info, store.Errorf(store.CodeConcurrentModification, "manifest %q changed while it was being replaced", p.ManifestPath)
+	}
+	p.wrote = err == nil
+	return info, err
+}
+
+// Discard removes the final manifest Publish wrote for a commit whose
+// record was then refused, if it still holds what Publish wrote. The
+// staged manifest stays for the client. Returns an error when the store
+// fails.
+func (w *Warehouse) Discard(ctx context.Context, p *Publication) error {
+	if !p.wrote {
 		return nil
 	}
-	if err := dir.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
+	err := p.files.bucket.Delete(ctx, p.final, p.tag)
+	if errors.Is(err, objstore.ErrPrecondition) {
+		return nil // someone else's manifest now: not ours to remove
 	}
-	return nil
+	return err
+}
+
+// Settle removes the staged manifest of a publication whose version is
+// recorded. Returns an error when the store fails; the commit stands.
+func (w *Warehouse) Settle(ctx context.Context, p *Publication) error {
+	if p.staged == p.final {
+		return nil
+	}
+	return p.files.bucket.Delete(ctx, p.staged, "")
+}
+
+// storeError turns a failure to publish into the error for the client:
+// InvalidInput (13) for a missing or oversized manifest, the error itself
+// when it already carries a code, ServiceUnavailable (17) for an object
+// store that fails and Internal (18) for a local disk that does.
+func (f tableFiles) storeError(what, key string, err error) error {
+	var se *store.Error
+	switch {
+	case errors.As(err, &se):
+		return err
+	case errors.Is(err, objstore.ErrNotFound):
+		return store.Errorf(store.CodeInvalidInput, "%s %q does not exist or is not a regular file", what, f.recordPrefix+key)
+	case errors.Is(err, objstore.ErrTooLarge):
+		return store.Errorf(store.CodeInvalidInput, "%s %q is larger than %d bytes", what, f.recordPrefix+key, MaxManifestBytes)
+	case f.local:
+		return &store.Error{Code: store.CodeInternal, Message: "cannot publish the manifest", Cause: err}
+	}
+	return &store.Error{Code: store.CodeServiceUnavailable, Message: "the object store failed while publishing the manifest; retry the commit", Cause: err}
 }

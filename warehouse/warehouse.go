@@ -1,17 +1,17 @@
-// Package warehouse manages where table data lives: the local directory
-// where Lance clients write the data of tables lancens declares, and the
-// external roots an operator allows tables to be registered in. It chooses
-// and checks table locations, finalises the manifests clients commit, and
-// deletes the data of dropped tables — never touching anything outside a
-// table's own location.
+// Package warehouse manages where table data lives: the local directory or
+// object-store prefix where Lance clients write the data of tables lancens
+// declares, and the external roots an operator allows tables to be
+// registered in. It chooses and checks table locations, publishes the
+// manifests clients commit, and deletes the data of dropped tables — never
+// touching anything outside a table's own location.
 package warehouse
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
 	"os"
 	"path"
@@ -21,17 +21,23 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/lancens/lancens/objstore"
 	"github.com/lancens/lancens/store"
 )
 
-// Warehouse is a root directory for table data, plus the other roots table
-// locations may lie in.
+// Warehouse is a root for table data — a local directory or an
+// object-store prefix — plus the other roots table locations may lie in.
 type Warehouse struct {
-	// root is the warehouse directory: absolute, symbolic links resolved.
+	// root is the warehouse: a directory (absolute, symbolic links
+	// resolved) or an object-store URI.
 	root string
 	// roots are the places a table location may lie in: the warehouse
 	// first, then the external roots.
 	roots []root
+	// s3 reaches the object store, when the warehouse is on one; lancens
+	// then publishes manifests and deletes data of the tables whose
+	// locations have its scheme.
+	s3 *objstore.S3
 }
 
 // root is one place table locations may lie in: a local directory (dir,
@@ -47,6 +53,70 @@ func (r root) String() string {
 		return r.dir
 	}
 	return r.scheme + "://" + r.host + strings.TrimSuffix(r.path, "/")
+}
+
+// objectStoreSchemes are the URI schemes a warehouse can live on.
+var objectStoreSchemes = []string{"s3"}
+
+// OpenStore returns the warehouse at location: a local directory (see
+// Open), or an object-store prefix such as s3://bucket/prefix, reached
+// with the storage options opts (Lance's keys: aws_endpoint, aws_region,
+// aws_access_key_id, ...), which only an object-store warehouse takes. It
+// checks at once that the store is reachable, the bucket exists, the
+// credentials may write it and the store honours conditional writes.
+// Returns an error naming the option or the location at fault otherwise.
+func OpenStore(ctx context.Context, location string, opts objstore.Options, externalRoots ...string) (*Warehouse, error) {
+	if !isURI(location) || strings.HasPrefix(location, "file://") {
+		if len(opts) > 0 {
+			return nil, errors.New("warehouse: storage options apply to a warehouse on object storage (such as --warehouse s3://bucket/prefix), not to the local directory " + location)
+		}
+		if p, ok := LocalPath(location); ok {
+			location = p
+		}
+		return Open(location, externalRoots...)
+	}
+	r, err := parseRoot(location)
+	if err != nil {
+		return nil, fmt.Errorf("warehouse %q: %w", location, err)
+	}
+	if !slices.Contains(objectStoreSchemes, r.scheme) {
+		return nil, fmt.Errorf("warehouse %q: object storage other than s3:// is not supported", location)
+	}
+	client, err := objstore.NewS3(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("warehouse %s: %w", r, err)
+	}
+	if err := client.Bucket(r.host).Check(ctx, strings.Trim(r.path, "/")); err != nil {
+		return nil, fmt.Errorf("warehouse %s: %w", r, err)
+	}
+	w := &Warehouse{root: r.String(), roots: []root{r}, s3: client}
+	for _, ext := range externalRoots {
+		r, err := parseRoot(ext)
+		if err != nil {
+			return nil, fmt.Errorf("warehouse: external root %q: %w", ext, err)
+		}
+		w.roots = append(w.roots, r)
+	}
+	return w, nil
+}
+
+// Reaches reports whether lancens reaches the files of the table at
+// location, to publish its manifests and delete its data: on local disk,
+// or on the object store the warehouse is on.
+func (w *Warehouse) Reaches(location string) bool {
+	_, local := LocalPath(location)
+	return local || w.OnObjectStore(location)
+}
+
+// OnObjectStore reports whether location lies on the object store the
+// warehouse is on: lancens then reaches its files, and vends storage
+// options for it.
+func (w *Warehouse) OnObjectStore(location string) bool {
+	if w.s3 == nil || !isURI(location) {
+		return false
+	}
+	u, err := url.Parse(location)
+	return err == nil && strings.EqualFold(u.Scheme, w.roots[0].scheme) && u.Host != ""
 }
 
 // Open returns the warehouse at dir, creating the directory if needed.
@@ -110,13 +180,15 @@ func parseRoot(s string) (root, error) {
 	return root{dir: real}, nil
 }
 
-// Root returns the absolute path of the warehouse, symbolic links resolved.
+// Root returns the warehouse: the absolute path of its directory, symbolic
+// links resolved, or its object-store URI.
 func (w *Warehouse) Root() string { return w.root }
 
 // Allocate returns a new location for table name in namespace ns: a
-// directory under the root that no other table uses, named after the table
-// so people can find it. It returns InvalidInput (13) when the directory
-// would be reached through a symbolic link that leaves the warehouse.
+// directory (or prefix) under the root that no other table uses, named
+// after the table so people can find it. It returns InvalidInput (13) when
+// the directory would be reached through a symbolic link that leaves the
+// warehouse.
 func (w *Warehouse) Allocate(ns []string, name string) (string, error) {
 	parts := []string{}
 	for _, n := range ns {
@@ -125,7 +197,7 @@ func (w *Warehouse) Allocate(ns []string, name string) (string, error) {
 	var b [4]byte
 	_, _ = rand.Read(b[:])
 	parts = append(parts, sanitize(name)+"-"+hex.EncodeToString(b[:])+".lance")
-	loc, _, err := w.Resolve(filepath.Join(parts...))
+	loc, _, err := w.Resolve(path.Join(parts...))
 	return loc, err
 }
 
@@ -177,6 +249,9 @@ func (w *Warehouse) Resolve(location string) (string, bool, error) {
 		}
 		return location, false, nil
 	}
+	if w.s3 != nil && !filepath.IsAbs(location) && !strings.HasPrefix(location, "file://") {
+		return w.resolveRelativeURI(location)
+	}
 	p, relative := location, false
 	if strings.HasPrefix(location, "file://") {
 		var ok bool
@@ -195,6 +270,25 @@ func (w *Warehouse) Resolve(location string) (string, bool, error) {
 		return "", false, err
 	}
 	return real, relative && within(w.root, real), nil
+}
+
+// resolveRelativeURI places relative location rel under an object-store
+// warehouse. Returns InvalidInput (13) for a location with a ".." element
+// or that is the warehouse itself.
+func (w *Warehouse) resolveRelativeURI(rel string) (string, bool, error) {
+	if hasDotDot(rel) {
+		return "", false, store.Errorf(store.CodeInvalidInput, "location %q must not contain '..'", rel)
+	}
+	r := w.roots[0]
+	loc := r.scheme + "://" + r.host + strings.TrimSuffix(cleanURIPath(r.path+filepath.ToSlash(rel)), "/")
+	u, err := url.Parse(loc)
+	if err != nil {
+		return "", false, store.Errorf(store.CodeInvalidInput, "malformed location %q", rel)
+	}
+	if err := w.checkURI(rel, u); err != nil {
+		return "", false, err
+	}
+	return loc, true, nil
 }
 
 // checkLocal returns the real path of local location p (as the client
@@ -311,11 +405,15 @@ func TableURI(location string) string {
 	return location
 }
 
-// Remove deletes the directory at location, which must lie strictly inside
-// the warehouse and be reached through no symbolic link. A missing
-// directory is not an error. It returns an error for any other location,
-// whatever it is, and deletes nothing then.
-func (w *Warehouse) Remove(location string) error {
+// Remove deletes the files of the table at location, which must lie
+// strictly inside the warehouse: a directory reached through no symbolic
+// link, or every object under an object-store prefix. Nothing there is not
+// an error. It returns an error for any other location, whatever it is,
+// and deletes nothing then.
+func (w *Warehouse) Remove(ctx context.Context, location string) error {
+	if w.s3 != nil {
+		return w.removeObjects(ctx, location)
+	}
 	p, ok := LocalPath(location)
 	if !ok {
 		return fmt.Errorf("warehouse: refusing to delete non-local location %q", location)
@@ -326,17 +424,27 @@ func (w *Warehouse) Remove(location string) error {
 	if err := noLinks(p); err != nil {
 		return fmt.Errorf("warehouse: refusing to delete %q: %w", p, err)
 	}
-	parent, err := os.OpenRoot(filepath.Dir(p))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("warehouse: %w", err)
-	}
-	defer parent.Close()
 	// Through the parent's handle: a link swapped in after the check above
 	// cannot redirect the deletion, and RemoveAll never follows links.
-	if err := parent.RemoveAll(filepath.Base(p)); err != nil {
+	if err := objstore.NewDir(filepath.Dir(p)).DeletePrefix(ctx, filepath.Base(p)+"/"); err != nil {
+		return fmt.Errorf("warehouse: %w", err)
+	}
+	return nil
+}
+
+// removeObjects deletes every object under location, a prefix strictly
+// inside an object-store warehouse.
+func (w *Warehouse) removeObjects(ctx context.Context, location string) error {
+	r := w.roots[0]
+	u, err := url.Parse(location)
+	if err != nil || hasDotDot(u.Path) || !strings.EqualFold(u.Scheme, r.scheme) || u.Host != r.host {
+		return fmt.Errorf("warehouse: refusing to delete %q, which is outside %s", location, r)
+	}
+	p := cleanURIPath(u.Path)
+	if p == r.path || !strings.HasPrefix(p, r.path) {
+		return fmt.Errorf("warehouse: refusing to delete %q, which is not inside %s", location, r)
+	}
+	if err := w.s3.Bucket(r.host).DeletePrefix(ctx, strings.TrimPrefix(p, "/")); err != nil {
 		return fmt.Errorf("warehouse: %w", err)
 	}
 	return nil

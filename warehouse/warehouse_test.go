@@ -184,7 +184,7 @@ func TestRemove(t *testing.T) {
 		{"Remote", "s3://bucket/t", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if err := w.Remove(tc.location); (err == nil) != tc.ok {
+			if err := w.Remove(t.Context(), tc.location); (err == nil) != tc.ok {
 				t.Fatalf("Remove(%q) = %v, want ok %v", tc.location, err, tc.ok)
 			}
 		})
@@ -199,39 +199,50 @@ func TestRemove(t *testing.T) {
 	}
 }
 
-func TestStagedManifest(t *testing.T) {
-	dir := "/wh/t.lance"
+func TestStagedKey(t *testing.T) {
+	local := tableFiles{dir: "/wh/t.lance", recordPrefix: "wh/t.lance/", location: "/wh/t.lance", local: true}
+	remote := tableFiles{prefix: "wh/t.lance/", bucketName: "b", location: "s3://b/wh/t.lance"}
 	for _, tc := range []struct {
+		files      tableFiles
 		path, want string
-		ok         bool
 	}{
-		{"wh/t.lance/_versions/1.manifest-abc", "/wh/t.lance/_versions/1.manifest-abc", true},
-		{"/wh/t.lance/_versions/1.manifest-abc", "/wh/t.lance/_versions/1.manifest-abc", true},
-		{"file:///wh/t.lance/tree/dev/_versions/x", "/wh/t.lance/tree/dev/_versions/x", true},
-		{"wh/other.lance/_versions/1.manifest", "", false},
-		{"wh/t.lance/../other/_versions/1", "", false},
-		{"wh/t.lance", "", false},
-		{"wh/t.lance/_versions/1\x00.manifest", "", false},
-		{"wh/t.lance/_versions/1\r.manifest", "", false},
+		{local, "wh/t.lance/_versions/1.manifest-abc", "_versions/1.manifest-abc"},
+		{local, "/wh/t.lance/_versions/1.manifest-abc", "_versions/1.manifest-abc"},
+		{local, "file:///wh/t.lance/tree/dev/_versions/x", "tree/dev/_versions/x"},
+		{local, "wh/other.lance/_versions/1.manifest", ""},
+		{local, "wh/t.lance/../other/_versions/1", ""},
+		{local, "wh/t.lance", ""},
+		{local, "wh/t.lance2/x", ""},
+		{local, "s3://wh/t.lance/x", ""},
+		{local, "wh/t.lance/_versions/1\x00.manifest", ""},
+		{local, "wh/t.lance/_versions/1\r.manifest", ""},
+		{remote, "wh/t.lance/_versions/1.manifest-abc", "wh/t.lance/_versions/1.manifest-abc"},
+		{remote, "s3://b/wh/t.lance/_versions/1.manifest-abc", "wh/t.lance/_versions/1.manifest-abc"},
+		{remote, "s3://other/wh/t.lance/_versions/1.manifest-abc", ""},
+		{remote, "file:///wh/t.lance/_versions/1.manifest-abc", ""},
+		{remote, "wh/t.lance/../x/_versions/1", ""},
+		{remote, "wh/t.lance", ""},
+		{remote, "wh/_versions/1.manifest", ""},
 	} {
-		got, err := StagedManifest(dir, tc.path)
-		if (err == nil) != tc.ok || got != tc.want {
-			t.Errorf("StagedManifest(%q) = %q, %v", tc.path, got, err)
+		got, err := tc.files.stagedKey(tc.path)
+		if (err == nil) != (tc.want != "") || got != tc.want {
+			t.Errorf("%s: stagedKey(%q) = %q, %v; want %q", tc.files.location, tc.path, got, err, tc.want)
 		}
 		if err != nil && store.ErrorCode(err) != store.CodeInvalidInput {
-			t.Errorf("StagedManifest(%q) error code %v", tc.path, store.ErrorCode(err))
+			t.Errorf("stagedKey(%q) error code %v", tc.path, store.ErrorCode(err))
 		}
 	}
-	if got := ManifestPath(dir, "dev", 1, NamingV1); got != "/wh/t.lance/tree/dev/_versions/1.manifest" {
+	if got := ManifestPath("/wh/t.lance", "dev", 1, NamingV1); got != "/wh/t.lance/tree/dev/_versions/1.manifest" {
 		t.Fatalf("ManifestPath = %q", got)
 	}
 }
 
-func TestFinalize(t *testing.T) {
+func TestPublish(t *testing.T) {
 	w, err := Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
+	ctx := t.Context()
 	dir := mkdir(t, filepath.Join(w.Root(), "t.lance"))
 	staged := filepath.Join(dir, "staged")
 	final := filepath.Join(dir, "_versions", "1.manifest")
@@ -241,55 +252,92 @@ func TestFinalize(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	prepare := func(stagedPath string) *Publication {
+		t.Helper()
+		p, err := w.Prepare(dir, ObjectPath(stagedPath), "", 1, NamingV1)
+		if err != nil || p == nil || p.ManifestPath != ObjectPath(final) {
+			t.Fatalf("Prepare = %+v, %v", p, err)
+		}
+		return p
+	}
 	write("abc")
-	m, err := w.Finalize(dir, staged, final, false)
-	if err != nil || m.Size != 3 || m.ObjectPath != strings.TrimPrefix(final, "/") {
-		t.Fatalf("Finalize = %+v, %v", m, err)
+	p := prepare(staged)
+	if err := w.Publish(ctx, p, false); err != nil || p.Size != 3 || p.ETag != "" {
+		t.Fatalf("Publish = %+v, %v", p, err)
+	}
+	if b, _ := os.ReadFile(final); string(b) != "abc" {
+		t.Fatalf("final manifest %q", b)
+	}
+	// The staged manifest stays until the version is recorded.
+	if err := w.Settle(ctx, p); err != nil {
+		t.Fatal(err)
 	}
 	if _, err := os.Stat(staged); !errors.Is(err, os.ErrNotExist) {
-		t.Fatal("staged file still there")
+		t.Fatal("staged file still there after Settle")
+	}
+	// The same content again (a retry) keeps the final manifest.
+	write("abc")
+	again := prepare(staged)
+	if err := w.Publish(ctx, again, false); err != nil {
+		t.Fatalf("publishing the same content again: %v", err)
+	}
+	if err := w.Discard(ctx, again); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(final); string(b) != "abc" {
+		t.Fatalf("discarding a publication that found its content in place removed it: %q", b)
 	}
 	write("other")
-	if _, err := w.Finalize(dir, staged, final, false); store.ErrorCode(err) != store.CodeConcurrentModification {
-		t.Fatalf("create-only over an existing file: %v", err)
+	if err := w.Publish(ctx, prepare(staged), false); store.ErrorCode(err) != store.CodeConcurrentModification {
+		t.Fatalf("create-only over another manifest: %v", err)
 	}
 	if b, _ := os.ReadFile(final); string(b) != "abc" {
 		t.Fatalf("create-only changed the final file to %q", b)
 	}
-	other, err := w.Finalize(dir, staged, final, true)
-	if err != nil {
+	replaced := prepare(staged)
+	if err := w.Publish(ctx, replaced, true); err != nil {
 		t.Fatalf("replace: %v", err)
 	}
 	if b, _ := os.ReadFile(final); string(b) != "other" {
 		t.Fatalf("replace left %q", b)
 	}
-	if _, err := w.Finalize(dir, filepath.Join(dir, "missing"), final, true); store.ErrorCode(err) != store.CodeInvalidInput {
+	if err := w.Publish(ctx, prepare(filepath.Join(dir, "missing")), true); store.ErrorCode(err) != store.CodeInvalidInput {
 		t.Fatalf("missing staged file: %v", err)
 	}
-	// The first manifest was replaced: discarding it leaves the one that
-	// replaced it (another commit's).
-	if err := w.Discard(m); err != nil {
+	// The first publication's manifest was replaced: discarding it leaves
+	// the one that replaced it (another commit's).
+	if err := w.Discard(ctx, p); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(final); string(b) != "other" {
 		t.Fatalf("discarding a replaced manifest removed or changed its replacement: %q", b)
 	}
-	if err := w.Discard(other); err != nil {
+	// A refused record: the final manifest goes, the staged one stays.
+	if err := w.Discard(ctx, replaced); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(final); !errors.Is(err, os.ErrNotExist) {
 		t.Fatal("discarded manifest still there")
 	}
+	if b, _ := os.ReadFile(staged); string(b) != "other" {
+		t.Fatalf("staged manifest after Discard: %q", b)
+	}
+	// Tables on object storage the warehouse does not reach record the
+	// staged path as given.
+	if p, err := w.Prepare("s3://bucket/t", "bucket/t/_versions/x", "", 1, NamingV1); p != nil || err != nil {
+		t.Fatalf("Prepare on an unreached store = %+v, %v", p, err)
+	}
 }
 
-// TestFinalizeRefusesLinks checks that no symbolic link in or to a table's
+// TestPublishRefusesLinks checks that no symbolic link in or to a table's
 // location makes a commit move, create or replace a file outside it.
-func TestFinalizeRefusesLinks(t *testing.T) {
+func TestPublishRefusesLinks(t *testing.T) {
 	base := t.TempDir()
 	w, err := Open(filepath.Join(base, "wh"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	ctx := t.Context()
 	secret := filepath.Join(mkdir(t, filepath.Join(base, "outside")), "secret")
 	if err := os.WriteFile(secret, []byte("secret"), 0o600); err != nil {
 		t.Fatal(err)
@@ -307,43 +355,41 @@ func TestFinalizeRefusesLinks(t *testing.T) {
 		name string
 		// setup makes table directory dir and returns the staged path.
 		setup func(t *testing.T, dir string) string
-		// finalOnly: only the final name is bad, CheckStaged accepts.
-		finalOnly bool
 	}{
 		{"StagedLinkToOutsideFile", func(t *testing.T, dir string) string {
 			return symlink(t, secret, filepath.Join(mkdir(t, dir), "staged"))
-		}, false},
+		}},
 		{"StagedThroughLinkedDir", func(t *testing.T, dir string) string {
 			symlink(t, filepath.Dir(secret), filepath.Join(mkdir(t, dir), "sub"))
 			return filepath.Join(dir, "sub", "secret")
-		}, false},
+		}},
 		{"VersionsDirLinkedOut", func(t *testing.T, dir string) string {
 			symlink(t, outDir, filepath.Join(mkdir(t, dir), "_versions"))
 			return regular(dir)
-		}, true},
+		}},
 		{"FinalManifestLinkedOut", func(t *testing.T, dir string) string {
 			symlink(t, secret, filepath.Join(mkdir(t, filepath.Join(dir, "_versions")), "1.manifest"))
 			return regular(dir)
-		}, true},
+		}},
 		{"TableDirIsALink", func(t *testing.T, dir string) string {
 			symlink(t, outDir, dir)
 			return filepath.Join(dir, "staged")
-		}, false},
+		}},
 		{"StagedIsADirectory", func(t *testing.T, dir string) string {
 			return mkdir(t, filepath.Join(dir, "staged"))
-		}, false},
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(w.Root(), tc.name+".lance")
 			staged := tc.setup(t, dir)
-			final := ManifestPath(dir, "", 1, NamingV1)
 			for _, replace := range []bool{false, true} {
-				if _, err := w.Finalize(dir, staged, final, replace); store.ErrorCode(err) != store.CodeInvalidInput {
-					t.Fatalf("Finalize (replace %v) = %v, want InvalidInput", replace, err)
+				p, err := w.Prepare(dir, ObjectPath(staged), "", 1, NamingV1)
+				if err == nil {
+					err = w.Publish(ctx, p, replace)
 				}
-			}
-			if err := w.CheckStaged(dir, staged); !tc.finalOnly && store.ErrorCode(err) != store.CodeInvalidInput {
-				t.Fatalf("CheckStaged = %v, want InvalidInput", err)
+				if store.ErrorCode(err) != store.CodeInvalidInput {
+					t.Fatalf("Prepare and Publish (replace %v) = %v, want InvalidInput", replace, err)
+				}
 			}
 			if b, err := os.ReadFile(secret); err != nil || string(b) != "secret" {
 				t.Fatalf("outside file changed: %q %v", b, err)
@@ -357,18 +403,19 @@ func TestFinalizeRefusesLinks(t *testing.T) {
 	// checked, is refused too.
 	outsideTable := mkdir(t, filepath.Join(base, "outside-table"))
 	staged := regular(outsideTable)
-	if _, err := w.Finalize(outsideTable, staged, ManifestPath(outsideTable, "", 1, NamingV1), true); store.ErrorCode(err) != store.CodeInvalidInput {
-		t.Fatalf("Finalize outside the roots = %v, want InvalidInput", err)
+	if _, err := w.Prepare(outsideTable, ObjectPath(staged), "", 1, NamingV1); store.ErrorCode(err) != store.CodeInvalidInput {
+		t.Fatalf("Prepare outside the roots = %v, want InvalidInput", err)
 	}
 	if _, err := os.Stat(staged); err != nil {
 		t.Fatalf("staged file outside moved: %v", err)
 	}
 }
 
-// TestPlanManifest checks where PlanManifest sends a staged manifest: a
-// remote table records the staged path as given, a local one its final
-// manifest path, to be published unless the manifest is staged there.
-func TestPlanManifest(t *testing.T) {
+// TestPrepare checks where Prepare sends a staged manifest: a table whose
+// files lancens does not reach records the staged path as given, a local
+// one its final manifest path, published unless the manifest is staged
+// there already.
+func TestPrepare(t *testing.T) {
 	w, err := Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -377,26 +424,29 @@ func TestPlanManifest(t *testing.T) {
 	final := ManifestPath(dir, "", 3, NamingV1)
 	for _, tc := range []struct {
 		name, location, staged string
-		path                   string
-		pending                bool
+		path                   string // "": no publication
+		inPlace                bool
 		code                   store.Code // -1: no error
 	}{
-		{"Remote", "s3://bucket/t.lance", "bucket/t.lance/_versions/x", "bucket/t.lance/_versions/x", false, -1},
-		{"Staged", dir, ObjectPath(filepath.Join(dir, "_versions", "3.manifest-abc")), ObjectPath(final), true, -1},
-		{"AlreadyFinal", dir, ObjectPath(final), ObjectPath(final), false, -1},
+		{"Unreached", "s3://bucket/t.lance", "bucket/t.lance/_versions/x", "", false, -1},
+		{"Staged", dir, ObjectPath(filepath.Join(dir, "_versions", "3.manifest-abc")), ObjectPath(final), false, -1},
+		{"AlreadyFinal", dir, ObjectPath(final), ObjectPath(final), true, -1},
 		{"OutsideTable", dir, ObjectPath(filepath.Join(w.Root(), "other", "x")), "", false, store.CodeInvalidInput},
 		{"OutsideWarehouse", t.TempDir(), "tmp/x", "", false, store.CodeInvalidInput},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := w.PlanManifest(tc.location, tc.staged, "", 3, NamingV1)
+			p, err := w.Prepare(tc.location, tc.staged, "", 3, NamingV1)
 			if tc.code >= 0 {
 				if store.ErrorCode(err) != tc.code {
 					t.Fatalf("error %v, want code %d", err, tc.code)
 				}
 				return
 			}
-			if err != nil || p.Path != tc.path || p.Pending() != tc.pending {
-				t.Fatalf("plan %+v (pending %v), %v; want path %s, pending %v", p, p.Pending(), err, tc.path, tc.pending)
+			if err != nil || (p == nil) != (tc.path == "") {
+				t.Fatalf("Prepare = %+v, %v", p, err)
+			}
+			if p != nil && (p.ManifestPath != tc.path || (p.staged == p.final) != tc.inPlace) {
+				t.Fatalf("publication %+v; want path %s, in place %v", p, tc.path, tc.inPlace)
 			}
 		})
 	}

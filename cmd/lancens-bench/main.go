@@ -29,7 +29,7 @@ import (
 )
 
 func main() {
-	suites := flag.String("suite", "catalog,data,search", "comma-separated suites to run: catalog, data, search")
+	suites := flag.String("suite", "catalog,data,search,objectstore", "comma-separated suites to run: catalog, data, search, objectstore")
 	flag.StringVar(&nodeDir, "node", nodeDir, "directory of the Node project with the LanceDB peer")
 	scale := flag.Float64("scale", 1, "multiply workload sizes by this factor (e.g. 0.1 for a quick run)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of this process (lancens and the bench's client) to this file")
@@ -83,7 +83,7 @@ type result struct {
 // serving from it.
 type suite func(dir string, inst *instance, scale float64) ([]result, error)
 
-var suites = map[string]suite{"catalog": catalogSuite, "data": dataSuite, "search": searchSuite}
+var suites = map[string]suite{"catalog": catalogSuite, "data": dataSuite, "search": searchSuite, "objectstore": objectStoreSuite}
 
 func run(names string, scale float64) error {
 	var results []result

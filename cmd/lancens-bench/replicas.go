@@ -11,6 +11,7 @@ import (
 	"os"
 
 	"github.com/lancens/lancens/client"
+	"github.com/lancens/lancens/coord"
 	"github.com/lancens/lancens/internal/pgtest"
 	"github.com/lancens/lancens/server"
 	"github.com/lancens/lancens/store/postgres"
@@ -51,7 +52,8 @@ func startReplicas(dir string) (*replicas, error) {
 		return nil, err
 	}
 	for range 2 {
-		db, err := postgres.Open(ctx, url, postgres.Options{})
+		jobsQueued := coord.NewSignal()
+		db, err := postgres.Open(ctx, url, postgres.Options{OnJobQueued: jobsQueued.Notify})
 		if err != nil {
 			r.close()
 			return nil, err
@@ -62,7 +64,7 @@ func startReplicas(dir string) (*replicas, error) {
 			r.close()
 			return nil, err
 		}
-		srv, err := server.New(server.Config{Store: db, Warehouse: wh, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		srv, err := server.New(server.Config{Store: db, Warehouse: wh, JobsQueued: jobsQueued, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 		if err != nil {
 			r.close()
 			return nil, err

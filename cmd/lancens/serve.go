@@ -21,6 +21,7 @@ import (
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/store/postgres"
 	"github.com/lancens/lancens/store/sqlite"
+	"github.com/lancens/lancens/vend"
 	"github.com/lancens/lancens/warehouse"
 )
 
@@ -43,6 +44,14 @@ type serveConfig struct {
 
 	// externalRoots are where tables may lie besides the warehouse.
 	externalRoots []string
+	// storageOptions reach an object-store warehouse (Lance's keys).
+	storageOptions map[string]string
+	// vending says what storage options clients get; the sts fields
+	// configure STS mode.
+	vending     vend.Mode
+	stsRoleARN  string
+	stsDuration time.Duration
+	stsEndpoint string
 }
 
 // Defaults of the serve flags that bound time.
@@ -67,7 +76,7 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	fs.StringVar(&cfg.addr, "addr", envOr("LANCENS_ADDR", ":2333"), "listen address (env LANCENS_ADDR)")
 	fs.StringVar(&cfg.dbPath, "db", envOr("LANCENS_DB", "./data/lancens.db"),
 		"SQLite database file, or the postgres:// (postgresql://) URL of a PostgreSQL catalog that several lancens replicas share (env LANCENS_DB)")
-	fs.StringVar(&cfg.warehouse, "warehouse", envOr("LANCENS_WAREHOUSE", "./data/warehouse"), "root directory for table data written by Lance clients (env LANCENS_WAREHOUSE)")
+	fs.StringVar(&cfg.warehouse, "warehouse", envOr("LANCENS_WAREHOUSE", "./data/warehouse"), "where Lance clients write table data: a directory, or an object-store prefix such as s3://bucket/prefix (env LANCENS_WAREHOUSE)")
 	fs.StringVar(&cfg.logFormat, "log-format", envOr("LANCENS_LOG_FORMAT", "text"), "log format: text or json (env LANCENS_LOG_FORMAT)")
 	fs.StringVar(&cfg.synchronous, "sync", envOr("LANCENS_SYNC", "FULL"), "SQLite synchronous mode: FULL (durable across power loss) or NORMAL (env LANCENS_SYNC)")
 	cacheMB, err := strconv.ParseInt(envOr("LANCENS_CACHE_MB", strconv.FormatInt(sqlite.DefaultCacheBytes()>>20, 10)), 10, 64)
@@ -128,6 +137,28 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 		cfg.externalRoots = append(cfg.externalRoots, v)
 		return nil
 	})
+	cfg.storageOptions = map[string]string{}
+	storageOption := func(kv string) error {
+		k, v, ok := strings.Cut(kv, "=")
+		if k = strings.TrimSpace(k); !ok || k == "" {
+			return fmt.Errorf("storage option %q: want KEY=VALUE", kv)
+		}
+		cfg.storageOptions[k] = v
+		return nil
+	}
+	for _, kv := range strings.Split(getenv("LANCENS_STORAGE_OPTIONS"), ",") {
+		if kv = strings.TrimSpace(kv); kv != "" {
+			if err := storageOption(kv); err != nil {
+				envErr = errors.Join(envErr, fmt.Errorf("bad LANCENS_STORAGE_OPTIONS: %w", err))
+			}
+		}
+	}
+	fs.Func("storage-option", "a storage option KEY=VALUE for an object-store warehouse, with Lance's keys (aws_endpoint, aws_region, aws_access_key_id, aws_secret_access_key, aws_session_token, allow_http, aws_virtual_hosted_style_request); repeatable (env LANCENS_STORAGE_OPTIONS, comma-separated)", storageOption)
+	vending := envOr("LANCENS_VEND_CREDENTIALS", string(vend.None))
+	fs.StringVar(&vending, "vend-credentials", vending, "storage options handed to clients of tables on object storage: none (endpoint and region only; clients bring credentials), static (the storage options, credentials included) or sts (temporary credentials from STS AssumeRole scoped to the table) (env LANCENS_VEND_CREDENTIALS)")
+	fs.StringVar(&cfg.stsRoleARN, "sts-role-arn", getenv("LANCENS_STS_ROLE_ARN"), "role that --vend-credentials sts assumes (env LANCENS_STS_ROLE_ARN)")
+	duration(&cfg.stsDuration, "sts-duration", "LANCENS_STS_DURATION", vend.DefaultDuration, "lifetime of credentials vended by STS, 15m to 12h")
+	fs.StringVar(&cfg.stsEndpoint, "sts-endpoint", getenv("LANCENS_STS_ENDPOINT"), "STS endpoint URL; default AWS's for the region (env LANCENS_STS_ENDPOINT)")
 	fs.Func("api-key", "an API key clients must send; repeatable (env LANCENS_API_KEYS, comma-separated); none means open access", func(v string) error {
 		if v == "" {
 			return errors.New("empty API key")
@@ -144,6 +175,9 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "unexpected argument %q\n", fs.Arg(0))
 		return nil, errUsage
+	}
+	if cfg.vending, err = vend.ParseMode(vending); err != nil {
+		return nil, fmt.Errorf("bad --vend-credentials: %w", err)
 	}
 	if err := cfg.logLevel.UnmarshalText([]byte(level)); err != nil {
 		return nil, fmt.Errorf("bad log level %q", level)
@@ -195,7 +229,15 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	defer closeDB()
 
-	wh, err := warehouse.Open(cfg.warehouse, cfg.externalRoots...)
+	wh, err := warehouse.OpenStore(ctx, cfg.warehouse, cfg.storageOptions, cfg.externalRoots...)
+	if err != nil {
+		return fmt.Errorf("--warehouse: %w", err)
+	}
+	if cfg.vending != vend.None && !wh.OnObjectStore(wh.Root()) {
+		return fmt.Errorf("--vend-credentials %s needs a warehouse on object storage (--warehouse s3://bucket/prefix)", cfg.vending)
+	}
+	vendor, err := vend.New(ctx, vend.Config{Mode: cfg.vending, Options: cfg.storageOptions,
+		RoleARN: cfg.stsRoleARN, Duration: cfg.stsDuration, STSEndpoint: cfg.stsEndpoint})
 	if err != nil {
 		return err
 	}
@@ -203,7 +245,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if queryTimeout == 0 {
 		queryTimeout = -1 // the flag's 0 is no limit; the Config's is the default
 	}
-	srv, err := server.New(server.Config{Store: db, Warehouse: wh, JobsQueued: jobsQueued, APIKeys: cfg.apiKeys, Logger: logger,
+	srv, err := server.New(server.Config{Store: db, Warehouse: wh, Vendor: vendor, JobsQueued: jobsQueued, APIKeys: cfg.apiKeys, Logger: logger,
 		MaxPageSize: cfg.maxPageSize, MaxSearchRows: cfg.maxSearchRows, QueryTimeout: queryTimeout})
 	if err != nil {
 		return err
@@ -262,7 +304,7 @@ func displayDB(db string) string {
 // the function that closes the store.
 func openStore(ctx context.Context, cfg *serveConfig, jobsQueued *coord.Signal, logger *slog.Logger) (server.Catalog, func(), error) {
 	if isPostgresURL(cfg.dbPath) {
-		db, err := postgres.Open(ctx, cfg.dbPath, postgres.Options{})
+		db, err := postgres.Open(ctx, cfg.dbPath, postgres.Options{OnJobQueued: jobsQueued.Notify})
 		if err != nil {
 			return nil, nil, err
 		}

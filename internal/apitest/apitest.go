@@ -1,6 +1,6 @@
 // Package apitest starts lancens on a loopback port for tests, backed by a
-// SQLite file in t.TempDir() or a store the test gives, and checks every
-// response it sends against openapi.yaml.
+// SQLite file in t.TempDir(), a PostgreSQL database or a store the test
+// gives, and checks every response it sends against openapi.yaml.
 package apitest
 
 import (
@@ -26,6 +26,7 @@ import (
 	"github.com/lancens/lancens/gen"
 	"github.com/lancens/lancens/server"
 	"github.com/lancens/lancens/store"
+	"github.com/lancens/lancens/store/postgres"
 	"github.com/lancens/lancens/store/sqlite"
 	"github.com/lancens/lancens/warehouse"
 )
@@ -40,9 +41,18 @@ type Options struct {
 	// Store, when set, is the store the server uses instead of a SQLite
 	// database (DBPath is then ignored); the test closes it.
 	Store server.Catalog
-	// Warehouse reuses a warehouse directory; default: a new one in
-	// t.TempDir().
+	// Postgres, when set, is the connection string of a PostgreSQL
+	// database to keep the catalog on instead (Store and DBPath are then
+	// ignored): the server is a replica, which others may share the
+	// database with. Its store wakes the job runner as `lancens serve`'s
+	// does, and closes when the server stops.
+	Postgres string
+	// Warehouse reuses a warehouse directory, or is an object-store
+	// warehouse (s3://bucket/prefix, reached with StorageOptions);
+	// default: a new directory in t.TempDir().
 	Warehouse string
+	// StorageOptions reach an object-store warehouse.
+	StorageOptions map[string]string
 	// Tune, when set, adjusts the server's configuration before it starts.
 	Tune func(*server.Config)
 	// ExternalRoots are where tables may lie besides the warehouse (see
@@ -72,7 +82,15 @@ func Start(t testing.TB, opts Options) *Server {
 	var db *sqlite.DB
 	jobsQueued := coord.NewSignal()
 	st := opts.Store
-	if st == nil {
+	var closeStore func()
+	switch {
+	case opts.Postgres != "":
+		pg, err := postgres.Open(context.Background(), opts.Postgres, postgres.Options{OnJobQueued: jobsQueued.Notify})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, closeStore = pg, func() { pg.Close() }
+	case st == nil:
 		path := opts.DBPath
 		if path == "" {
 			path = t.TempDir() + "/lancens.db"
@@ -81,13 +99,13 @@ func Start(t testing.TB, opts Options) *Server {
 		if db, err = sqlite.Open(context.Background(), path, sqlite.Options{Synchronous: "NORMAL", OnJobQueued: jobsQueued.Notify}); err != nil {
 			t.Fatal(err)
 		}
-		st = db
+		st, closeStore = db, func() { db.Close() }
 	}
 	whPath := opts.Warehouse
 	if whPath == "" {
 		whPath = t.TempDir()
 	}
-	wh, err := warehouse.Open(whPath, opts.ExternalRoots...)
+	wh, err := warehouse.OpenStore(context.Background(), whPath, opts.StorageOptions, opts.ExternalRoots...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,8 +132,8 @@ func Start(t testing.TB, opts Options) *Server {
 		once.Do(func() {
 			hs.Close()
 			srv.Close()
-			if db != nil {
-				db.Close()
+			if closeStore != nil {
+				closeStore()
 			}
 		})
 	}

@@ -47,6 +47,15 @@ type Options struct {
 	// a conflict with a concurrent one (default 10); after the last, the
 	// write fails with ConcurrentModification (14).
 	Attempts int
+	// OnJobQueued, when set, is called after every commit of this store
+	// that leaves a job queued (see store.Jobs), and whenever another
+	// process on the same database commits one: a job runner waiting for
+	// work passes its wake-up here. The store then keeps one more
+	// connection, which listens for the other processes' notifications
+	// (LISTEN/NOTIFY) from when Open returns, and is made again, followed
+	// by a call, when it is lost. It must not block; it is called from
+	// several goroutines.
+	OnJobQueued func()
 }
 
 // DB is an open catalog on a PostgreSQL database.
@@ -59,6 +68,10 @@ type DB struct {
 	// owner names this process in the leases of the jobs it claims.
 	owner string
 	jobs  *leases
+	// onJobQueued is Options.OnJobQueued (nil: none), which wakeups also
+	// calls.
+	onJobQueued func()
+	wakeups     *wakeups
 }
 
 // Open connects to the database at url (a postgres:// or postgresql://
@@ -93,7 +106,7 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	db := &DB{pool: pool, locks: locks, now: opts.Now, attempts: opts.Attempts, owner: newOwner()}
+	db := &DB{pool: pool, locks: locks, now: opts.Now, attempts: opts.Attempts, owner: newOwner(), onJobQueued: opts.OnJobQueued}
 	if err := db.checkServer(ctx); err != nil {
 		db.closePools()
 		return nil, err
@@ -101,6 +114,12 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 	if err := db.migrate(ctx); err != nil {
 		db.closePools()
 		return nil, err
+	}
+	if opts.OnJobQueued != nil {
+		if db.wakeups, err = listenForJobs(ctx, cfg.ConnConfig, db.owner, opts.OnJobQueued); err != nil {
+			db.closePools()
+			return nil, classify(err)
+		}
 	}
 	db.jobs = startLeases(db, opts.JobLease)
 	return db, nil
@@ -130,10 +149,14 @@ func (db *DB) checkServer(ctx context.Context) error {
 	return nil
 }
 
-// Close stops renewing job leases and closes the connection pool. Jobs
-// still claimed are left to their leases.
+// Close stops renewing job leases and listening for queued jobs, and
+// closes the connection pools. Jobs still claimed are left to their
+// leases.
 func (db *DB) Close() error {
 	db.jobs.stop()
+	if db.wakeups != nil {
+		db.wakeups.stop()
+	}
 	db.closePools()
 	return nil
 }
@@ -148,6 +171,11 @@ func (db *DB) closePools() {
 type tx struct {
 	pgx.Tx
 	now time.Time
+	// owner is the DB's owner name.
+	owner string
+	// jobQueued says the transaction leaves a job queued (see
+	// tx.queueJob): once it commits, the store calls Options.OnJobQueued.
+	jobQueued bool
 }
 
 // write runs fn in a SERIALIZABLE transaction and commits it if fn returns
@@ -201,12 +229,18 @@ func (db *DB) run(ctx context.Context, opts pgx.TxOptions, fn func(tx *tx) error
 	if err != nil {
 		return err
 	}
-	t := &tx{Tx: pgTx, now: db.now().UTC()}
+	t := &tx{Tx: pgTx, now: db.now().UTC(), owner: db.owner}
 	if err := fn(t); err != nil {
 		_ = pgTx.Rollback(context.WithoutCancel(ctx))
 		return err
 	}
-	return pgTx.Commit(ctx)
+	if err := pgTx.Commit(ctx); err != nil {
+		return err
+	}
+	if t.jobQueued {
+		db.jobsQueued()
+	}
+	return nil
 }
 
 // SQLSTATE codes the store handles.

@@ -9,7 +9,6 @@ import (
 	"github.com/lancens/lancens/internal/apitest"
 	"github.com/lancens/lancens/internal/conformance"
 	"github.com/lancens/lancens/internal/pgtest"
-	"github.com/lancens/lancens/store/postgres"
 )
 
 // replica starts a lancens server on the PostgreSQL database at url, with
@@ -17,8 +16,7 @@ import (
 // replica of a deployment.
 func replica(t testing.TB, url, wh string) *apitest.Server {
 	t.Helper()
-	db := open(t, url, postgres.Options{})
-	return apitest.Start(t, apitest.Options{Store: db, Warehouse: wh, ExternalRoots: []string{"s3://conformance-bucket"}})
+	return apitest.Start(t, apitest.Options{Postgres: url, Warehouse: wh, ExternalRoots: []string{"s3://conformance-bucket"}})
 }
 
 // httpTarget returns a conformance target that talks to s over HTTP.

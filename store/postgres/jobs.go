@@ -50,23 +50,27 @@ func (db *DB) FinishJob(ctx context.Context, transactionID string, jobErr error)
 	if jobErr != nil {
 		status, patch = store.TxFailed, map[string]string{"error": jobErr.Error()}
 	}
-	return db.endJob(ctx, transactionID, `UPDATE transactions SET status = $3, properties = properties || $4, updated_at = $5,
+	return db.endJob(ctx, transactionID, false, `UPDATE transactions SET status = $3, properties = properties || $4, updated_at = $5,
 		lease_owner = NULL, lease_expires = NULL
 		WHERE id = $1 AND status = 'Running' AND lease_owner = $2`, string(status), patch, db.now().UnixMilli())
 }
 
 // ReleaseJob implements store.Jobs.
 func (db *DB) ReleaseJob(ctx context.Context, transactionID string) error {
-	return db.endJob(ctx, transactionID, `UPDATE transactions SET status = 'Queued', updated_at = $3,
+	return db.endJob(ctx, transactionID, true, `UPDATE transactions SET status = 'Queued', updated_at = $3,
 		lease_owner = NULL, lease_expires = NULL
 		WHERE id = $1 AND status = 'Running' AND lease_owner = $2`, db.now().UnixMilli())
 }
 
 // endJob runs query ($1 the job, $2 this process, then args) on a job this
-// process holds and stops renewing its lease. Returns TransactionNotFound
-// (10) when the process does not hold it.
-func (db *DB) endJob(ctx context.Context, transactionID, query string, args ...any) error {
+// process holds and stops renewing its lease; requeue says the query puts
+// the job back in the queue, which the store then announces. Returns
+// TransactionNotFound (10) when the process does not hold the job.
+func (db *DB) endJob(ctx context.Context, transactionID string, requeue bool, query string, args ...any) error {
 	defer db.jobs.drop(transactionID)
+	if requeue {
+		query = announced(query, "$2")
+	}
 	tag, err := db.pool.Exec(ctx, query, append([]any{transactionID, db.owner}, args...)...)
 	if err != nil {
 		return classify(err)
@@ -74,18 +78,24 @@ func (db *DB) endJob(ctx context.Context, transactionID, query string, args ...a
 	if tag.RowsAffected() == 0 {
 		return store.Errorf(store.CodeTransactionNotFound, "no running job %s held by this process", transactionID)
 	}
+	if requeue {
+		db.jobsQueued()
+	}
 	return nil
 }
 
 // RecoverJobs implements store.Jobs: it puts back in the queue the jobs
 // left running by replicas whose leases have run out (ClaimJob would take
-// them anyway; this makes their status say so). Jobs that live replicas
-// run are left alone.
+// them anyway; this makes their status say so, and wakes the runners).
+// Jobs that live replicas run are left alone.
 func (db *DB) RecoverJobs(ctx context.Context) (int, error) {
-	tag, err := db.pool.Exec(ctx, `UPDATE transactions SET status = 'Queued', updated_at = $1, lease_owner = NULL, lease_expires = NULL
-		WHERE status = 'Running' AND lease_expires < now()`, db.now().UnixMilli())
+	tag, err := db.pool.Exec(ctx, announced(`UPDATE transactions SET status = 'Queued', updated_at = $1, lease_owner = NULL, lease_expires = NULL
+		WHERE status = 'Running' AND lease_expires < now()`, "$2"), db.now().UnixMilli(), db.owner)
 	if err != nil {
 		return 0, classify(err)
+	}
+	if tag.RowsAffected() > 0 {
+		db.jobsQueued()
 	}
 	return int(tag.RowsAffected()), nil
 }

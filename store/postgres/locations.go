@@ -50,14 +50,54 @@ func clashMessage(ctx context.Context, tx *tx, location string, c *clashTable) s
 
 // checkLocationFree returns InvalidInput (13) when location is the location
 // of another table, lies inside one or contains one: two tables never share
-// files, so that dropping one never deletes the other's data.
+// files, so that dropping one never deletes the other's data. The same
+// holds for the location of a dropped table whose data is still queued
+// for deletion or being deleted (by any replica): that deletion would
+// remove the new table's files.
 func checkLocationFree(ctx context.Context, tx *tx, location string) error {
-	c, err := findLocationClash(ctx, tx, store.LocationKey(location), 0)
+	key := store.LocationKey(location)
+	c, err := findLocationClash(ctx, tx, key, 0)
 	if err != nil {
 		return err
 	}
 	if c != nil {
 		return store.Errorf(store.CodeInvalidInput, "%s; two tables cannot share files", clashMessage(ctx, tx, location, c))
 	}
+	txID, pending, err := findPendingDeletion(ctx, tx, key)
+	if err != nil {
+		return err
+	}
+	if txID != "" {
+		return store.Errorf(store.CodeInvalidInput, "location %s overlaps %s, the location of a dropped table whose files are being deleted "+
+			"(transaction %s); use it again once that transaction has finished", location, pending, txID)
+	}
 	return nil
+}
+
+// findPendingDeletion returns the transaction and the location of a
+// deletion of table data, queued or running, whose location is the one
+// with key, contains it or lies inside it; txID is "" when there is none.
+func findPendingDeletion(ctx context.Context, tx *tx, key string) (txID, location string, err error) {
+	rows, err := tx.Query(ctx, `SELECT id, coalesce(payload->>'location', '') FROM transactions
+		WHERE status IN ('Queued', 'Running') AND kind = $1`, store.JobDeleteTableData)
+	if err != nil {
+		return "", "", internal("check location", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, loc string
+		if err := rows.Scan(&id, &loc); err != nil {
+			return "", "", internal("check location", err)
+		}
+		if loc == "" {
+			continue
+		}
+		if other := store.LocationKey(loc); strings.HasPrefix(other, key) || strings.HasPrefix(key, other) {
+			return id, loc, nil
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return "", "", internal("check location", err)
+	}
+	return "", "", nil
 }

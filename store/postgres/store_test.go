@@ -234,3 +234,53 @@ func TestRacingDeclares(t *testing.T) {
 		}
 	}
 }
+
+// TestLocationHeldUntilDeleted checks that the location of a dropped table
+// whose data lancens deletes stays taken, for every replica, while the
+// deletion is queued or running: a table declared or registered there
+// meanwhile would have its files removed by that deletion. Once the job
+// has finished, succeeded or failed, the location is free again.
+func TestLocationHeldUntilDeleted(t *testing.T) {
+	url := pgtest.Database(t)
+	a, b := open(t, url, postgres.Options{}), open(t, url, postgres.Options{})
+	ctx := t.Context()
+	for _, outcome := range []error{nil, errors.New("store down")} {
+		if _, _, err := a.DeclareTable(ctx, []string{"old"}, store.TableDeclaration{Location: "s3://b/wh/a.lance", Owned: true}); err != nil {
+			t.Fatal(err)
+		}
+		if _, txID, err := a.DropTable(ctx, []string{"old"}); err != nil || txID == "" {
+			t.Fatalf("drop = %q, %v; want a queued deletion", txID, err)
+		}
+		refused := func(stage string) {
+			t.Helper()
+			for _, loc := range []string{"s3://b/wh/a.lance", "s3://b/wh/a.lance/sub", "s3://b/wh"} {
+				if _, _, err := b.DeclareTable(ctx, []string{"new"}, store.TableDeclaration{Location: loc}); store.ErrorCode(err) != store.CodeInvalidInput {
+					t.Fatalf("%s: declare at %s = %v, want InvalidInput", stage, loc, err)
+				}
+				if _, _, err := b.RegisterTable(ctx, []string{"new"}, store.TableRegistration{Location: loc}); store.ErrorCode(err) != store.CodeInvalidInput {
+					t.Fatalf("%s: register at %s = %v, want InvalidInput", stage, loc, err)
+				}
+			}
+		}
+		refused("queued")
+		if _, _, err := b.DeclareTable(ctx, []string{"other"}, store.TableDeclaration{Location: "s3://b/wh/a.lance2"}); err != nil {
+			t.Fatal(err)
+		}
+		job, err := a.ClaimJob(ctx, store.JobDeleteTableData)
+		if err != nil || job == nil {
+			t.Fatalf("claim = %v, %v", job, err)
+		}
+		refused("running")
+		if err := a.FinishJob(ctx, job.TransactionID, outcome); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := b.DeclareTable(ctx, []string{"new"}, store.TableDeclaration{Location: "s3://b/wh/a.lance"}); err != nil {
+			t.Fatalf("declare after the deletion finished (%v): %v", outcome, err)
+		}
+		for _, id := range []string{"new", "other"} {
+			if _, _, err := b.DeregisterTable(ctx, []string{id}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}

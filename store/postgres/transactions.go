@@ -36,6 +36,11 @@ func recordTx(ctx context.Context, tx *tx, kind string, t *store.Table, status s
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`, id, kind, string(status), tableUUID, all, payload, tx.now.UnixMilli()); err != nil {
 		return "", internal("record transaction", err)
 	}
+	if status == store.TxQueued {
+		if err := tx.queueJob(ctx); err != nil {
+			return "", err
+		}
+	}
 	return id, nil
 }
 
@@ -119,6 +124,11 @@ func (db *DB) AlterTransaction(ctx context.Context, id []string, actions []store
 		if _, err := tx.Exec(ctx, `UPDATE transactions SET status = $1, properties = $2, updated_at = $3 WHERE id = $4`,
 			string(t.Status), t.Properties, tx.now.UnixMilli(), txID); err != nil {
 			return internal("alter transaction", err)
+		}
+		if t.Status == store.TxQueued {
+			if err := tx.queueJob(ctx); err != nil {
+				return err
+			}
 		}
 		out = t
 		return nil

@@ -231,3 +231,54 @@ func TestLegacyReopen(t *testing.T) {
 		db.Close()
 	}
 }
+
+// TestLocationHeldUntilDeleted checks that the location of a dropped table
+// whose data lancens deletes stays taken while the deletion is queued or
+// running: a table declared or registered there meanwhile would have its
+// files removed by that deletion. Once the job has finished, succeeded or
+// failed, the location is free again.
+func TestLocationHeldUntilDeleted(t *testing.T) {
+	db := mustOpen(t, filepath.Join(t.TempDir(), "lancens.db"))
+	defer db.Close()
+	ctx := t.Context()
+	for _, outcome := range []error{nil, fmt.Errorf("store down")} {
+		if _, _, err := db.DeclareTable(ctx, []string{"old"}, store.TableDeclaration{Location: "s3://b/wh/a.lance", Owned: true}); err != nil {
+			t.Fatal(err)
+		}
+		if _, txID, err := db.DropTable(ctx, []string{"old"}); err != nil || txID == "" {
+			t.Fatalf("drop = %q, %v; want a queued deletion", txID, err)
+		}
+		refused := func(stage string) {
+			t.Helper()
+			for _, loc := range []string{"s3://b/wh/a.lance", "s3://b/wh/a.lance/sub", "s3://b/wh"} {
+				if _, _, err := db.DeclareTable(ctx, []string{"new"}, store.TableDeclaration{Location: loc}); store.ErrorCode(err) != store.CodeInvalidInput {
+					t.Fatalf("%s: declare at %s = %v, want InvalidInput", stage, loc, err)
+				}
+				if _, _, err := db.RegisterTable(ctx, []string{"new"}, store.TableRegistration{Location: loc}); store.ErrorCode(err) != store.CodeInvalidInput {
+					t.Fatalf("%s: register at %s = %v, want InvalidInput", stage, loc, err)
+				}
+			}
+		}
+		refused("queued")
+		// Another place in the warehouse is free.
+		if _, _, err := db.DeclareTable(ctx, []string{"other"}, store.TableDeclaration{Location: "s3://b/wh/a.lance2"}); err != nil {
+			t.Fatal(err)
+		}
+		job, err := db.ClaimJob(ctx, store.JobDeleteTableData)
+		if err != nil || job == nil {
+			t.Fatalf("claim = %v, %v", job, err)
+		}
+		refused("running")
+		if err := db.FinishJob(ctx, job.TransactionID, outcome); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := db.DeclareTable(ctx, []string{"new"}, store.TableDeclaration{Location: "s3://b/wh/a.lance"}); err != nil {
+			t.Fatalf("declare after the deletion finished (%v): %v", outcome, err)
+		}
+		for _, id := range []string{"new", "other"} {
+			if _, _, err := db.DeregisterTable(ctx, []string{id}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}

@@ -1,0 +1,289 @@
+package objstore
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+)
+
+// Dir is a Bucket over a local directory: the key a/b/c is the file
+// a/b/c below it. Every operation goes through an os.Root handle on the
+// directory, so no key, and no symbolic link swapped in meanwhile, reaches
+// anything outside it; objects are regular files only. Conditional
+// operations are atomic against other callers in the same process only
+// when those callers serialise them (lancens holds a per-table lock).
+type Dir struct {
+	dir string
+}
+
+// NewDir returns the Bucket of the directory dir, which need not exist
+// yet: operations on a missing directory find no objects.
+func NewDir(dir string) *Dir { return &Dir{dir: dir} }
+
+var _ Bucket = (*Dir)(nil)
+
+// open returns a handle on the directory; ErrNotFound when it is missing.
+func (d *Dir) open(op, key string) (*os.Root, error) {
+	r, err := os.OpenRoot(d.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, opError(op, key, ErrNotFound)
+	}
+	return r, opError(op, key, err)
+}
+
+// name turns a key into a path for os.Root, refusing what is not a clean
+// relative path.
+func name(op, key string) (string, error) {
+	if key == "" || strings.HasPrefix(key, "/") || path.Clean(key) != key {
+		return "", opError(op, key, errors.New("not a clean relative key"))
+	}
+	return key, nil
+}
+
+// statRegular returns the Info of a regular file, and an error wrapping
+// ErrNotFound for anything else (a link, a directory): only regular files
+// are objects.
+func statRegular(info fs.FileInfo) (Info, error) {
+	if !info.Mode().IsRegular() {
+		return Info{}, fmt.Errorf("%w: not a regular file (%s)", ErrNotFound, info.Mode().Type())
+	}
+	return Info{Size: info.Size(), ETag: fileTag(info)}, nil
+}
+
+func notFound(err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return ErrNotFound
+	}
+	return err
+}
+
+// Stat implements Bucket.
+func (d *Dir) Stat(_ context.Context, key string) (Info, error) {
+	n, err := name("stat", key)
+	if err != nil {
+		return Info{}, err
+	}
+	r, err := d.open("stat", key)
+	if err != nil {
+		return Info{}, err
+	}
+	defer r.Close()
+	info, err := r.Lstat(n)
+	if err != nil {
+		return Info{}, opError("stat", key, notFound(err))
+	}
+	out, err := statRegular(info)
+	return out, opError("stat", key, err)
+}
+
+// Get implements Bucket.
+func (d *Dir) Get(_ context.Context, key string, limit int64) ([]byte, Info, error) {
+	n, err := name("get", key)
+	if err != nil {
+		return nil, Info{}, err
+	}
+	r, err := d.open("get", key)
+	if err != nil {
+		return nil, Info{}, err
+	}
+	defer r.Close()
+	if info, err := r.Lstat(n); err != nil {
+		return nil, Info{}, opError("get", key, notFound(err))
+	} else if _, err := statRegular(info); err != nil {
+		return nil, Info{}, opError("get", key, err)
+	}
+	f, err := r.Open(n)
+	if err != nil {
+		return nil, Info{}, opError("get", key, notFound(err))
+	}
+	defer f.Close()
+	data, info, err := readRegular(f, limit)
+	return data, info, opError("get", key, err)
+}
+
+// readRegular reads an open regular file of at most limit bytes.
+func readRegular(f *os.File, limit int64) ([]byte, Info, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, Info{}, err
+	}
+	info, err := statRegular(fi)
+	if err != nil {
+		return nil, Info{}, err
+	}
+	if info.Size > limit {
+		return nil, Info{}, fmt.Errorf("%w: %d bytes, at most %d", ErrTooLarge, info.Size, limit)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, Info{}, err
+	}
+	if int64(len(data)) > limit {
+		return nil, Info{}, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, limit)
+	}
+	return data, info, nil
+}
+
+// Publish implements Bucket: the file at src is synced and hard-linked
+// under dst (which fails if dst exists), or, with ifMatch, linked under a
+// temporary name and renamed over dst; then dst's directory is synced. A
+// link swapped in for src while it is published is taken out again.
+func (d *Dir) Publish(_ context.Context, src, dst, ifMatch string, limit int64) (Info, error) {
+	s, err := name("publish", src)
+	if err != nil {
+		return Info{}, err
+	}
+	t, err := name("publish", dst)
+	if err != nil {
+		return Info{}, err
+	}
+	r, err := d.open("publish", src)
+	if err != nil {
+		return Info{}, err
+	}
+	defer r.Close()
+	info, err := publishFile(r, s, t, ifMatch, limit)
+	return info, opError("publish", dst, err)
+}
+
+func publishFile(r *os.Root, src, dst, ifMatch string, limit int64) (Info, error) {
+	if l, err := r.Lstat(src); err != nil {
+		return Info{}, notFound(err)
+	} else if _, err := statRegular(l); err != nil {
+		return Info{}, err
+	}
+	f, err := r.Open(src)
+	if err != nil {
+		return Info{}, notFound(err)
+	}
+	fi, err := f.Stat()
+	if err == nil {
+		_, err = statRegular(fi)
+	}
+	if err == nil && fi.Size() > limit {
+		err = fmt.Errorf("%w: %d bytes, at most %d", ErrTooLarge, fi.Size(), limit)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return Info{}, err
+	}
+	dstDir := path.Dir(dst)
+	if err := r.MkdirAll(dstDir, 0o755); err != nil {
+		return Info{}, err
+	}
+	if ifMatch == "" {
+		err = r.Link(src, dst)
+		if errors.Is(err, fs.ErrExist) {
+			return Info{}, ErrPrecondition
+		}
+	} else {
+		err = replace(r, src, dst, ifMatch)
+	}
+	if err != nil {
+		return Info{}, err
+	}
+	// A link swapped in for src after it was opened is linked as a link:
+	// take it out again rather than publish it.
+	moved, err := r.Lstat(dst)
+	if err != nil || !moved.Mode().IsRegular() || !os.SameFile(moved, fi) {
+		_ = r.Remove(dst)
+		return Info{}, fmt.Errorf("%w: the source changed while it was published", ErrNotFound)
+	}
+	dir, err := r.Open(dstDir)
+	if err != nil {
+		return Info{}, err
+	}
+	defer dir.Close()
+	if err := dir.Sync(); err != nil {
+		return Info{}, err
+	}
+	return statRegular(moved)
+}
+
+// replace links src under a temporary name beside dst and renames it over
+// dst, if dst holds the content ifMatch names.
+func replace(r *os.Root, src, dst, ifMatch string) error {
+	cur, err := r.Lstat(dst)
+	if errors.Is(err, fs.ErrNotExist) {
+		return ErrPrecondition
+	}
+	if err != nil {
+		return err
+	}
+	if info, err := statRegular(cur); err != nil || info.ETag != ifMatch {
+		return ErrPrecondition
+	}
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	tmp := path.Join(path.Dir(dst), "."+path.Base(dst)+".publish-"+hex.EncodeToString(b[:]))
+	if err := r.Link(src, tmp); err != nil {
+		return err
+	}
+	if err := r.Rename(tmp, dst); err != nil {
+		_ = r.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// Delete implements Bucket.
+func (d *Dir) Delete(_ context.Context, key, ifMatch string) error {
+	n, err := name("delete", key)
+	if err != nil {
+		return err
+	}
+	r, err := d.open("delete", key)
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if ifMatch != "" {
+		cur, err := r.Lstat(n)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return opError("delete", key, err)
+		}
+		if info, err := statRegular(cur); err != nil || info.ETag != ifMatch {
+			return opError("delete", key, ErrPrecondition)
+		}
+	}
+	if err := r.Remove(n); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return opError("delete", key, err)
+	}
+	return nil
+}
+
+// DeletePrefix implements Bucket: it removes the directory the prefix
+// names, never following a symbolic link.
+func (d *Dir) DeletePrefix(_ context.Context, prefix string) error {
+	n, err := name("delete prefix", strings.TrimSuffix(prefix, "/"))
+	if err != nil || !strings.HasSuffix(prefix, "/") {
+		return opError("delete prefix", prefix, errors.New("a prefix is a clean relative path ending in /"))
+	}
+	r, err := d.open("delete prefix", prefix)
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return opError("delete prefix", prefix, r.RemoveAll(n))
+}
