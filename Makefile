@@ -1,11 +1,26 @@
 # lancens — common tasks. `make run` starts a server on ./data; `make test`
 # runs every test.
 
+SHELL   := /bin/bash
 GO      ?= go
 BIN     := bin/lancens
 ARGS    ?=
 
-.PHONY: all generate check-generated build run test lint bench node-deps versitygw fuzz crashtest postgres
+# Everything builds without cgo (SQLite is pure Go), so the binary is
+# static, and the tests test what ships. Binaries name their version and git
+# revision (`lancens version`); the toolchain's own VCS stamp wins where it
+# has one (a `go install`, or a build in a plain clone).
+export CGO_ENABLED = 0
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null)
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo -modified)
+LDFLAGS  := -X github.com/lancens/lancens/internal/buildinfo.version=$(VERSION) \
+            -X github.com/lancens/lancens/internal/buildinfo.revision=$(REVISION)
+BUILD    := $(GO) build -ldflags "$(LDFLAGS)"
+
+# make dist cross-compiles these GOOS/GOARCH pairs into dist/.
+PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
+
+.PHONY: all generate check-generated build dist run test lint bench node-deps versitygw fuzz crashtest postgres
 
 all: build
 
@@ -19,18 +34,34 @@ check-generated: generate
 	@git diff --exit-code --stat -- gen/ || { echo "gen/ is out of date: run make generate and commit" >&2; exit 1; }
 	@test -z "$$(git status --porcelain -- gen/)" || { git status --porcelain -- gen/; echo "gen/ has untracked changes" >&2; exit 1; }
 
-## build: build the lancens binary into bin/
+## build: build the static lancens binary into bin/ (no dynamic libraries:
+## `ldd bin/lancens` says "not a dynamic executable")
 build:
-	$(GO) build -o $(BIN) ./cmd/lancens
+	$(BUILD) -o $(BIN) ./cmd/lancens
+
+## dist: cross-compile lancens for PLATFORMS into dist/ (lancens-OS-ARCH),
+## with their SHA-256 checksums in dist/SHA256SUMS
+dist:
+	@rm -rf dist && mkdir -p dist
+	@for p in $(PLATFORMS); do \
+	  os=$${p%/*}; arch=$${p#*/}; \
+	  echo "== dist/lancens-$$os-$$arch"; \
+	  GOOS=$$os GOARCH=$$arch $(BUILD) -trimpath -o dist/lancens-$$os-$$arch ./cmd/lancens || exit 1; \
+	done
+	cd dist && sha256sum lancens-* > SHA256SUMS && cat SHA256SUMS
 
 ## run: start lancens on :2333 with ./data/lancens.db and ./data/warehouse
 run: build
 	./$(BIN) serve $(ARGS)
 
 ## test: run every test: Go tests, then the end-to-end tests of node/e2e,
-## which drive a real lancens with the LanceDB Node SDK
+## which drive a real lancens with the LanceDB Node SDK. The Go tests print
+## one line per package as soon as it is done (go test -json through
+## internal/testlines: plain go test ./... holds each line back until the
+## packages before it are done, and -v prints every test of every package),
+## and the output of whatever failed
 test: node-deps postgres versitygw build
-	$(GO) test ./...
+	set -o pipefail; $(GO) test -json ./... | $(GO) run ./internal/testlines
 	cd node && LANCENS_BIN=$(CURDIR)/$(BIN) node --test e2e/
 
 ## lint: gofmt (outside gen/) and go vet
@@ -92,8 +123,8 @@ $(VERSITYGW):
 	GOBIN=$(dir $(VERSITYGW)) $(GO) install github.com/versity/versitygw/cmd/versitygw@$(VERSITYGW_VERSION)
 
 ## bench: benchmarks against peers measured in the same run
-## (SUITES=catalog,data,search,objectstore)
-SUITES ?= catalog,data,search,objectstore
+## (SUITES=catalog,data,search,objectstore,soak)
+SUITES ?= catalog,data,search,objectstore,soak
 SCALE  ?= 1
 bench: node-deps postgres versitygw
 	$(GO) run ./cmd/lancens-bench -suite $(SUITES) -scale $(SCALE)

@@ -566,8 +566,22 @@ func operationCases() map[string]func(*testing.T, *env) {
 			wantErr(t, err, client.ErrInvalidInput)
 		},
 		"RefreshMaterializedView": func(t *testing.T, e *env) {
-			_, err := e.c.RefreshMaterializedView(t.Context(), []string{"view"}, &client.RefreshOptions{Concurrency: 2})
-			wantErr(t, err, client.ErrUnsupported)
+			src := e.docsTable(t, 5, "view_src")
+			schema := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64}}, nil)
+			if _, err := e.c.CreateMaterializedView(t.Context(), []string{"ids"}, client.MaterializedView{
+				Kind: client.ViewQuery, SourceQuery: `{"id": ["view_src"], "filter": "id < 3", "columns": {"column_names": ["id"]}, "k": 0}`, OutputSchema: schema,
+			}); err != nil {
+				t.Fatal(err)
+			}
+			job := must[string](t)(e.c.RefreshMaterializedView(t.Context(), []string{"ids"}, &client.RefreshOptions{Concurrency: 2}))
+			if tx := waitTransaction(t, e.c, job); tx.Status != client.StatusSucceeded {
+				t.Fatalf("refresh job %+v", tx)
+			}
+			if n := must[int64](t)(e.c.Table("ids").CountRows(t.Context(), "")); n != 3 {
+				t.Fatalf("view has %d rows, want 3", n)
+			}
+			_, err := e.c.RefreshMaterializedView(t.Context(), src.ID(), nil)
+			wantErr(t, err, client.ErrInvalidInput)
 		},
 		"CreateMaterializedView": func(t *testing.T, e *env) {
 			schema := must[*arrow.Schema](t)(client.SchemaOf[doc]())

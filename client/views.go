@@ -73,8 +73,9 @@ type CreatedView struct {
 }
 
 // CreateMaterializedView creates the materialized view id. Returns
-// ErrTableAlreadyExists if the name is taken; lancens answers
-// ErrUnsupported, as it does not offer materialized views.
+// ErrTableAlreadyExists if the name is taken, ErrTableNotFound for a
+// missing source; lancens answers ErrUnsupported for the kinds it does not
+// compute (udtf, chunker).
 func (c *Client) CreateMaterializedView(ctx context.Context, id []string, v MaterializedView) (*CreatedView, error) {
 	path, err := c.pathID(id)
 	if err != nil {
@@ -143,7 +144,7 @@ type RefreshOptions struct {
 
 // RefreshMaterializedView starts a refresh of the materialized view id and
 // returns the id of its job. opts may be nil. Returns ErrTableNotFound if
-// there is no such view; lancens answers ErrUnsupported.
+// there is no such view, ErrInvalidInput for a table that is not one.
 func (c *Client) RefreshMaterializedView(ctx context.Context, id []string, opts *RefreshOptions) (string, error) {
 	path, err := c.pathID(id)
 	if err != nil {

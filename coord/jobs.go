@@ -64,10 +64,15 @@ type Runner struct {
 	kinds    []string // in the order registered
 	// Poll is how often the runner looks for jobs without a signal
 	// (default DefaultPoll). Set it before Start.
-	Poll    time.Duration
-	started bool
-	cancel  context.CancelFunc
-	done    sync.WaitGroup
+	Poll time.Duration
+	// ProgressEvery is how often, at most, a running job's progress is
+	// logged and recorded in its transaction, when the job store is also
+	// a store.Transactions (default DefaultProgressInterval). Set it
+	// before Start.
+	ProgressEvery time.Duration
+	started       bool
+	cancel        context.CancelFunc
+	done          sync.WaitGroup
 }
 
 // NewRunner returns a runner of the jobs queued in jobs, woken by queued
@@ -76,7 +81,7 @@ func NewRunner(jobs store.Jobs, queued *Signal, log *slog.Logger) *Runner {
 	if queued == nil {
 		queued = NewSignal()
 	}
-	return &Runner{jobs: jobs, log: log, queued: queued, handlers: map[string]Handler{}, Poll: DefaultPoll}
+	return &Runner{jobs: jobs, log: log, queued: queued, handlers: map[string]Handler{}, Poll: DefaultPoll, ProgressEvery: DefaultProgressInterval}
 }
 
 // Register makes h the handler of jobs of kind. It panics when kind has a
@@ -150,7 +155,10 @@ func (r *Runner) drain(ctx context.Context, kinds []string) {
 		if job == nil {
 			return
 		}
-		jobErr := r.Run(ctx, job)
+		txs, _ := r.jobs.(store.Transactions)
+		tracker, jobCtx := startJobProgress(ctx, txs, r.log, job, r.ProgressEvery)
+		jobErr := r.Run(jobCtx, job)
+		tracker.finish(jobErr)
 		if jobErr != nil && ctx.Err() != nil {
 			// Stopping: the job runs again from the start next time.
 			r.log.Info("job interrupted, queued again", slog.String("transaction_id", job.TransactionID), slog.String("kind", job.Kind))

@@ -10,6 +10,8 @@ import (
 type JobStore interface {
 	Backfill(ctx context.Context, job store.BackfillColumn) (store.WriteResult, error)
 	BuildIndex(ctx context.Context, job store.BuildIndex) error
+	RunCleanup(ctx context.Context, job store.CleanupVersions) (store.CleanupResult, error)
+	RefreshView(ctx context.Context, job store.RefreshView) (store.WriteResult, error)
 }
 
 // DataRemover deletes the data of tables; *warehouse.Warehouse is one.
@@ -21,8 +23,9 @@ type DataRemover interface {
 
 // RegisterStoreJobs registers the handlers of the job kinds the store
 // queues (see store/jobs.go): deleting a dropped table's data from wh,
-// backfilling computed columns and building indexes in st. With a nil wh,
-// data deletions are not registered, and stay queued.
+// backfilling computed columns, building indexes, cleaning up old versions
+// and refreshing materialized views in st. With a nil wh, data deletions
+// are not registered, and stay queued.
 func RegisterStoreJobs(r *Runner, st JobStore, wh DataRemover) {
 	if wh != nil {
 		r.Register(store.JobDeleteTableData, Decode(func(ctx context.Context, p store.DeleteTableData) error {
@@ -34,4 +37,12 @@ func RegisterStoreJobs(r *Runner, st JobStore, wh DataRemover) {
 		return err
 	}))
 	r.Register(store.JobBuildIndex, Decode(st.BuildIndex))
+	r.Register(store.JobCleanupVersions, Decode(func(ctx context.Context, p store.CleanupVersions) error {
+		_, err := st.RunCleanup(ctx, p)
+		return err
+	}))
+	r.Register(store.JobRefreshView, Decode(func(ctx context.Context, p store.RefreshView) error {
+		_, err := st.RefreshView(ctx, p)
+		return err
+	}))
 }

@@ -4,7 +4,8 @@
 //
 //   node bench.mjs <workload> <json arguments>
 import * as lancedb from "@lancedb/lancedb";
-import { readFileSync } from "node:fs";
+import { readFileSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { tableFromIPC } from "apache-arrow";
 
 const [workload, rawArgs] = process.argv.slice(2);
@@ -172,6 +173,38 @@ Object.assign(workloads, {
     const expected = (commits + 2) * rows;
     if (await tbl.countRows() !== expected) throw new Error(`${table}: ${await tbl.countRows()} rows, want ${expected}`);
     return { lat };
+  },
+});
+
+// dirBytes returns the bytes of the files under dir.
+function dirBytes(dir) {
+  let total = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    total += e.isDirectory() ? dirBytes(p) : statSync(p).size;
+  }
+  return total;
+}
+
+Object.assign(workloads, {
+  // The soak of `make bench`: `versions` updates of a tenth of the rows
+  // each (price + 1 where id % 10 = v % 10), with optimize and cleanup of
+  // every old version each `cleanupEvery` versions, then the table's size
+  // and filtered-query latency, and the size of a fresh table of the same
+  // live rows.
+  async soak({ dir, file, versions, cleanupEvery, filter, iterations }) {
+    const db = await lancedb.connect(dir);
+    const tbl = await db.createTable("soak", readArrow(file), { mode: "overwrite" });
+    for (let v = 1; v <= versions; v++) {
+      await tbl.update({ where: `id % 10 = ${v % 10}`, valuesSql: { price: "price + 1" } });
+      if (v % cleanupEvery === 0) await tbl.optimize({ cleanupOlderThan: new Date() });
+    }
+    let rows;
+    const query = async () => { rows = (await tbl.query().where(filter).select(["id", "price"]).limit(100).toArrow()).numRows; };
+    await query(); // warm up
+    const soakLat = await times(iterations, query);
+    await db.createTable("fresh", await tbl.query().toArrow(), { mode: "overwrite" });
+    return { soakBytes: dirBytes(join(dir, "soak.lance")), freshBytes: dirBytes(join(dir, "fresh.lance")), soakLat, rows };
   },
 });
 

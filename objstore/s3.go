@@ -92,16 +92,8 @@ func classify(err error) error {
 // manifest publishing relies on. It writes and removes one probe object
 // under prefix. Returns an error saying which of these failed.
 func (b *S3Bucket) Check(ctx context.Context, prefix string) error {
-	if _, err := b.c.client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(b.name)}); err != nil {
-		switch status(err) {
-		case http.StatusNotFound:
-			return fmt.Errorf("bucket %q does not exist at %s", b.name, b.c.endpoint)
-		case http.StatusForbidden, http.StatusUnauthorized:
-			return fmt.Errorf("access to bucket %q at %s denied: check the credentials (%s, %s): %w", b.name, b.c.endpoint, KeyAccessKeyID, KeySecretAccessKey, err)
-		case 0:
-			return fmt.Errorf("cannot reach %s: check %s: %w", b.c.endpoint, KeyEndpoint, err)
-		}
-		return fmt.Errorf("bucket %q at %s: %w", b.name, b.c.endpoint, err)
+	if err := b.Reachable(ctx); err != nil {
+		return err
 	}
 	var r [8]byte
 	_, _ = rand.Read(r[:])
@@ -120,6 +112,26 @@ func (b *S3Bucket) Check(ctx context.Context, prefix string) error {
 		return fmt.Errorf("probing conditional writes in bucket %q at %s: %w", b.name, b.c.endpoint, err)
 	}
 	return nil
+}
+
+// Reachable returns nil when the store answers and the bucket exists and
+// admits the credentials (one HeadBucket request, nothing written: cheap
+// enough for a readiness probe), and otherwise an error saying which of
+// these failed.
+func (b *S3Bucket) Reachable(ctx context.Context) error {
+	_, err := b.c.client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(b.name)})
+	if err == nil {
+		return nil
+	}
+	switch status(err) {
+	case http.StatusNotFound:
+		return fmt.Errorf("bucket %q does not exist at %s", b.name, b.c.endpoint)
+	case http.StatusForbidden, http.StatusUnauthorized:
+		return fmt.Errorf("access to bucket %q at %s denied: check the credentials (%s, %s): %w", b.name, b.c.endpoint, KeyAccessKeyID, KeySecretAccessKey, err)
+	case 0:
+		return fmt.Errorf("cannot reach %s: check %s: %w", b.c.endpoint, KeyEndpoint, err)
+	}
+	return fmt.Errorf("bucket %q at %s: %w", b.name, b.c.endpoint, err)
 }
 
 // Stat implements Bucket.

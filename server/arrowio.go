@@ -39,7 +39,7 @@ func (s *Server) readArrow(c echo.Context) (store.Data, error) {
 	switch {
 	case err == nil:
 		return store.Data{Schema: schema, Batches: batches}, nil
-	case errors.As(err, &tooBig):
+	case errors.As(err, &tooBig), errors.As(err, &refused) && refused.TooLarge:
 		return store.Data{}, bodyTooLarge(s.cfg.MaxArrowBody)
 	case errors.As(err, &refused) && refused.Unsupported:
 		return store.Data{}, store.Errorf(store.CodeTableSchemaValidationError, "%s", refused.Error())

@@ -18,6 +18,7 @@ import (
 
 	"github.com/lancens/lancens/internal/apitest"
 	"github.com/lancens/lancens/internal/arrowtest"
+	"github.com/lancens/lancens/server"
 )
 
 // procStatus returns a memory figure of this process from /proc (VmRSS,
@@ -224,6 +225,36 @@ func TestArrowBodyTooLarge(t *testing.T) {
 	if ok, _ := s.Client.NamespaceExists(t.Context(), []string{"n"}); ok {
 		t.Fatal("a refused create left a namespace")
 	}
+	// An Arrow body sent without a Content-Length shows its size only in
+	// the stream: one over MaxArrowBody is as much a 413.
+	t.Run("arrow_chunked", func(t *testing.T) {
+		small := apitest.Start(t, apitest.Options{Tune: func(c *server.Config) { c.MaxArrowBody = 1 << 10 }})
+		rows := make([]string, 200)
+		for i := range rows {
+			rows[i] = fmt.Sprintf(`{"id":%d,"name":"row %d"}`, i, i)
+		}
+		body := arrowtest.Stream(t, arrowtest.HostileSchema,
+			[]arrow.RecordBatch{arrowtest.Record(t, arrowtest.HostileSchema, "["+strings.Join(rows, ",")+"]")})
+		req, err := http.NewRequest(http.MethodPost, small.URL+"/v1/table/t/create", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.ContentLength = -1
+		req.Header.Set("Content-Type", "application/vnd.apache.arrow.stream")
+		res, err := small.HTTP.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		out := new(bytes.Buffer)
+		_, _ = out.ReadFrom(res.Body)
+		if res.StatusCode != http.StatusRequestEntityTooLarge || apitest.ErrorCode(out.Bytes()) != 13 {
+			t.Fatalf("%d-byte Arrow body over a 1 KiB limit: %d %s, want 413 code 13", len(body), res.StatusCode, out)
+		}
+		if ok, _ := small.Client.TableExists(t.Context(), []string{"t"}, nil); ok {
+			t.Fatal("a refused create left a table")
+		}
+	})
 }
 
 // declaredPOST sends only the headers of a POST whose Content-Length is

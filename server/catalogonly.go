@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -25,7 +26,10 @@ type Catalog interface {
 // catalog. store/sqlite offers it.
 type Data interface {
 	store.ManagedData
+	store.BranchedData
 	store.Indexes
+	store.Views
+	store.VersionCleanup
 }
 
 // Store is a catalog that also keeps managed tables: store/sqlite.
@@ -45,6 +49,7 @@ var managedOperations = map[string]bool{
 	"AlterTableBackfillColumns": true, "UpdateTableSchemaMetadata": true, "UpdateFieldMetadata": true,
 	"CreateTableIndex": true, "CreateTableScalarIndex": true, "ListTableIndices": true,
 	"DescribeTableIndexStats": true, "DropTableIndex": true,
+	"CreateMaterializedView": true, "RefreshMaterializedView": true,
 }
 
 // errNoManagedTables is the answer of a catalog-only store to operation op:
@@ -166,4 +171,29 @@ func (catalogOnly) DropIndex(context.Context, []string, string) (string, error) 
 
 func (catalogOnly) PrewarmIndex(context.Context, []string, string) error {
 	return errNoManagedTables("PrewarmIndex")
+}
+
+func (c catalogOnly) OnBranch(string) store.ManagedData { return c }
+
+func (catalogOnly) CreateView(context.Context, []string, store.ViewDefinition, bool) (*store.Table, store.WriteResult, string, error) {
+	return nil, store.WriteResult{}, "", errNoManagedTables("CreateMaterializedView")
+}
+
+func (catalogOnly) QueueRefresh(context.Context, []string, *int64) (string, error) {
+	return "", errNoManagedTables("RefreshMaterializedView")
+}
+
+func (catalogOnly) RefreshView(context.Context, store.RefreshView) (store.WriteResult, error) {
+	return store.WriteResult{}, errNoManagedTables("RefreshMaterializedView")
+}
+
+func (catalogOnly) CleanupVersions(context.Context, []string, time.Time) (store.CleanupResult, string, error) {
+	return store.CleanupResult{}, "", errNoManagedTables("OptimizeTable")
+}
+
+// QueueCleanups has nothing to queue: a catalog-only store keeps no rows.
+func (catalogOnly) QueueCleanups(context.Context, time.Time) (int, error) { return 0, nil }
+
+func (catalogOnly) RunCleanup(context.Context, store.CleanupVersions) (store.CleanupResult, error) {
+	return store.CleanupResult{}, errNoManagedTables("OptimizeTable")
 }

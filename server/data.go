@@ -34,30 +34,56 @@ func jsonParamMap(name string, v *string) (map[string]string, error) {
 	return m, nil
 }
 
-// mainBranchOnly refuses writes to other branches of managed tables.
-func mainBranchOnly(branch *string) error {
+// mainBranchOnly refuses the operations that act on the main branch of
+// managed tables only (indexes, backfills) on another branch.
+func mainBranchOnly(branch *string, what string) error {
 	b, err := store.NormalizeBranch(deref(branch))
 	if err != nil {
 		return err
 	}
 	if b != "" {
-		return store.Errorf(store.CodeUnsupported, "writing to branch %q of a table whose rows lancens keeps is not supported", b)
+		return store.Errorf(store.CodeUnsupported, "%s of a table whose rows lancens keeps belong to its main branch; branch %q has none of its own", what, b)
 	}
 	return nil
 }
 
-// resolveMainID returns the table a data request names (see resolveID),
-// which must be addressed on its main branch (see mainBranchOnly). Returns
-// their errors.
-func resolveMainID(c echo.Context, delimiter *string, bodyID *[]string, branch *string) ([]string, error) {
+// resolveMainID returns the table a request about indexes or backfills
+// names (see resolveID), which must be addressed on its main branch (see
+// mainBranchOnly). Returns their errors.
+func resolveMainID(c echo.Context, delimiter *string, bodyID *[]string, branch *string, what string) ([]string, error) {
 	id, err := resolveID(c, delimiter, bodyID)
 	if err != nil {
 		return nil, err
 	}
-	if err := mainBranchOnly(branch); err != nil {
+	if err := mainBranchOnly(branch, what); err != nil {
 		return nil, err
 	}
 	return id, nil
+}
+
+// onBranch returns the data operations of managed tables on the branch a
+// request names (none or "main": main). Returns InvalidInput (13) for a
+// malformed branch name.
+func (s *Server) onBranch(branch *string) (store.ManagedData, error) {
+	b, err := store.NormalizeBranch(deref(branch))
+	if err != nil {
+		return nil, err
+	}
+	return s.store.OnBranch(b), nil
+}
+
+// resolveData returns the table a data request names (see resolveID) and
+// the data operations on the branch it names (see onBranch).
+func (s *Server) resolveData(c echo.Context, delimiter *string, bodyID *[]string, branch *string) ([]string, store.ManagedData, error) {
+	id, err := resolveID(c, delimiter, bodyID)
+	if err != nil {
+		return nil, nil, err
+	}
+	data, err := s.onBranch(branch)
+	if err != nil {
+		return nil, nil, err
+	}
+	return id, data, nil
 }
 
 // CreateTable handles POST /v1/table/{id}/create: a managed table from an
@@ -103,14 +129,15 @@ func (s *Server) InsertIntoTable(c echo.Context, _ gen.Id, p gen.InsertIntoTable
 	if err != nil {
 		return err
 	}
-	if err := mainBranchOnly(p.Branch); err != nil {
+	onBranch, err := s.onBranch(p.Branch)
+	if err != nil {
 		return err
 	}
 	data, err := s.readArrow(c)
 	if err != nil {
 		return err
 	}
-	res, err := s.store.Insert(c.Request().Context(), id, mode, data)
+	res, err := onBranch.Insert(c.Request().Context(), id, mode, data)
 	if err != nil {
 		return err
 	}
@@ -125,7 +152,8 @@ func (s *Server) MergeInsertIntoTable(c echo.Context, _ gen.Id, p gen.MergeInser
 	if err != nil {
 		return err
 	}
-	if err := mainBranchOnly(p.Branch); err != nil {
+	onBranch, err := s.onBranch(p.Branch)
+	if err != nil {
 		return err
 	}
 	ctx := c.Request().Context()
@@ -153,7 +181,7 @@ func (s *Server) MergeInsertIntoTable(c echo.Context, _ gen.Id, p gen.MergeInser
 	if m.Data, err = s.readArrow(c); err != nil {
 		return err
 	}
-	res, err := s.store.MergeInsert(ctx, id, m)
+	res, err := onBranch.MergeInsert(ctx, id, m)
 	if err != nil {
 		return err
 	}
@@ -169,7 +197,7 @@ func (s *Server) UpdateTable(c echo.Context, _ gen.Id, p gen.UpdateTableParams) 
 	if err := bindJSON(c, &req); err != nil {
 		return err
 	}
-	id, err := resolveMainID(c, p.Delimiter, req.Id, req.Branch)
+	id, data, err := s.resolveData(c, p.Delimiter, req.Id, req.Branch)
 	if err != nil {
 		return err
 	}
@@ -180,7 +208,7 @@ func (s *Server) UpdateTable(c echo.Context, _ gen.Id, p gen.UpdateTableParams) 
 		}
 		updates[i] = store.ColumnUpdate{Path: u[0], Expr: u[1]}
 	}
-	res, err := s.store.Update(c.Request().Context(), id, updates, deref(req.Predicate))
+	res, err := data.Update(c.Request().Context(), id, updates, deref(req.Predicate))
 	if err != nil {
 		return err
 	}
@@ -193,11 +221,11 @@ func (s *Server) DeleteFromTable(c echo.Context, _ gen.Id, p gen.DeleteFromTable
 	if err := bindJSON(c, &req); err != nil {
 		return err
 	}
-	id, err := resolveMainID(c, p.Delimiter, req.Id, req.Branch)
+	id, data, err := s.resolveData(c, p.Delimiter, req.Id, req.Branch)
 	if err != nil {
 		return err
 	}
-	res, err := s.store.Delete(c.Request().Context(), id, req.Predicate)
+	res, err := data.Delete(c.Request().Context(), id, req.Predicate)
 	if err != nil {
 		return err
 	}
@@ -212,11 +240,11 @@ func (s *Server) CountTableRows(c echo.Context, _ gen.Id, p gen.CountTableRowsPa
 	if err := bindJSON(c, &req); err != nil {
 		return err
 	}
-	id, err := resolveMainID(c, p.Delimiter, req.Id, req.Branch)
+	id, data, err := s.resolveData(c, p.Delimiter, req.Id, req.Branch)
 	if err != nil {
 		return err
 	}
-	n, v, err := s.store.CountRows(c.Request().Context(), id, req.Version, deref(req.Predicate))
+	n, v, err := data.CountRows(c.Request().Context(), id, req.Version, deref(req.Predicate))
 	if err != nil {
 		return err
 	}
@@ -230,14 +258,14 @@ func (s *Server) RestoreTable(c echo.Context, _ gen.Id, p gen.RestoreTableParams
 	if err := bindJSON(c, &req); err != nil {
 		return err
 	}
-	id, err := resolveMainID(c, p.Delimiter, req.Id, req.Branch)
+	id, data, err := s.resolveData(c, p.Delimiter, req.Id, req.Branch)
 	if err != nil {
 		return err
 	}
 	if req.Version < 0 {
 		return invalidInput("version must not be negative")
 	}
-	res, err := s.store.Restore(c.Request().Context(), id, req.Version)
+	res, err := data.Restore(c.Request().Context(), id, req.Version)
 	if err != nil {
 		return err
 	}
@@ -250,11 +278,11 @@ func (s *Server) GetTableStats(c echo.Context, _ gen.Id, p gen.GetTableStatsPara
 	if err := bindJSON(c, &req); err != nil {
 		return err
 	}
-	id, err := resolveID(c, p.Delimiter, req.Id)
+	id, data, err := s.resolveData(c, p.Delimiter, req.Id, req.Branch)
 	if err != nil {
 		return err
 	}
-	st, err := s.store.Stats(c.Request().Context(), id)
+	st, err := data.Stats(c.Request().Context(), id)
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,7 @@ func (s *Server) AlterTableAddColumns(c echo.Context, _ gen.Id, p gen.AlterTable
 	if err := bindJSON(c, &req); err != nil {
 		return err
 	}
-	id, err := resolveMainID(c, p.Delimiter, req.Id, req.Branch)
+	id, data, err := s.resolveData(c, p.Delimiter, req.Id, req.Branch)
 	if err != nil {
 		return err
 	}
@@ -35,7 +35,7 @@ func (s *Server) AlterTableAddColumns(c echo.Context, _ gen.Id, p gen.AlterTable
 			cols[i] = store.NewColumn{Name: nc.Name, Expr: *nc.Expression}
 		}
 	}
-	res, err := s.store.AddColumns(c.Request().Context(), id, cols)
+	res, err := data.AddColumns(c.Request().Context(), id, cols)
 	if err != nil {
 		return err
 	}
@@ -51,7 +51,7 @@ func (s *Server) AlterTableBackfillColumns(c echo.Context, _ gen.Id, p gen.Alter
 	if err := bindJSON(c, &req); err != nil {
 		return err
 	}
-	id, err := resolveMainID(c, p.Delimiter, req.Id, req.Branch)
+	id, err := resolveMainID(c, p.Delimiter, req.Id, req.Branch, "backfills")
 	if err != nil {
 		return err
 	}
@@ -70,7 +70,7 @@ func (s *Server) AlterTableAlterColumns(c echo.Context, _ gen.Id, p gen.AlterTab
 	if err := bindJSON(c, &req); err != nil {
 		return err
 	}
-	id, err := resolveMainID(c, p.Delimiter, req.Id, req.Branch)
+	id, data, err := s.resolveData(c, p.Delimiter, req.Id, req.Branch)
 	if err != nil {
 		return err
 	}
@@ -86,7 +86,7 @@ func (s *Server) AlterTableAlterColumns(c echo.Context, _ gen.Id, p gen.AlterTab
 			}
 		}
 	}
-	res, err := s.store.AlterColumns(c.Request().Context(), id, alts)
+	res, err := data.AlterColumns(c.Request().Context(), id, alts)
 	if err != nil {
 		return err
 	}
@@ -99,11 +99,11 @@ func (s *Server) AlterTableDropColumns(c echo.Context, _ gen.Id, p gen.AlterTabl
 	if err := bindJSON(c, &req); err != nil {
 		return err
 	}
-	id, err := resolveMainID(c, p.Delimiter, req.Id, req.Branch)
+	id, data, err := s.resolveData(c, p.Delimiter, req.Id, req.Branch)
 	if err != nil {
 		return err
 	}
-	res, err := s.store.DropColumns(c.Request().Context(), id, req.Columns)
+	res, err := data.DropColumns(c.Request().Context(), id, req.Columns)
 	if err != nil {
 		return err
 	}
@@ -116,7 +116,7 @@ func (s *Server) UpdateFieldMetadata(c echo.Context, _ gen.Id, p gen.UpdateField
 	if err := bindJSON(c, &req); err != nil {
 		return err
 	}
-	id, err := resolveMainID(c, p.Delimiter, req.Id, req.Branch)
+	id, data, err := s.resolveData(c, p.Delimiter, req.Id, req.Branch)
 	if err != nil {
 		return err
 	}
@@ -124,7 +124,7 @@ func (s *Server) UpdateFieldMetadata(c echo.Context, _ gen.Id, p gen.UpdateField
 	for i, u := range req.Updates {
 		updates[i] = store.FieldMetadataUpdate{Path: u.Path, Metadata: u.Metadata, Replace: boolOr(u.Replace, false)}
 	}
-	res, fields, err := s.store.UpdateFieldMetadata(c.Request().Context(), id, updates)
+	res, fields, err := data.UpdateFieldMetadata(c.Request().Context(), id, updates)
 	if err != nil {
 		return err
 	}
@@ -143,10 +143,11 @@ func (s *Server) UpdateTableSchemaMetadata(c echo.Context, _ gen.Id, p gen.Updat
 	if err != nil {
 		return err
 	}
-	if err := mainBranchOnly(p.Branch); err != nil {
+	data, err := s.onBranch(p.Branch)
+	if err != nil {
 		return err
 	}
-	_, md, err := s.store.UpdateSchemaMetadata(c.Request().Context(), id, set)
+	_, md, err := data.UpdateSchemaMetadata(c.Request().Context(), id, set)
 	if err != nil {
 		return err
 	}

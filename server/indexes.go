@@ -61,7 +61,7 @@ func (s *Server) createIndex(c echo.Context, delimiter *string, scalarOnly bool)
 	if err := bindJSON(c, &req); err != nil {
 		return "", err
 	}
-	id, err := resolveMainID(c, delimiter, req.Id, req.Branch)
+	id, err := resolveMainID(c, delimiter, req.Id, req.Branch, "indexes")
 	if err != nil {
 		return "", err
 	}
@@ -114,7 +114,7 @@ func (s *Server) ListTableIndices(c echo.Context, _ gen.Id, p gen.ListTableIndic
 	if err := bindJSON(c, &req); err != nil {
 		return err
 	}
-	id, err := resolveMainID(c, p.Delimiter, req.Id, req.Branch)
+	id, err := resolveMainID(c, p.Delimiter, req.Id, req.Branch, "indexes")
 	if err != nil {
 		return err
 	}
@@ -164,7 +164,7 @@ func (s *Server) DropTableIndex(c echo.Context, _ gen.Id, indexName string, p ge
 	if err != nil {
 		return err
 	}
-	if err := mainBranchOnly(p.Branch); err != nil {
+	if err := mainBranchOnly(p.Branch, "indexes"); err != nil {
 		return err
 	}
 	txID, err := s.store.DropIndex(c.Request().Context(), id, indexName)

@@ -100,9 +100,6 @@ func requestBody(c echo.Context) []byte {
 // holds column_aliases in request order and the sort keys. Returns
 // InvalidInput (13) for malformed parts.
 func (s *Server) storeQuery(q *gen.QueryTableRequest, extras queryExtras) (store.Query, error) {
-	if err := mainBranchOnly(q.Branch); err != nil {
-		return store.Query{}, err
-	}
 	if q.K < 0 || deref(q.Offset) < 0 {
 		return store.Query{}, invalidInput("k and offset must not be negative")
 	}
@@ -282,7 +279,11 @@ func (s *Server) QueryTable(c echo.Context, _ gen.Id, p gen.QueryTableParams) er
 	if err != nil {
 		return err
 	}
-	res, err := s.store.Query(c.Request().Context(), id, q)
+	data, err := s.onBranch(req.Branch)
+	if err != nil {
+		return err
+	}
+	res, err := data.Query(c.Request().Context(), id, q)
 	if err != nil {
 		return err
 	}
@@ -313,7 +314,15 @@ func (s *Server) ExplainTableQueryPlan(c echo.Context, _ gen.Id, p gen.ExplainTa
 	if err != nil {
 		return err
 	}
-	plan, err := s.store.ExplainQuery(c.Request().Context(), id, q, false)
+	branch := req.Query.Branch
+	if branch == nil {
+		branch = req.Branch
+	}
+	data, err := s.onBranch(branch)
+	if err != nil {
+		return err
+	}
+	plan, err := data.ExplainQuery(c.Request().Context(), id, q, false)
 	if err != nil {
 		return err
 	}
@@ -346,7 +355,11 @@ func (s *Server) AnalyzeTableQueryPlan(c echo.Context, _ gen.Id, p gen.AnalyzeTa
 	if err != nil {
 		return err
 	}
-	plan, err := s.store.ExplainQuery(c.Request().Context(), id, q, true)
+	data, err := s.onBranch(qreq.Branch)
+	if err != nil {
+		return err
+	}
+	plan, err := data.ExplainQuery(c.Request().Context(), id, q, true)
 	if err != nil {
 		return err
 	}

@@ -78,8 +78,15 @@ func remotePaths(next echo.HandlerFunc) echo.HandlerFunc {
 // lacks (see IsDialectRoute). Their errors are ErrorResponses as everywhere;
 // there is no spec to validate their requests against.
 func (s *Server) dialectRoutes(e *echo.Echo) {
-	e.POST("/v1/table/:id/index/:index_name/prewarm", s.PrewarmTableIndex)
+	e.POST(prewarmRoute, s.PrewarmTableIndex)
 }
+
+// prewarmRoute is the Echo route of the dialect's prewarm operation, and
+// routePrewarm its label in the metrics.
+const (
+	prewarmRoute = "/v1/table/:id/index/:index_name/prewarm"
+	routePrewarm = "PrewarmTableIndex"
+)
 
 // prewarmPath matches the escaped paths of the prewarm route, with or
 // without the dialect's trailing slash.

@@ -69,12 +69,32 @@ type Config struct {
 	// analyze_plan may run; one that runs longer answers
 	// ServiceUnavailable (17, HTTP 503). Default 60 s; negative: no bound.
 	QueryTimeout time.Duration
+	// ProgressInterval is how often, at most, the progress of a running
+	// job (an index build, a backfill) is logged and recorded in its
+	// transaction. Default coord.DefaultProgressInterval.
+	ProgressInterval time.Duration
+	// NoMetricsRoute leaves /metrics out of the API, for a server whose
+	// metrics are served by MetricsHandler on a listener of their own.
+	NoMetricsRoute bool
+	// CORSOrigins, when not empty, are the origins browsers may call the
+	// API from ("*" for any); preflight requests are answered for them.
+	CORSOrigins []string
+	// RetainVersionsFor is how long the versions of managed tables are
+	// kept besides those something keeps (the latest of each branch,
+	// tagged versions, versions branches fork from); older ones are
+	// cleaned up in the background. Default
+	// store.DefaultRetainVersionsFor; negative: keep only those.
+	RetainVersionsFor time.Duration
 }
 
 // Defaults of the Config bounds.
 const (
-	DefaultMaxSearchRows = 100_000
-	DefaultQueryTimeout  = 60 * time.Second
+	DefaultMaxJSONBody          = 32 << 20
+	DefaultMaxArrowBody         = 1 << 30
+	DefaultMaxArrowDecodedBytes = 1 << 30
+	DefaultMaxArrowRows         = 10_000_000
+	DefaultMaxSearchRows        = 100_000
+	DefaultQueryTimeout         = 60 * time.Second
 )
 
 // Server serves the Lance Namespace REST API. It implements
@@ -89,7 +109,13 @@ type Server struct {
 	ops       operationTable
 	commits   *coord.Committer
 	jobs      *coord.Runner
+	// retention queues the cleanup of old versions; nil when the store
+	// keeps no managed tables.
+	retention *coord.Retention
 	uploads   uploads
+	metrics   *metrics
+	readiness readiness
+	probes    http.Handler
 }
 
 var _ gen.ServerInterface = (*Server)(nil)
@@ -105,16 +131,16 @@ func New(cfg Config) (*Server, error) {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	if cfg.MaxJSONBody <= 0 {
-		cfg.MaxJSONBody = 32 << 20
+		cfg.MaxJSONBody = DefaultMaxJSONBody
 	}
 	if cfg.MaxArrowBody <= 0 {
-		cfg.MaxArrowBody = 1 << 30
+		cfg.MaxArrowBody = DefaultMaxArrowBody
 	}
 	if cfg.MaxArrowDecodedBytes <= 0 {
-		cfg.MaxArrowDecodedBytes = 1 << 30
+		cfg.MaxArrowDecodedBytes = DefaultMaxArrowDecodedBytes
 	}
 	if cfg.MaxArrowRows <= 0 {
-		cfg.MaxArrowRows = 10_000_000
+		cfg.MaxArrowRows = DefaultMaxArrowRows
 	}
 	if cfg.MaxPageSize <= 0 {
 		cfg.MaxPageSize = store.MaxPageSize
@@ -125,8 +151,14 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxSearchRows <= 0 {
 		cfg.MaxSearchRows = DefaultMaxSearchRows
 	}
+	if cfg.ProgressInterval <= 0 {
+		cfg.ProgressInterval = coord.DefaultProgressInterval
+	}
 	if cfg.QueryTimeout == 0 {
 		cfg.QueryTimeout = DefaultQueryTimeout
+	}
+	if cfg.RetainVersionsFor == 0 {
+		cfg.RetainVersionsFor = store.DefaultRetainVersionsFor
 	}
 	st, managed := cfg.Store.(Store)
 	if !managed {
@@ -141,32 +173,58 @@ func New(cfg Config) (*Server, error) {
 		commits: coord.NewCommitter(cfg.Store, cfg.Warehouse, cfg.Logger),
 		jobs:    coord.NewRunner(cfg.Store, cfg.JobsQueued, cfg.Logger),
 	}
+	s.jobs.ProgressEvery = cfg.ProgressInterval
 	coord.RegisterStoreJobs(s.jobs, st, cfg.Warehouse)
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
 	e.HTTPErrorHandler = s.errorHandler
+	if len(cfg.CORSOrigins) > 0 {
+		e.Pre(allowOrigins(cfg.CORSOrigins))
+	}
 	e.Pre(remotePaths, stripTrailingSlash, aliasMethods)
-	e.Use(assignRequestID, s.logRequests, s.limitBodies, s.trackUploads, s.recoverPanics, s.authenticate)
+	// trackUploads wraps the body limitBodies has already bounded; with the
+	// two swapped, an oversized upload hung (TestArrowBodyTooLarge).
+	e.Use(assignRequestID, s.observeRequests, s.logRequests, s.limitBodies, s.trackUploads, s.recoverPanics, s.authenticate)
 	if !managed {
 		e.Use(s.refuseManaged)
 	}
 	e.Use(s.remoteBodies, s.validateRequests, s.limitQueryTime)
 	gen.RegisterHandlers(e, s)
 	s.dialectRoutes(e)
+	if !cfg.NoMetricsRoute {
+		e.GET(MetricsPath, s.serveMetrics)
+	}
+	s.extensionRoutes(e)
 	s.echo = e
+	s.metrics = newMetrics(s)
+	s.probes = s.ProbeHandler()
 	s.jobs.Start()
+	if managed {
+		s.retention = coord.NewRetention(st, cfg.RetainVersionsFor, cfg.Logger)
+		s.retention.Start()
+	}
 	return s, nil
 }
 
-// Close stops the background job runner, waiting for the job in progress.
-// Call it after the HTTP server has stopped.
+// Close stops the background job runner, waiting for the job in progress,
+// and the retention of old versions. Call it after the HTTP server has
+// stopped.
 func (s *Server) Close() {
+	if s.retention != nil {
+		s.retention.Stop()
+	}
 	s.jobs.Stop()
 }
 
-// ServeHTTP makes the Server an http.Handler.
+// ServeHTTP makes the Server an http.Handler. The health and readiness
+// probes are answered first, without authentication, logging or any other
+// middleware.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if p := r.URL.Path; p == HealthPath || p == ReadyPath {
+		s.probes.ServeHTTP(w, r)
+		return
+	}
 	s.echo.ServeHTTP(w, r)
 }
 

@@ -267,13 +267,16 @@ func (s *Server) DescribeTable(c echo.Context, _ gen.Id, p gen.DescribeTablePara
 	}
 	switch {
 	case t.Kind == store.Managed:
-		d, err := s.store.Describe(ctx, id, version)
+		d, err := s.store.OnBranch(branch).Describe(ctx, id, version)
 		if err != nil {
 			return err
 		}
 		r.Version = &d.Version
 		resp.Schema = schemaJSON(d.Schema)
 		r.Stats = &gen.TableBasicStats{NumDeletedRows: int(d.Deleted), NumFragments: int(d.Fragments)}
+		if d.View != nil {
+			r.Metadata = ptr(viewMetadata(d.View))
+		}
 	case detailed && version == nil:
 		if v, err := s.store.DescribeVersion(ctx, id, branch, nil); err == nil {
 			r.Version = &v.Version

@@ -176,6 +176,9 @@ type TableData struct {
 	// of one write form a fragment.
 	Fragments int64
 	Timestamp time.Time
+	// View describes the materialized view the table is, nil for a plain
+	// table.
+	View *View
 }
 
 // TableStats describes the latest version of a managed table.

@@ -16,6 +16,12 @@ const (
 	JobBackfillColumn = "BackfillColumn"
 	// JobBuildIndex builds an index. Payload: BuildIndex.
 	JobBuildIndex = "BuildIndex"
+	// JobCleanupVersions removes the versions of a managed table that the
+	// retention policy lets go and the row versions no remaining version
+	// shows, then gives the space back. Payload: CleanupVersions.
+	JobCleanupVersions = "CleanupVersions"
+	// JobRefreshView recomputes a materialized view. Payload: RefreshView.
+	JobRefreshView = "RefreshMaterializedView"
 )
 
 // DeleteTableData is the payload of a JobDeleteTableData job.
@@ -34,6 +40,23 @@ type BackfillColumn struct {
 type BuildIndex struct {
 	TableUUID string `json:"table_uuid"`
 	IndexUUID string `json:"index_uuid"`
+}
+
+// CleanupVersions is the payload of a JobCleanupVersions job.
+type CleanupVersions struct {
+	TableUUID string `json:"table_uuid"`
+	// BeforeMillis removes the versions committed before this time (Unix
+	// milliseconds) that nothing keeps; 0 removes none, and only the rows
+	// of versions already removed go.
+	BeforeMillis int64 `json:"before_millis,omitempty"`
+}
+
+// RefreshView is the payload of a JobRefreshView job.
+type RefreshView struct {
+	ViewUUID string `json:"view_uuid"`
+	// SourceVersion is the version of the source table to read; nil reads
+	// the latest when the job runs.
+	SourceVersion *int64 `json:"source_version,omitempty"`
 }
 
 // Job is one claimed unit of queued work.

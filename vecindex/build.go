@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"slices"
+
+	"github.com/lancens/lancens/internal/progress"
 )
 
 // Build trains an index of kind p.Kind over vs and returns it. It is
@@ -34,12 +36,15 @@ func Build(ctx context.Context, p Params, vs *Vectors) (*Index, error) {
 	}
 	rng := newRand(rp.Seed, streamIVF)
 	sample := gatherRows(space, dim, sampleRows(rng, n, rp.NumPartitions*rp.SampleRate))
+	trained := int64(len(sample) / dim)
+	progress.Report(ctx, "train", 0, trained)
 	cent, err := trainKMeans(ctx, sample, dim, rp.NumPartitions, rp.MaxIterations, rp.Metric == Cosine, rng, nw)
 	if err != nil {
 		return nil, err
 	}
+	progress.Report(ctx, "train", trained, trained)
 	assign := make([]int32, n)
-	if err := assignAll(ctx, space, dim, cent, assign, nw); err != nil {
+	if err := assignAll(ctx, space, dim, cent, assign, nw, progress.NewCounter(ctx, "assign", int64(n))); err != nil {
 		return nil, err
 	}
 	ix := &Index{params: rp, dim: dim, centroids: cent}
@@ -89,14 +94,18 @@ func BuildBytes(ctx context.Context, p Params, vs *ByteVectors) (*Index, error) 
 	for _, r := range rows {
 		sample = append(sample, vs.Data[r*dim:(r+1)*dim]...)
 	}
+	progress.Report(ctx, "train", 0, int64(len(rows)))
 	cent, err := trainBinaryKMeans(ctx, sample, dim, rp.NumPartitions, rp.MaxIterations, rng, nw)
 	if err != nil {
 		return nil, err
 	}
+	progress.Report(ctx, "train", int64(len(rows)), int64(len(rows)))
 	assign := make([]int32, n)
+	progress.Report(ctx, "assign", 0, int64(n))
 	if _, err := assignNearestBytes(ctx, vs.Data, dim, cent, assign, make([]int32, n), nw); err != nil {
 		return nil, err
 	}
+	progress.Report(ctx, "assign", int64(n), int64(n))
 	ix := &Index{params: rp, dim: dim, bcentroids: cent}
 	order := ix.group(assign)
 	ix.ids = make([]int64, n)

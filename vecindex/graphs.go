@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"slices"
+
+	"github.com/lancens/lancens/internal/progress"
 )
 
 // orderByLevel draws an HNSW level for every row, per partition p from
@@ -39,6 +41,7 @@ func (ix *Index) buildGraphs(ctx context.Context, space []float32, order []int, 
 	if parts >= 2*nw {
 		outer, inner = nw, 1
 	}
+	done := progress.NewCounter(ctx, "graph", int64(len(order)))
 	return parallelFor(ctx, outer, parts, 1, func(_, lo, hi int) {
 		for p := lo; p < hi; p++ {
 			a, z := ix.offsets[p], ix.offsets[p+1]
@@ -52,6 +55,7 @@ func (ix *Index) buildGraphs(ctx context.Context, space []float32, order []int, 
 				return
 			}
 			ix.graphs[p] = g
+			done.Add(int64(z - a))
 		}
 	})
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+
+	"github.com/lancens/lancens/internal/progress"
 )
 
 // settled stops k-means once at most 1/settled of the rows change cluster
@@ -211,14 +213,15 @@ func finishCentroids(cent []float32, dim int, spherical bool) {
 }
 
 // assignAll sets assign[i] to the centroid nearest to row i of data in
-// euclidean distance (lowest index on ties), in parallel. It returns
-// ctx.Err() when ctx is cancelled.
-func assignAll(ctx context.Context, data []float32, dim int, cent []float32, assign []int32, nw int) error {
+// euclidean distance (lowest index on ties), in parallel, counting the rows
+// done in done (may be nil). It returns ctx.Err() when ctx is cancelled.
+func assignAll(ctx context.Context, data []float32, dim int, cent []float32, assign []int32, nw int, done *progress.Counter) error {
 	ps := newPanels(cent, dim)
 	return parallelFor(ctx, nw, len(assign), 256, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			assign[i], _, _ = ps.nearest(data[i*dim : (i+1)*dim])
 		}
+		done.Add(int64(hi - lo))
 	})
 }
 

@@ -1,6 +1,10 @@
 package vecindex
 
-import "context"
+import (
+	"context"
+
+	"github.com/lancens/lancens/internal/progress"
+)
 
 // maxAnchors is the number of anchors trained when an index has fewer
 // partitions than that (see Index.anchors).
@@ -23,7 +27,7 @@ func (ix *Index) quantize(ctx context.Context, space []float32, assign []int32, 
 			return err
 		}
 		anchorOf = make([]int32, n)
-		if err := assignAll(ctx, space, dim, anchors, anchorOf, nw); err != nil {
+		if err := assignAll(ctx, space, dim, anchors, anchorOf, nw, nil); err != nil {
 			return err
 		}
 		ix.anchors, ix.anchorOf = anchors, make([]uint8, n)
@@ -62,6 +66,7 @@ func (ix *Index) quantize(ctx context.Context, space []float32, assign []int32, 
 	}
 	alpha, _ := residualScales(p.Metric)
 	scratch := make([][]float32, nw)
+	done := progress.NewCounter(ctx, "quantize", int64(n))
 	return parallelFor(ctx, nw, n, 256, func(w, lo, hi int) {
 		if scratch[w] == nil {
 			scratch[w] = make([]float32, 2*dim)
@@ -77,5 +82,6 @@ func (ix *Index) quantize(ctx context.Context, space []float32, assign []int32, 
 				ix.bias[i] = alpha * (dot(rec, rec) + 2*dot(anchor(row), rec) + l2sq(r, rec))
 			}
 		}
+		done.Add(int64(hi - lo))
 	})
 }

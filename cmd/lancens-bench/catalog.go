@@ -22,26 +22,25 @@ import (
 // listing that directory. The same commit workload then runs on two
 // replicas over one PostgreSQL database, against the one SQLite server as
 // the peer (skipped, with a note, where PostgreSQL is not installed).
-func catalogSuite(dir string, inst *instance, scale float64) ([]result, error) {
+func catalogSuite(dir string, inst *instance, scale float64, out *report) error {
 	rep, err := startReplicas(filepath.Join(dir, "replicas"))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if rep != nil {
 		defer rep.close()
 	}
-	var results []result
 	commits := int(2000 * scale)
 	for _, clients := range []int{1, 16} {
 		ours, err := lancensCommits([]*client.Client{inst.client}, clients, commits)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		peer, err := fileCommits(filepath.Join(dir, fmt.Sprintf("peer-%d", clients)), clients, commits)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		results = append(results,
+		out.add(
 			result{"catalog", fmt.Sprintf("version commits, %d client(s)", clients), "/s", ours.rate, peer.rate, "file commit", true},
 			result{"catalog", fmt.Sprintf("commit p50, %d client(s)", clients), "ms", ms(ours.lat.percentile(.5)), ms(peer.lat.percentile(.5)), "file commit", false},
 			result{"catalog", fmt.Sprintf("commit p99, %d client(s)", clients), "ms", ms(ours.lat.percentile(.99)), ms(peer.lat.percentile(.99)), "file commit", false},
@@ -51,9 +50,9 @@ func catalogSuite(dir string, inst *instance, scale float64) ([]result, error) {
 		}
 		pg, err := lancensCommits(rep.clients, clients, commits)
 		if err != nil {
-			return nil, fmt.Errorf("replicas: %w", err)
+			return fmt.Errorf("replicas: %w", err)
 		}
-		results = append(results,
+		out.add(
 			result{"catalog", fmt.Sprintf("2 replicas on PostgreSQL: commits, %d client(s)", clients), "/s", pg.rate, ours.rate, "1 SQLite server", true},
 			result{"catalog", fmt.Sprintf("2 replicas on PostgreSQL: commit p50, %d client(s)", clients), "ms", ms(pg.lat.percentile(.5)), ms(ours.lat.percentile(.5)), "1 SQLite server", false},
 			result{"catalog", fmt.Sprintf("2 replicas on PostgreSQL: commit p99, %d client(s)", clients), "ms", ms(pg.lat.percentile(.99)), ms(ours.lat.percentile(.99)), "1 SQLite server", false},
@@ -63,17 +62,17 @@ func catalogSuite(dir string, inst *instance, scale float64) ([]result, error) {
 	versions := int(100000 * scale)
 	ours, err := lancensLatestLookup(inst, versions)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	peer, err := listingLatestLookup(filepath.Join(dir, "peer-listing"), versions)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	results = append(results,
+	out.add(
 		result{"catalog", fmt.Sprintf("latest version p50, %d versions", versions), "ms", ms(ours.percentile(.5)), ms(peer.percentile(.5)), "dir listing", false},
 		result{"catalog", fmt.Sprintf("latest version p99, %d versions", versions), "ms", ms(ours.percentile(.99)), ms(peer.percentile(.99)), "dir listing", false},
 	)
-	return results, nil
+	return nil
 }
 
 type throughput struct {

@@ -14,9 +14,8 @@ import (
 // dataSuite measures the data plane against LanceDB embedded: ingesting
 // 100k rows of (id, text, 128-dim vector) in 10k-row batches, and filtered
 // count and filtered query latency on a 1M-row table.
-func dataSuite(dir string, inst *instance, scale float64) ([]result, error) {
+func dataSuite(dir string, inst *instance, scale float64, out *report) error {
 	ctx := context.Background()
-	var results []result
 
 	// Ingest.
 	n := int(100000 * scale)
@@ -25,15 +24,15 @@ func dataSuite(dir string, inst *instance, scale float64) ([]result, error) {
 	file := filepath.Join(dir, "ingest.arrow")
 	size, err := writeIPC(file, vectorSchema(128), batches)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	t0 := time.Now()
 	if _, err := inst.client.CreateTable(ctx, []string{"ingest"}, vectorSchema(128), batches[:1], nil); err != nil {
-		return nil, err
+		return err
 	}
 	for _, b := range batches[1:] {
 		if _, err := inst.client.Insert(ctx, []string{"ingest"}, vectorSchema(128), []arrow.RecordBatch{b}, ""); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	ours := time.Since(t0).Seconds()
@@ -42,36 +41,36 @@ func dataSuite(dir string, inst *instance, scale float64) ([]result, error) {
 		Rows int     `json:"rows"`
 	}
 	if err := lancedb("ingest", map[string]any{"dir": filepath.Join(dir, "lancedb"), "table": "ingest", "file": file, "batchRows": batchRows}, &peer); err != nil {
-		return nil, err
+		return err
 	}
 	if peer.Rows != n {
-		return nil, fmt.Errorf("lancedb ingested %d rows, want %d", peer.Rows, n)
+		return fmt.Errorf("lancedb ingested %d rows, want %d", peer.Rows, n)
 	}
 	mb := float64(size) / (1 << 20)
-	results = append(results,
+	out.add(
 		result{"data", fmt.Sprintf("ingest rows/s, %d rows", n), "/s", float64(n) / ours, float64(n) / (peer.Ms / 1000), "LanceDB", true},
 		result{"data", fmt.Sprintf("ingest MB/s, %.0f MB", mb), "MB/s", mb / ours, mb / (peer.Ms / 1000), "LanceDB", true},
 	)
 
 	nsAdd, err := namespaceAdds(dir, inst, scale)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	results = append(results, nsAdd)
+	out.add(nsAdd)
 
 	// Filtered count and query on a large table.
 	n = int(1000000 * scale)
 	facts := factBatches(n, 50000, 7)
 	factFile := filepath.Join(dir, "facts.arrow")
 	if _, err := writeIPC(factFile, factSchema, facts); err != nil {
-		return nil, err
+		return err
 	}
 	if _, err := inst.client.CreateTable(ctx, []string{"facts"}, factSchema, facts, nil); err != nil {
-		return nil, err
+		return err
 	}
 	var loaded struct{ Rows int }
 	if err := lancedb("load", map[string]any{"dir": filepath.Join(dir, "lancedb"), "table": "facts", "file": factFile}, &loaded); err != nil {
-		return nil, err
+		return err
 	}
 	const countFilter = "category = 7 AND price > 500"
 	const iterations = 20
@@ -82,17 +81,17 @@ func dataSuite(dir string, inst *instance, scale float64) ([]result, error) {
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var peerCount struct {
 		Lat    []float64 `json:"lat"`
 		Result int64     `json:"result"`
 	}
 	if err := lancedb("count", map[string]any{"dir": filepath.Join(dir, "lancedb"), "table": "facts", "filter": countFilter, "iterations": iterations}, &peerCount); err != nil {
-		return nil, err
+		return err
 	}
 	if peerCount.Result != ourCount {
-		return nil, fmt.Errorf("count mismatch: lancens %d, lancedb %d", ourCount, peerCount.Result)
+		return fmt.Errorf("count mismatch: lancens %d, lancedb %d", ourCount, peerCount.Result)
 	}
 	const queryFilter = "category = 42 AND price > 900"
 	cols := []string{"id", "price"}
@@ -109,7 +108,7 @@ func dataSuite(dir string, inst *instance, scale float64) ([]result, error) {
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var peerQuery struct {
 		Lat  []float64 `json:"lat"`
@@ -117,17 +116,17 @@ func dataSuite(dir string, inst *instance, scale float64) ([]result, error) {
 	}
 	if err := lancedb("query", map[string]any{"dir": filepath.Join(dir, "lancedb"), "table": "facts", "filter": queryFilter,
 		"columns": cols, "limit": 100, "iterations": iterations}, &peerQuery); err != nil {
-		return nil, err
+		return err
 	}
 	if peerQuery.Rows != ourRows {
-		return nil, fmt.Errorf("query rows: lancens %d, lancedb %d", ourRows, peerQuery.Rows)
+		return fmt.Errorf("query rows: lancens %d, lancedb %d", ourRows, peerQuery.Rows)
 	}
 	pc, pq := msLatencies(peerCount.Lat), msLatencies(peerQuery.Lat)
-	results = append(results,
+	out.add(
 		result{"data", fmt.Sprintf("filtered count p50, %d rows", n), "ms", ms(countLat.percentile(.5)), ms(pc.percentile(.5)), "LanceDB", false},
 		result{"data", fmt.Sprintf("filtered query p50, %d rows", n), "ms", ms(queryLat.percentile(.5)), ms(pq.percentile(.5)), "LanceDB", false},
 	)
-	return results, nil
+	return nil
 }
 
 // namespaceAdds measures a table add through the LanceDB SDK in namespace

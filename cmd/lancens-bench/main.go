@@ -18,7 +18,6 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/lancens/lancens/client"
@@ -29,7 +28,7 @@ import (
 )
 
 func main() {
-	suites := flag.String("suite", "catalog,data,search,objectstore", "comma-separated suites to run: catalog, data, search, objectstore")
+	suites := flag.String("suite", "catalog,data,search,objectstore,soak", "comma-separated suites to run: catalog, data, search, objectstore, soak")
 	flag.StringVar(&nodeDir, "node", nodeDir, "directory of the Node project with the LanceDB peer")
 	scale := flag.Float64("scale", 1, "multiply workload sizes by this factor (e.g. 0.1 for a quick run)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of this process (lancens and the bench's client) to this file")
@@ -80,57 +79,65 @@ type result struct {
 }
 
 // suite measures one area; it gets a fresh directory and a lancens
-// serving from it.
-type suite func(dir string, inst *instance, scale float64) ([]result, error)
+// serving from it, and adds each result to rep as soon as it is measured.
+type suite func(dir string, inst *instance, scale float64, rep *report) error
 
-var suites = map[string]suite{"catalog": catalogSuite, "data": dataSuite, "search": searchSuite, "objectstore": objectStoreSuite}
+var suites = map[string]suite{"catalog": catalogSuite, "data": dataSuite, "search": searchSuite, "objectstore": objectStoreSuite, "soak": soakSuite}
 
 func run(names string, scale float64) error {
-	var results []result
+	rep := &report{w: os.Stdout}
 	for _, name := range strings.Split(names, ",") {
 		name = strings.TrimSpace(name)
 		s, ok := suites[name]
 		if !ok {
 			return fmt.Errorf("unknown suite %q", name)
 		}
-		rs, err := runSuite(name, s, scale)
-		if err != nil {
+		if err := runSuite(name, s, scale, rep); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		results = append(results, rs...)
 	}
-	print(os.Stdout, results)
 	return nil
 }
 
 // runSuite runs s in a temporary directory, which it removes after.
-func runSuite(name string, s suite, scale float64) ([]result, error) {
+func runSuite(name string, s suite, scale float64, rep *report) error {
 	dir, err := os.MkdirTemp("", "lancens-bench-"+name+"-")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer os.RemoveAll(dir)
 	inst, err := startLancens(dir)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer inst.close()
-	return s(dir, inst, scale)
+	return s(dir, inst, scale, rep)
 }
 
-// print writes the results as a table. The ratio is always "how many times
-// better lancens is": above 1 means lancens wins.
-func print(w io.Writer, results []result) {
-	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "suite\tmetric\tlancens\tpeer\tpeer is\tlancens advantage\t")
-	for _, r := range results {
-		ratio := r.peer / r.ours
-		if r.higherIsBetter {
-			ratio = r.ours / r.peer
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.2fx\t\n", r.suite, r.metric, format(r.ours, r.unit), format(r.peer, r.unit), r.peerName, ratio)
+// report prints results as the rows of a table, each as soon as it is
+// measured (a run takes minutes), under a header printed with the first.
+// The ratio is always "how many times better lancens is": above 1 means
+// lancens wins.
+type report struct {
+	w       io.Writer
+	started bool
+}
+
+// The table's columns: suite, metric, lancens, peer, peer is, advantage.
+const reportRow = "%-8s %-52s %14s %14s  %-16s %10s\n"
+
+func (r *report) add(results ...result) {
+	if !r.started {
+		r.started = true
+		fmt.Fprintf(r.w, reportRow, "suite", "metric", "lancens", "peer", "peer is", "advantage")
 	}
-	tw.Flush()
+	for _, res := range results {
+		ratio := res.peer / res.ours
+		if res.higherIsBetter {
+			ratio = res.ours / res.peer
+		}
+		fmt.Fprintf(r.w, reportRow, res.suite, res.metric, format(res.ours, res.unit), format(res.peer, res.unit), res.peerName, fmt.Sprintf("%.2fx", ratio))
+	}
 }
 
 func format(v float64, unit string) string {

@@ -25,50 +25,49 @@ import (
 // S3 commit: a conditional put of the manifest). Each commit is an append
 // of 100 rows, timed whole as a client sees it: the data file, the staged
 // manifest and the commit.
-func objectStoreSuite(dir string, _ *instance, scale float64) ([]result, error) {
+func objectStoreSuite(dir string, _ *instance, scale float64, rep *report) error {
 	bin, err := s3test.Binary()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	buckets := filepath.Join(dir, "s3")
 	if err := os.Mkdir(buckets, 0o755); err != nil {
-		return nil, err
+		return err
 	}
 	g, err := s3test.Launch(bin, buckets)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer g.Stop()
 	if err := g.MakeBucket("lance"); err != nil {
-		return nil, err
+		return err
 	}
 	commits := max(int(200*scale), 10)
 	var peer struct{ Lat []float64 }
 	if err := lancedb("s3commits", map[string]any{"uri": "s3://lance/peer", "storageOptions": g.Options(), "table": "peer", "rows": 100, "commits": commits}, &peer); err != nil {
-		return nil, err
+		return err
 	}
 	p := msLatencies(peer.Lat)
-	var results []result
 	// lancens as it runs by default (each record fsynced), and with
 	// --sync NORMAL, which the gateway's own writes compare to.
 	for _, sync := range []string{"FULL", "NORMAL"} {
 		url, stop, err := startObjectStoreLancens(dir, sync, g.Options())
 		if err != nil {
-			return nil, err
+			return err
 		}
 		var ours struct{ Lat []float64 }
 		err = lancedb("s3commits", map[string]any{"namespace": url, "table": "ours-" + sync, "rows": 100, "commits": commits}, &ours)
 		stop()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		o := msLatencies(ours.Lat)
-		results = append(results,
+		rep.add(
 			result{"objectstore", fmt.Sprintf("namespace-mode commit p50 on S3, --sync %s", sync), "ms", ms(o.percentile(.5)), ms(p.percentile(.5)), "Lance S3 commit", false},
 			result{"objectstore", fmt.Sprintf("namespace-mode commit p99 on S3, --sync %s", sync), "ms", ms(o.percentile(.99)), ms(p.percentile(.99)), "Lance S3 commit", false},
 		)
 	}
-	return results, nil
+	return nil
 }
 
 // startObjectStoreLancens serves lancens with the warehouse s3://lance/wh,

@@ -24,7 +24,7 @@ import (
 // index parameters: recall@10, index build time and query latency of each
 // vector index type, full-text and filtered vector query latency. Vectors
 // are 128-dimensional, drawn around 100 gaussian centres.
-func searchSuite(dir string, inst *instance, scale float64) ([]result, error) {
+func searchSuite(dir string, inst *instance, scale float64, out *report) error {
 	ctx := context.Background()
 
 	const dim, k, nq = 128, 10, 100
@@ -36,24 +36,23 @@ func searchSuite(dir string, inst *instance, scale float64) ([]result, error) {
 	batches := searchBatches(schema, data, 10000)
 	file := filepath.Join(dir, "search.arrow")
 	if _, err := writeIPC(file, schema, batches); err != nil {
-		return nil, err
+		return err
 	}
 	qfile := filepath.Join(dir, "queries.json")
 	if err := writeJSON(qfile, queries); err != nil {
-		return nil, err
+		return err
 	}
 	if _, err := inst.client.CreateTable(ctx, []string{"search"}, schema, batches, nil); err != nil {
-		return nil, err
+		return err
 	}
 	ldb := filepath.Join(dir, "lancedb")
 	var loaded struct{ Rows int }
 	if err := lancedb("load", map[string]any{"dir": ldb, "table": "search", "file": file}, &loaded); err != nil {
-		return nil, err
+		return err
 	}
 	truth := groundTruth(data, queries, k)
 
 	parts := max(1, n/400) // 256 partitions at 100k rows, as LanceDB is usually tuned
-	var results []result
 	built := map[string]bool{}
 	for _, tc := range []struct {
 		index  string
@@ -80,13 +79,13 @@ func searchSuite(dir string, inst *instance, scale float64) ([]result, error) {
 		buildStart := time.Now()
 		if rebuild {
 			if err := inst.createIndex(ctx, "search", fmt.Sprintf(`{"column":"vector","index_type":%q,"name":"v_%s",%s}`, tc.index, tc.index, tc.api)); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		ourBuild := time.Since(buildStart)
 		ourIDs, ourLat, err := inst.vectorQueries(ctx, "search", queries, k, tc.query, "", 3)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		var peer struct {
 			BuildMs float64   `json:"buildMs"`
@@ -101,14 +100,14 @@ func searchSuite(dir string, inst *instance, scale float64) ([]result, error) {
 			args[name] = v
 		}
 		if err := lancedb("vector", args, &peer); err != nil {
-			return nil, err
+			return err
 		}
 		pl := msLatencies(peer.Lat)
-		results = append(results, result{"search", label + " recall@10", "", meanRecall(ourIDs, truth), meanRecall(peer.IDs, truth), "LanceDB", true})
+		out.add(result{"search", label + " recall@10", "", meanRecall(ourIDs, truth), meanRecall(peer.IDs, truth), "LanceDB", true})
 		if rebuild {
-			results = append(results, result{"search", tc.index + " build", "s", ourBuild.Seconds(), peer.BuildMs / 1000, "LanceDB", false})
+			out.add(result{"search", tc.index + " build", "s", ourBuild.Seconds(), peer.BuildMs / 1000, "LanceDB", false})
 		}
-		results = append(results,
+		out.add(
 			result{"search", label + " query p50", "ms", ms(ourLat.percentile(.5)), ms(pl.percentile(.5)), "LanceDB", false},
 			result{"search", label + " query p99", "ms", ms(ourLat.percentile(.99)), ms(pl.percentile(.99)), "LanceDB", false},
 			result{"search", label + " QPS (1 client)", "/s", 1 / ourLat.mean().Seconds(), 1 / pl.mean().Seconds(), "LanceDB", true},
@@ -119,22 +118,22 @@ func searchSuite(dir string, inst *instance, scale float64) ([]result, error) {
 	const filter = "category = 3"
 	_, ourLat, err := inst.vectorQueries(ctx, "search", queries, k, map[string]int{"nprobes": 20}, filter, 3)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var peer struct {
 		Lat []float64 `json:"lat"`
 	}
 	if err := lancedb("vector", map[string]any{"dir": ldb, "table": "search", "queriesFile": qfile, "k": k, "iterations": 3,
 		"nprobes": 20, "filter": filter}, &peer); err != nil {
-		return nil, err
+		return err
 	}
-	results = append(results, result{"search", "filtered vector query p50", "ms", ms(ourLat.percentile(.5)), ms(msLatencies(peer.Lat).percentile(.5)), "LanceDB", false})
+	out.add(result{"search", "filtered vector query p50", "ms", ms(ourLat.percentile(.5)), ms(msLatencies(peer.Lat).percentile(.5)), "LanceDB", false})
 
 	// Full-text search.
 	words := []string{"alpha", "bravo delta", "lance", "vector search", "zulu", "kilo lima", "table", "echo", "quebec romeo", "tango"}
 	buildStart := time.Now()
 	if err := inst.createIndex(ctx, "search", `{"column":"text","index_type":"INVERTED"}`); err != nil {
-		return nil, err
+		return err
 	}
 	ourBuild := time.Since(buildStart)
 	var ftsLat latencies
@@ -147,7 +146,7 @@ func searchSuite(dir string, inst *instance, scale float64) ([]result, error) {
 				StructuredQuery *gen.StructuredFtsQuery `json:"structured_query,omitempty"`
 			}{StringQuery: &gen.StringFtsQuery{Query: w}}
 			if _, err := inst.client.Query(ctx, []string{"search"}, q); err != nil {
-				return nil, err
+				return err
 			}
 			ftsLat = append(ftsLat, time.Since(t0))
 		}
@@ -157,13 +156,13 @@ func searchSuite(dir string, inst *instance, scale float64) ([]result, error) {
 		Lat     []float64 `json:"lat"`
 	}
 	if err := lancedb("fts", map[string]any{"dir": ldb, "table": "search", "queries": words, "k": k, "iterations": 3}, &peerFTS); err != nil {
-		return nil, err
+		return err
 	}
-	results = append(results,
+	out.add(
 		result{"search", "FTS build", "s", ourBuild.Seconds(), peerFTS.BuildMs / 1000, "LanceDB", false},
 		result{"search", "FTS query p50", "ms", ms(ftsLat.percentile(.5)), ms(msLatencies(peerFTS.Lat).percentile(.5)), "LanceDB", false},
 	)
-	return results, nil
+	return nil
 }
 
 func (l latencies) mean() time.Duration {

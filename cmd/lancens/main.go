@@ -30,9 +30,13 @@ const usage = `lancens serves the Lance Namespace REST API.
 
 Usage:
   lancens serve [flags]   start the server (lancens serve -h lists the flags)
+  lancens backup --db FILE --out FILE
+                          copy a database consistently, also while a server
+                          is writing to it (-h lists the flags)
   lancens conformance --url URL [flags]
                           check any Lance Namespace REST server against the
                           conformance suite and openapi.yaml (-h lists the flags)
+  lancens version         print the version and the revision built from
   lancens help            show this text
 `
 
@@ -46,8 +50,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	switch args[0] {
 	case "serve":
 		return serve(ctx, args[1:], getenv, stdout, stderr)
+	case "backup":
+		return backup(ctx, args[1:], getenv, stdout, stderr)
 	case "conformance":
 		return conformanceKit(ctx, args[1:], getenv, stdout, stderr)
+	case "version", "--version", "-version":
+		return version(stdout)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -6,17 +6,21 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/lancens/lancens/coord"
+	"github.com/lancens/lancens/internal/buildinfo"
 	"github.com/lancens/lancens/server"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/store/postgres"
@@ -38,9 +42,21 @@ type serveConfig struct {
 	cacheMB     int64
 	// HTTP timeouts; see the flags.
 	readHeaderTimeout, readTimeout, writeTimeout, idleTimeout, queryTimeout time.Duration
+	// retainVersionsFor is how long versions of managed tables are kept.
+	retainVersionsFor time.Duration
 	// Answer bounds; see the flags.
 	maxPageSize   int
 	maxSearchRows int64
+	// Request body bounds; see the flags.
+	maxJSONBody, maxArrowBody, maxArrowDecodedBytes, maxArrowRows int64
+
+	// metricsAddr, when set, serves /metrics (and the probes) on a
+	// listener of its own, without authentication.
+	metricsAddr string
+	// corsOrigins are the origins browsers may call the API from.
+	corsOrigins []string
+	// tlsCert and tlsKey are PEM files; both or neither.
+	tlsCert, tlsKey string
 
 	// externalRoots are where tables may lie besides the warehouse.
 	externalRoots []string
@@ -105,6 +121,8 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 		"time an idle keep-alive connection stays open")
 	duration(&cfg.queryTimeout, "query-timeout", "LANCENS_QUERY_TIMEOUT", server.DefaultQueryTimeout,
 		"time a query, count_rows, explain_plan or analyze_plan may run before it answers 503 (code 17); 0: no limit")
+	duration(&cfg.retainVersionsFor, "retain-versions-for", "LANCENS_RETAIN_VERSIONS_FOR", store.DefaultRetainVersionsFor,
+		"how long versions of managed tables stay readable (time travel); older ones are removed in the background, except the latest, tagged versions and versions branches fork from; 0: keep only those")
 	maxPage, err := strconv.Atoi(envOr("LANCENS_MAX_PAGE_SIZE", strconv.Itoa(store.MaxPageSize)))
 	if err != nil {
 		return nil, fmt.Errorf("bad LANCENS_MAX_PAGE_SIZE: %w", err)
@@ -166,6 +184,42 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 		cfg.apiKeys = append(cfg.apiKeys, v)
 		return nil
 	})
+	size := func(p *int64, name, env string, def int64, usage string) {
+		*p = def
+		if s := getenv(env); s != "" {
+			if err := (byteSize{p}).Set(s); err != nil {
+				envErr = errors.Join(envErr, fmt.Errorf("bad %s: %w", env, err))
+			}
+		}
+		fs.Var(byteSize{p}, name, usage+" (env "+env+")")
+	}
+	size(&cfg.maxJSONBody, "max-json-body", "LANCENS_MAX_JSON_BODY", server.DefaultMaxJSONBody,
+		"largest JSON request body; a larger one answers 413 (code 13); bytes, or with KiB, MiB, GiB")
+	size(&cfg.maxArrowBody, "max-arrow-body", "LANCENS_MAX_ARROW_BODY", server.DefaultMaxArrowBody,
+		"largest Arrow upload (create, insert, merge_insert) as sent; a larger one answers 413 (code 13)")
+	size(&cfg.maxArrowDecodedBytes, "max-arrow-decoded-bytes", "LANCENS_MAX_ARROW_DECODED_BYTES", server.DefaultMaxArrowDecodedBytes,
+		"most memory one Arrow upload may decode to, after LZ4/ZSTD decompression")
+	maxArrowRows, err := strconv.ParseInt(envOr("LANCENS_MAX_ARROW_ROWS", strconv.Itoa(server.DefaultMaxArrowRows)), 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("bad LANCENS_MAX_ARROW_ROWS: %w", err)
+	}
+	fs.Int64Var(&cfg.maxArrowRows, "max-arrow-rows", maxArrowRows, "most rows one Arrow upload may hold (env LANCENS_MAX_ARROW_ROWS)")
+	fs.StringVar(&cfg.metricsAddr, "metrics-addr", envOr("LANCENS_METRICS_ADDR", ""),
+		"serve /metrics, /healthz and /readyz on this address too, without authentication, and not /metrics on --addr (env LANCENS_METRICS_ADDR)")
+	for _, o := range strings.Split(getenv("LANCENS_CORS_ORIGINS"), ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			cfg.corsOrigins = append(cfg.corsOrigins, o)
+		}
+	}
+	fs.Func("cors-origin", "an origin (scheme://host[:port], or * for any) browsers may call the API from; repeatable (env LANCENS_CORS_ORIGINS, comma-separated)", func(v string) error {
+		if v == "" {
+			return errors.New("empty origin")
+		}
+		cfg.corsOrigins = append(cfg.corsOrigins, v)
+		return nil
+	})
+	fs.StringVar(&cfg.tlsCert, "tls-cert", envOr("LANCENS_TLS_CERT", ""), "PEM certificate (chain) file: serve HTTPS; read again on SIGHUP (env LANCENS_TLS_CERT)")
+	fs.StringVar(&cfg.tlsKey, "tls-key", envOr("LANCENS_TLS_KEY", ""), "PEM private key file of --tls-cert (env LANCENS_TLS_KEY)")
 	if envErr != nil {
 		return nil, envErr
 	}
@@ -190,7 +244,8 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 		return nil, fmt.Errorf("bad cache size %d MiB (at least 1)", cfg.cacheMB)
 	}
 	for name, d := range map[string]time.Duration{"read-header-timeout": cfg.readHeaderTimeout, "read-timeout": cfg.readTimeout,
-		"write-timeout": cfg.writeTimeout, "idle-timeout": cfg.idleTimeout, "query-timeout": cfg.queryTimeout} {
+		"write-timeout": cfg.writeTimeout, "idle-timeout": cfg.idleTimeout, "query-timeout": cfg.queryTimeout,
+		"retain-versions-for": cfg.retainVersionsFor} {
 		if d < 0 {
 			return nil, fmt.Errorf("bad --%s %s (not negative)", name, d)
 		}
@@ -204,11 +259,62 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	if cfg.maxSearchRows < 1 {
 		return nil, fmt.Errorf("bad --max-search-rows %d (at least 1)", cfg.maxSearchRows)
 	}
+	if cfg.maxArrowRows < 1 {
+		return nil, fmt.Errorf("bad --max-arrow-rows %d (at least 1)", cfg.maxArrowRows)
+	}
+	if (cfg.tlsCert == "") != (cfg.tlsKey == "") {
+		return nil, errors.New("--tls-cert and --tls-key go together: give both, or neither")
+	}
+	for _, o := range cfg.corsOrigins {
+		if err := checkOrigin(o); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkAddr("--addr", cfg.addr); err != nil {
+		return nil, err
+	}
+	if cfg.metricsAddr != "" {
+		if err := checkAddr("--metrics-addr", cfg.metricsAddr); err != nil {
+			return nil, err
+		}
+	}
 	return cfg, nil
 }
 
+// checkAddr checks a listen address of the form host:port, where host may
+// be empty (every interface) and port is a number from 0 to 65535. It
+// returns an error naming the flag otherwise.
+func checkAddr(flagName, addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err == nil {
+		var n uint64
+		if n, err = strconv.ParseUint(port, 10, 16); err == nil && port != strconv.FormatUint(n, 10) {
+			err = errors.New("the port is not a plain number")
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("bad %s %q: want host:port, such as :2333 or 127.0.0.1:2333 (%v)", flagName, addr, err)
+	}
+	return nil
+}
+
+// checkOrigin checks a CORS origin: "*", or scheme://host[:port] with no
+// path.
+func checkOrigin(o string) error {
+	if o == "*" {
+		return nil
+	}
+	u, err := url.Parse(o)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+		return fmt.Errorf("bad --cors-origin %q: want * or scheme://host[:port], such as https://app.example.com", o)
+	}
+	return nil
+}
+
 // serve runs the server until ctx is cancelled, then shuts it down
-// gracefully. It prints the address it listens on to stdout.
+// gracefully. It prints the address it listens on to stdout. The listen
+// addresses and the TLS files are checked before the database is opened
+// (or created).
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	cfg, err := parseServeFlags(args, getenv, stderr)
 	if err != nil {
@@ -222,6 +328,25 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		logger = slog.New(slog.NewTextHandler(stderr, opts))
 	}
 
+	var certs *certReloader
+	if cfg.tlsCert != "" {
+		if certs, err = newCertReloader(cfg.tlsCert, cfg.tlsKey); err != nil {
+			return err
+		}
+	}
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return fmt.Errorf("listen on --addr %s: %w", cfg.addr, err)
+	}
+	defer ln.Close()
+	var metricsLn net.Listener
+	if cfg.metricsAddr != "" {
+		if metricsLn, err = net.Listen("tcp", cfg.metricsAddr); err != nil {
+			return fmt.Errorf("listen on --metrics-addr %s: %w", cfg.metricsAddr, err)
+		}
+		defer metricsLn.Close()
+	}
+
 	jobsQueued := coord.NewSignal()
 	db, closeDB, err := openStore(ctx, cfg, jobsQueued, logger)
 	if err != nil {
@@ -229,6 +354,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	defer closeDB()
 
+	if !strings.Contains(cfg.warehouse, "://") {
+		if err := makeDir(cfg.warehouse, "warehouse", "--warehouse"); err != nil {
+			return err
+		}
+	}
 	wh, err := warehouse.OpenStore(ctx, cfg.warehouse, cfg.storageOptions, cfg.externalRoots...)
 	if err != nil {
 		return fmt.Errorf("--warehouse: %w", err)
@@ -245,39 +375,148 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if queryTimeout == 0 {
 		queryTimeout = -1 // the flag's 0 is no limit; the Config's is the default
 	}
+	retain := cfg.retainVersionsFor
+	if retain == 0 {
+		retain = -1 // the flag's 0 keeps nothing extra; the Config's is the default
+	}
 	srv, err := server.New(server.Config{Store: db, Warehouse: wh, Vendor: vendor, JobsQueued: jobsQueued, APIKeys: cfg.apiKeys, Logger: logger,
-		MaxPageSize: cfg.maxPageSize, MaxSearchRows: cfg.maxSearchRows, QueryTimeout: queryTimeout})
+		MaxPageSize: cfg.maxPageSize, MaxSearchRows: cfg.maxSearchRows, QueryTimeout: queryTimeout,
+		MaxJSONBody: cfg.maxJSONBody, MaxArrowBody: cfg.maxArrowBody, MaxArrowDecodedBytes: cfg.maxArrowDecodedBytes,
+		MaxArrowRows: cfg.maxArrowRows, NoMetricsRoute: metricsLn != nil, CORSOrigins: cfg.corsOrigins,
+		RetainVersionsFor: retain})
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
-	ln, err := net.Listen("tcp", cfg.addr)
-	if err != nil {
-		return err
-	}
 	httpServer := &http.Server{Handler: srv, ReadHeaderTimeout: cfg.readHeaderTimeout, ReadTimeout: cfg.readTimeout,
-		WriteTimeout: cfg.writeTimeout, IdleTimeout: cfg.idleTimeout}
+		WriteTimeout: cfg.writeTimeout, IdleTimeout: cfg.idleTimeout, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
 	// A shutdown closes idle connections at once and cuts off bodies still
 	// arriving; requests being served get shutdownGrace to finish.
 	httpServer.RegisterOnShutdown(srv.StopReading)
-	fmt.Fprintf(stdout, "lancens listening on http://%s (database %s, warehouse %s)\n", ln.Addr(), displayDB(cfg.dbPath), wh.Root())
-	logger.Info("listening", slog.String("addr", ln.Addr().String()), slog.Bool("auth", len(cfg.apiKeys) > 0))
+	scheme := "http"
+	if certs != nil {
+		scheme = "https"
+		httpServer.TLSConfig = certs.config()
+		stopReloads := reloadOnHangup(certs, logger)
+		defer stopReloads()
+	}
+	servers := []*http.Server{httpServer}
+	listeners := []net.Listener{ln}
+	if metricsLn != nil {
+		mux := http.NewServeMux()
+		mux.Handle(server.MetricsPath, srv.MetricsHandler())
+		mux.Handle(server.HealthPath, srv.ProbeHandler())
+		mux.Handle(server.ReadyPath, srv.ProbeHandler())
+		servers = append(servers, &http.Server{Handler: mux, ReadHeaderTimeout: cfg.readHeaderTimeout, ReadTimeout: time.Minute,
+			WriteTimeout: time.Minute, IdleTimeout: cfg.idleTimeout})
+		listeners = append(listeners, metricsLn)
+	}
 
-	errc := make(chan error, 1)
-	go func() { errc <- httpServer.Serve(ln) }()
+	bi := buildinfo.Read()
+	attrs := []any{slog.String("addr", ln.Addr().String()), slog.Bool("tls", certs != nil), slog.Bool("auth", len(cfg.apiKeys) > 0),
+		slog.String("version", bi.Version), slog.String("revision", bi.Revision)}
+	if metricsLn != nil {
+		attrs = append(attrs, slog.String("metrics_addr", metricsLn.Addr().String()))
+	}
+	logger.Info("listening", attrs...)
+	if len(cfg.apiKeys) == 0 && !isLoopback(ln.Addr()) {
+		logger.Warn("serving without API keys on an address other machines can reach: anyone who can connect may read and change every table. " +
+			"Set keys with --api-key KEY (repeatable) or LANCENS_API_KEYS=key1,key2, or listen on loopback only with --addr 127.0.0.1:2333")
+	}
+	fmt.Fprintf(stdout, "lancens listening on %s://%s (database %s, warehouse %s)\n", scheme, ln.Addr(), displayDB(cfg.dbPath), wh.Root())
+
+	errc := make(chan error, len(servers))
+	for i, hs := range servers {
+		go func() {
+			if hs.TLSConfig != nil {
+				errc <- hs.ServeTLS(listeners[i], "", "") // the certificate comes from TLSConfig
+			} else {
+				errc <- hs.Serve(listeners[i])
+			}
+		}()
+	}
 	select {
 	case err := <-errc:
+		for _, hs := range servers {
+			hs.Close()
+		}
 		return err
 	case <-ctx.Done():
 	}
 	logger.Info("shutting down")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
-	if err := httpServer.Shutdown(shutdownCtx); err != nil {
-		httpServer.Close()
-		return fmt.Errorf("shutdown: %w", err)
+	var errs []error
+	for _, hs := range servers {
+		if err := hs.Shutdown(shutdownCtx); err != nil {
+			hs.Close()
+			errs = append(errs, fmt.Errorf("shutdown: %w", err))
+		}
 	}
-	return nil
+	return errors.Join(errs...)
+}
+
+// isLoopback reports whether addr is a loopback address: one only this
+// machine can connect to.
+func isLoopback(addr net.Addr) bool {
+	tcp, ok := addr.(*net.TCPAddr)
+	return ok && tcp.IP.IsLoopback()
+}
+
+// makeDir creates the directory dir (what names what it is for, flagName
+// the flag that sets it) and checks that lancens may write in it. It
+// returns ServiceUnavailable (17) in plain words when it cannot.
+func makeDir(dir, what, flagName string) error {
+	err := os.MkdirAll(dir, 0o755)
+	if err == nil {
+		var f *os.File
+		if f, err = os.CreateTemp(dir, ".lancens-write-check-*"); err == nil {
+			f.Close()
+			err = os.Remove(f.Name())
+		}
+	}
+	if err == nil {
+		return nil
+	}
+	reason := err.Error()
+	switch {
+	case errors.Is(err, fs.ErrPermission):
+		reason = "permission denied"
+	case errors.Is(err, syscall.EROFS):
+		reason = "the file system is read-only"
+	case errors.Is(err, syscall.ENOSPC):
+		reason = "the disk is full"
+	}
+	return &store.Error{Code: store.CodeServiceUnavailable, Cause: err, Message: fmt.Sprintf(
+		"cannot write to the %s directory %s: %s. Run lancens as a user who may write there, or choose another directory with %s",
+		what, dir, reason, flagName)}
+}
+
+// reloadOnHangup reads the TLS pair of certs again each time the process
+// gets SIGHUP, logging the outcome; a pair that fails to load leaves the
+// previous one in use. It returns the function that stops it.
+func reloadOnHangup(certs *certReloader, logger *slog.Logger) func() {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case <-hup:
+				if expires, err := certs.reload(); err != nil {
+					logger.Error("reload TLS certificate: keeping the previous one", slog.Any("error", err))
+				} else {
+					logger.Info("reloaded TLS certificate", slog.String("cert", certs.certFile), slog.Time("expires", expires))
+				}
+			}
+		}
+	}()
+	return func() {
+		signal.Stop(hup)
+		close(done)
+	}
 }
 
 // isPostgresURL reports whether --db names a PostgreSQL database rather
@@ -312,8 +551,8 @@ func openStore(ctx context.Context, cfg *serveConfig, jobsQueued *coord.Signal, 
 			slog.String("database", displayDB(cfg.dbPath)))
 		return db, func() { db.Close() }, nil
 	}
-	if err := os.MkdirAll(filepath.Dir(cfg.dbPath), 0o755); err != nil {
-		return nil, nil, fmt.Errorf("create database directory: %w", err)
+	if err := makeDir(filepath.Dir(cfg.dbPath), "database", "--db"); err != nil {
+		return nil, nil, err
 	}
 	db, err := sqlite.Open(ctx, cfg.dbPath, sqlite.Options{Synchronous: cfg.synchronous, CacheBytes: cfg.cacheMB << 20,
 		OnJobQueued: jobsQueued.Notify})

@@ -20,13 +20,19 @@ import (
 // and serve's error.
 func startServe(t *testing.T, args ...string) (addr string, stop func() (time.Duration, error)) {
 	t.Helper()
+	return startServeLogging(t, io.Discard, args...)
+}
+
+// startServeLogging is startServe with serve's log written to stderr.
+func startServeLogging(t *testing.T, stderr io.Writer, args ...string) (addr string, stop func() (time.Duration, error)) {
+	t.Helper()
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	stdout, w := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(dir, "lancens.db"),
-			"--warehouse", filepath.Join(dir, "wh")}, args...), func(string) string { return "" }, w, io.Discard)
+			"--warehouse", filepath.Join(dir, "wh")}, args...), func(string) string { return "" }, w, stderr)
 		w.Close()
 	}()
 	line, err := bufio.NewReader(stdout).ReadString('\n')
@@ -35,7 +41,12 @@ func startServe(t *testing.T, args ...string) (addr string, stop func() (time.Du
 		t.Fatalf("no startup line: %v (serve: %v)", err, <-done)
 	}
 	go io.Copy(io.Discard, stdout)
-	addr = strings.TrimPrefix(regexp.MustCompile(`http://\S+`).FindString(line), "http://")
+	m := regexp.MustCompile(`https?://(\S+)`).FindStringSubmatch(line)
+	if m == nil {
+		cancel()
+		t.Fatalf("startup line %q has no address", line)
+	}
+	addr = m[1]
 	stopped := false
 	stop = func() (time.Duration, error) {
 		stopped = true
@@ -142,8 +153,13 @@ func TestServeTimeoutFlags(t *testing.T) {
 		{"Defaults", nil, nil, false, func(c *serveConfig) bool {
 			return c.readHeaderTimeout == defaultReadHeaderTimeout && c.readTimeout == defaultReadTimeout &&
 				c.writeTimeout == defaultWriteTimeout && c.idleTimeout == defaultIdleTimeout && c.queryTimeout == time.Minute &&
-				c.maxPageSize == store.MaxPageSize && c.maxSearchRows == 100_000
+				c.maxPageSize == store.MaxPageSize && c.maxSearchRows == 100_000 && c.retainVersionsFor == store.DefaultRetainVersionsFor
 		}},
+		{"RetainVersionsFor", []string{"--retain-versions-for", "36h"}, nil, false,
+			func(c *serveConfig) bool { return c.retainVersionsFor == 36*time.Hour }},
+		{"RetainVersionsForEnv", nil, map[string]string{"LANCENS_RETAIN_VERSIONS_FOR": "0"}, false,
+			func(c *serveConfig) bool { return c.retainVersionsFor == 0 }},
+		{"NegativeRetention", []string{"--retain-versions-for", "-1h"}, nil, true, nil},
 		{"Flags", []string{"--read-timeout", "1m", "--write-timeout", "2m", "--idle-timeout", "3s", "--read-header-timeout", "4s", "--query-timeout", "5s", "--max-page-size", "50", "--max-search-rows", "7"}, nil, false,
 			func(c *serveConfig) bool {
 				return c.readTimeout == time.Minute && c.writeTimeout == 2*time.Minute && c.idleTimeout == 3*time.Second &&

@@ -192,11 +192,23 @@ func (v *Validator) Wrap(h http.Handler) http.Handler {
 // an ErrorResponse: 404 or 405 with code 0 for an unknown route, or the
 // status of its code (a path with an empty {id}, for example, is a route
 // with a missing parameter: 400, code 13).
+//
+// The operational endpoints (/healthz, /readyz, /metrics) and CORS
+// preflights are outside the spec: only their error answers are checked.
 func (v *Validator) Check(r *http.Request, status int, header http.Header, body []byte) error {
+	if server.IsOperationalPath(r.URL.Path) || isPreflight(r) {
+		if status >= 400 {
+			return v.checkError(status, header, body)
+		}
+		return nil
+	}
 	route, params, err := v.findRoute(r)
 	if err != nil {
 		if server.IsDialectRoute(r.Method, r.URL.EscapedPath()) && status < 300 {
 			return checkEmptyObject(header, body)
+		}
+		if server.IsExtensionRoute(r.Method, r.URL.EscapedPath()) && status < 300 {
+			return checkObject(header, body)
 		}
 		if status < 400 {
 			return fmt.Errorf("no route in the spec, yet status %d", status)
@@ -229,7 +241,24 @@ func (v *Validator) Check(r *http.Request, status int, header http.Header, body 
 
 const mimeArrowStream = "application/vnd.apache.arrow.stream"
 
+// isPreflight reports whether r is a CORS preflight request.
+func isPreflight(r *http.Request) bool {
+	return r.Method == http.MethodOptions && r.Header.Get("Origin") != "" && r.Header.Get("Access-Control-Request-Method") != ""
+}
+
 // checkEmptyObject checks that a success answer is the JSON object {}.
+// checkObject checks that an extension route answered a JSON object.
+func checkObject(header http.Header, body []byte) error {
+	if ct := header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		return fmt.Errorf("extension route answered Content-Type %q, want JSON", ct)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(body, &m); err != nil || m == nil {
+		return fmt.Errorf("extension route answered %.200s, want a JSON object", body)
+	}
+	return nil
+}
+
 func checkEmptyObject(header http.Header, body []byte) error {
 	if ct := header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 		return fmt.Errorf("dialect route answered Content-Type %q, want JSON", ct)

@@ -46,7 +46,7 @@ func Decode(r io.Reader, lim Limits) (*arrow.Schema, []arrow.RecordBatch, error)
 	decoded := &budget{left: lim.MaxDecodedBytes, what: "the body decodes to more than %d bytes, the limit for a request"}
 	src := &source{
 		r:       r,
-		raw:     &budget{left: lim.MaxBodyBytes, what: "the body declares more than %d bytes, the limit for a request body"},
+		raw:     &budget{left: lim.MaxBodyBytes, what: "the body is larger than %d bytes, the limit for a request body"},
 		decoded: decoded,
 		rows:    &budget{left: lim.MaxRows, what: "the body holds more than %d rows, the limit for a request"},
 		values:  &budget{left: lim.MaxDecodedBytes, what: "the body holds more than %d values, the limit for a request"},
@@ -226,16 +226,38 @@ func (s *source) metadata() ([]byte, error) {
 	case size < 8 || size > maxMetadataBytes:
 		return nil, invalid("a message declares %d bytes of metadata (at most %d)", size, maxMetadataBytes)
 	}
-	if err := s.raw.take(size + 8); err != nil {
+	if err := s.takeRaw(size + 8); err != nil {
 		return nil, err
 	}
 	return readFull(s.r, size)
 }
 
+// takeRaw counts n bytes a message declares against the body-bytes budget.
+// When they do not fit, it tells a body larger than the limit (an Error
+// with TooLarge) from one that declares more than it holds (bad input): it
+// reads on, keeping nothing, until the stream goes past the limit or ends.
+// A failed read is returned as such (it may be the HTTP layer's own limit).
+func (s *source) takeRaw(n int64) error {
+	err := s.raw.take(n)
+	if err == nil {
+		return nil
+	}
+	read, copyErr := io.CopyN(io.Discard, s.r, s.raw.left+1)
+	switch {
+	case read > s.raw.left:
+		e := invalid("the body is larger than %d bytes, the limit for a request body", s.raw.limit)
+		e.TooLarge = true
+		return e
+	case copyErr != nil && !errors.Is(copyErr, io.EOF):
+		return readError(copyErr)
+	}
+	return invalid("a message declares %d bytes, more than the body holds", n)
+}
+
 // body reads a message's body and returns the body arrow-go will decode.
 func (s *source) body(meta []byte, m *message, used []bool) ([]byte, error) {
 	b := m.batch
-	if err := s.raw.take(m.bodyLength); err != nil {
+	if err := s.takeRaw(m.bodyLength); err != nil {
 		return nil, err
 	}
 	if b.codec == codecNone {

@@ -146,16 +146,22 @@ func TestDecodeLimits(t *testing.T) {
 		body []byte
 		lim  arrowin.Limits
 		ok   bool
+		// tooLarge: the refusal is Error.TooLarge (the body is over
+		// MaxBodyBytes), which the server answers with 413.
+		tooLarge bool
 	}{
-		{"rows_at_limit", plain, arrowin.Limits{MaxBodyBytes: 1 << 20, MaxDecodedBytes: 1 << 20, MaxRows: 6}, true},
-		{"rows_over_limit", plain, arrowin.Limits{MaxBodyBytes: 1 << 20, MaxDecodedBytes: 1 << 20, MaxRows: 5}, false},
-		{"body_at_limit", plain, arrowin.Limits{MaxBodyBytes: size(plain), MaxDecodedBytes: 1 << 20, MaxRows: 6}, true},
-		{"body_over_limit", plain, arrowin.Limits{MaxBodyBytes: size(plain) - 100, MaxDecodedBytes: 1 << 20, MaxRows: 6}, false},
+		{"rows_at_limit", plain, arrowin.Limits{MaxBodyBytes: 1 << 20, MaxDecodedBytes: 1 << 20, MaxRows: 6}, true, false},
+		{"rows_over_limit", plain, arrowin.Limits{MaxBodyBytes: 1 << 20, MaxDecodedBytes: 1 << 20, MaxRows: 5}, false, false},
+		{"body_at_limit", plain, arrowin.Limits{MaxBodyBytes: size(plain), MaxDecodedBytes: 1 << 20, MaxRows: 6}, true, false},
+		{"body_over_limit", plain, arrowin.Limits{MaxBodyBytes: size(plain) - 100, MaxDecodedBytes: 1 << 20, MaxRows: 6}, false, true},
+		// A body cut short declares more than the limit but holds less:
+		// bad input, not too large.
+		{"declares_over_limit_holds_less", plain[:len(plain)-100], arrowin.Limits{MaxBodyBytes: size(plain) - 50, MaxDecodedBytes: 1 << 20, MaxRows: 6}, false, false},
 		// Two batches of 2×(8+8 rounded) value bytes and offsets: a
 		// decoded-bytes limit under that refuses the body, compressed or not.
-		{"decoded_over_limit_plain", plain, arrowin.Limits{MaxBodyBytes: 1 << 20, MaxDecodedBytes: 64, MaxRows: 6}, false},
-		{"decoded_over_limit_zstd", zstd, arrowin.Limits{MaxBodyBytes: 1 << 20, MaxDecodedBytes: 64, MaxRows: 6}, false},
-		{"decoded_under_limit_zstd", zstd, arrowin.Limits{MaxBodyBytes: 1 << 20, MaxDecodedBytes: 1 << 10, MaxRows: 6}, true},
+		{"decoded_over_limit_plain", plain, arrowin.Limits{MaxBodyBytes: 1 << 20, MaxDecodedBytes: 64, MaxRows: 6}, false, false},
+		{"decoded_over_limit_zstd", zstd, arrowin.Limits{MaxBodyBytes: 1 << 20, MaxDecodedBytes: 64, MaxRows: 6}, false, false},
+		{"decoded_under_limit_zstd", zstd, arrowin.Limits{MaxBodyBytes: 1 << 20, MaxDecodedBytes: 1 << 10, MaxRows: 6}, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, got, err := arrowin.Decode(bytes.NewReader(tc.body), tc.lim)
@@ -166,6 +172,10 @@ func TestDecodeLimits(t *testing.T) {
 				return
 			}
 			refused(t, err)
+			var e *arrowin.Error
+			if !errors.As(err, &e) || e.TooLarge != tc.tooLarge {
+				t.Fatalf("refusal %v: TooLarge is not %v", err, tc.tooLarge)
+			}
 		})
 	}
 }

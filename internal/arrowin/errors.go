@@ -9,8 +9,11 @@ type Error struct {
 	// run-end encoded and list-view columns); every other Error is bad
 	// input.
 	Unsupported bool
-	msg         string
-	cause       error // a failed read of the body, if that is what happened
+	// TooLarge marks a body larger than Limits.MaxBodyBytes (what it sent
+	// or what its messages declare); every other limit is bad input.
+	TooLarge bool
+	msg      string
+	cause    error // a failed read of the body, if that is what happened
 }
 
 func (e *Error) Error() string { return e.msg }

@@ -12,6 +12,7 @@ import (
 type JobStore interface {
 	DataTarget
 	store.Jobs
+	coord.JobStore
 }
 
 // InlineJobs returns st with the work it queues done before the queuing

@@ -2,6 +2,8 @@ package contract
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"strings"
@@ -11,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/lancens/lancens/client"
 	"github.com/lancens/lancens/internal/conformance"
 	"github.com/lancens/lancens/store"
 )
@@ -65,6 +68,32 @@ var itemsSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "vec", Type: arrow.FixedSizeListOf(4, arrow.PrimitiveTypes.Float32), Nullable: true},
 	{Name: "body", Type: arrow.BinaryTypes.String, Nullable: true},
 }, nil)
+
+// viewSchema is the output schema of the checks' materialized views.
+var viewSchema = arrow.NewSchema([]arrow.Field{
+	{Name: "id", Type: arrow.PrimitiveTypes.Int64},
+	{Name: "qty", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+}, nil)
+
+// viewSchemaBase64 returns viewSchema as output_schema carries it.
+func viewSchemaBase64() string {
+	var b bytes.Buffer
+	w := ipc.NewWriter(&b, ipc.WithSchema(viewSchema))
+	if err := w.Close(); err != nil {
+		panic(err) // writing a schema to memory cannot fail
+	}
+	return base64.StdEncoding.EncodeToString(b.Bytes())
+}
+
+// viewQuery returns the source query of a view of the items of table
+// source with qty over 2, as lancens reads it: a QueryTableRequest.
+func viewQuery(source []string) string {
+	b, err := json.Marshal(map[string]any{"id": source, "filter": "qty > 2", "columns": map[string]any{"column_names": []string{"id", "qty"}}, "k": 0})
+	if err != nil {
+		panic(err) // a map of strings and numbers always encodes
+	}
+	return string(b)
+}
 
 // items returns rows first..last of the checks' managed tables.
 func items(first, last int) store.Data {
@@ -238,9 +267,15 @@ var fixtures = []struct {
 		e.setup(err)
 		return call{id: id, body: map[string]any{"column": "later"}}
 	}},
-	{"RefreshMaterializedView", func(e *env) call { return call{id: e.id("view")} }},
+	{"RefreshMaterializedView", func(e *env) call {
+		view := e.id("view")
+		_, err := e.tg.C.CreateMaterializedView(e.t.Context(), view, client.MaterializedView{
+			Kind: client.ViewQuery, SourceQuery: viewQuery(e.managed()), OutputSchema: viewSchema})
+		e.setup(err)
+		return call{id: view}
+	}},
 	{"CreateMaterializedView", func(e *env) call {
-		return call{id: e.id("view"), body: map[string]any{"kind": "query", "source_query": "SELECT 1", "output_schema": "{}"}}
+		return call{id: e.id("view"), body: map[string]any{"kind": "query", "source_query": viewQuery(e.managed()), "output_schema": viewSchemaBase64()}}
 	}},
 	{"CreateTableIndex", func(e *env) call {
 		return call{id: e.managed(), body: map[string]any{"column": "qty", "index_type": "BTREE", "name": "qty_idx"}}

@@ -48,7 +48,7 @@ var _ expr.Columns = (*snapshotColumns)(nil)
 // columnsAt returns the columns of t at version v (schema ts).
 // Returns Internal (18) when the visible rows cannot be read.
 func (db *DB) columnsAt(ctx context.Context, tx *Tx, t *tableRow, ts *tableSchema, v int64) (*snapshotColumns, error) {
-	val, err := db.cache.get(ctx, cacheKey{table: t.UUID, name: "rows", version: v}, func() (cached, error) {
+	val, err := db.cache.get(ctx, cacheKey{table: t.cacheID(), name: "rows", version: v}, func() (cached, error) {
 		set, err := db.visibleRows(ctx, tx, t, v)
 		if err != nil {
 			return nil, err
@@ -93,7 +93,7 @@ func (c *snapshotColumns) Column(path []string) (*expr.Values, bool, error) {
 	default:
 		return nil, false, nil
 	}
-	val, err := c.db.cache.get(c.ctx, cacheKey{table: c.t.UUID, name: "column/" + fl.Column, version: c.v}, func() (cached, error) {
+	val, err := c.db.cache.get(c.ctx, cacheKey{table: c.t.cacheID(), name: "column/" + fl.Column, version: c.v}, func() (cached, error) {
 		return loadFilterColumn(c.ctx, c.tx, c.t, fl.Column, c.v, typ, c.ids)
 	})
 	if err != nil {

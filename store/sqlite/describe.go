@@ -20,11 +20,14 @@ func (db *DB) Describe(ctx context.Context, id []string, version *int64) (*store
 		if err != nil {
 			return err
 		}
-		rec, err := getVersion(ctx, tx, t, "", v)
+		rec, err := getVersion(ctx, tx, t, t.branch, v)
 		if err != nil {
 			return err
 		}
 		out = &store.TableData{Version: v, Schema: ts.arrow, Timestamp: rec.Timestamp}
+		if out.View, err = findView(ctx, tx, t); err != nil {
+			return err
+		}
 		q := fmt.Sprintf(`SELECT count(*) FILTER (WHERE _from <= ?1 AND _to > ?1), count(*) FILTER (WHERE _to <= ?1),
 			count(DISTINCT _from) FILTER (WHERE _from <= ?1 AND _to > ?1) FROM %s`, dataTable(t))
 		if err := tx.QueryRow(ctx, q, v).Scan(&out.NumRows, &out.Deleted, &out.Fragments); err != nil {

@@ -419,7 +419,7 @@ func (db *DB) Backfill(ctx context.Context, job store.BackfillColumn) (store.Wri
 		if err != nil {
 			return err
 		}
-		res, err = updateRows(ctx, tx, t, v, ts, []store.ColumnUpdate{{Path: job.Column, Expr: e}}, job.Where, "Backfill")
+		res, err = updateRows(ctx, tx, t, v, ts, []store.ColumnUpdate{{Path: job.Column, Expr: e}}, job.Where, "Backfill", "backfill")
 		return err
 	})
 	return res, err

@@ -14,3 +14,11 @@ func FillDisk(db *DB) error {
 func MakeReadOnly(db *DB) error {
 	return db.base.ExecOnWriter(context.Background(), `PRAGMA query_only = ON`)
 }
+
+// SetUpdateChunkRows sets how many row ids one statement of a chunked
+// update (a backfill) covers, until the test ends.
+func SetUpdateChunkRows(t interface{ Cleanup(func()) }, n int64) {
+	old := updateChunkRows
+	updateChunkRows = n
+	t.Cleanup(func() { updateChunkRows = old })
+}

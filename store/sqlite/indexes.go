@@ -68,7 +68,12 @@ func findIndex(ctx context.Context, tx *Tx, t *tableRow, name string) (*indexRow
 	return r, nil
 }
 
+// listIndexRows returns the indexes of t by name; none on a branch, as
+// indexes belong to main.
 func listIndexRows(ctx context.Context, tx *Tx, t *tableRow) ([]*indexRow, error) {
+	if t.line != 0 {
+		return nil, nil
+	}
 	rows, err := tx.QueryCached(ctx, `SELECT `+indexColumns+` FROM table_indexes WHERE table_id = ? ORDER BY name`, t.rowID)
 	if err != nil {
 		return nil, internal("list indexes", err)

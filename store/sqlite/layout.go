@@ -35,8 +35,9 @@ type tableSchema struct {
 	fields  []*fieldLayout // parallel to arrow.Fields()
 }
 
-// dataTable returns the name of the table holding a managed table's rows.
-func dataTable(t *tableRow) string { return fmt.Sprintf("rows_%d", t.rowID) }
+// dataTable returns the name of the table holding the rows of the line of
+// a managed table that t is on.
+func dataTable(t *tableRow) string { return lineTable(t, t.line) }
 
 // quoteColumn quotes a physical column name (always c<n>, generated here).
 func quoteColumn(c string) string { return `"` + c + `"` }
@@ -109,9 +110,16 @@ func allocateColumns(ctx context.Context, tx *Tx, t *tableRow, fields []arrow.Fi
 		return nil, internal("allocate columns", err)
 	}
 	out, defs, next := planColumns(fields, next)
+	// Every line of the table has every physical column.
+	tables, err := rowsTables(ctx, tx, t)
+	if err != nil {
+		return nil, err
+	}
 	for _, d := range defs {
-		if _, err := tx.Exec(ctx, fmt.Sprintf(`ALTER TABLE %s ADD COLUMN %s %s`, dataTable(t), quoteColumn(d.name), d.sqlType)); err != nil {
-			return nil, internal("add column", err)
+		for _, name := range tables {
+			if _, err := tx.Exec(ctx, fmt.Sprintf(`ALTER TABLE %s ADD COLUMN %s %s`, name, quoteColumn(d.name), d.sqlType)); err != nil {
+				return nil, internal("add column", err)
+			}
 		}
 	}
 	if _, err := tx.ExecCached(ctx, `UPDATE managed_tables SET next_column = ? WHERE table_id = ?`, next, t.rowID); err != nil {
@@ -120,7 +128,8 @@ func allocateColumns(ctx context.Context, tx *Tx, t *tableRow, fields []arrow.Fi
 	return out, nil
 }
 
-// saveSchema records s as the schema of table t from version on.
+// saveSchema records s as the schema of table t (on its branch) from
+// version on.
 func saveSchema(ctx context.Context, tx *Tx, t *tableRow, version int64, s *arrow.Schema, fields []*fieldLayout) error {
 	b, err := encodeSchema(s)
 	if err != nil {
@@ -130,6 +139,9 @@ func saveSchema(ctx context.Context, tx *Tx, t *tableRow, version int64, s *arro
 	if err != nil {
 		return internal("encode layout", err)
 	}
+	if t.branch != "" {
+		return saveBranchSchema(ctx, tx, t, version, b, string(l))
+	}
 	if _, err := tx.ExecCached(ctx, `INSERT OR REPLACE INTO table_schemas (table_id, version, schema, layout) VALUES (?, ?, ?, ?)`,
 		t.rowID, version, b, string(l)); err != nil {
 		return internal("save schema", err)
@@ -137,13 +149,13 @@ func saveSchema(ctx context.Context, tx *Tx, t *tableRow, version int64, s *arro
 	return nil
 }
 
-// loadSchema returns the schema of table t in effect at version.
+// loadSchema returns the schema of table t (on its branch) in effect at
+// version.
 func loadSchema(ctx context.Context, tx *Tx, t *tableRow, version int64) (*tableSchema, error) {
 	var b []byte
 	var l string
 	out := &tableSchema{}
-	err := tx.QueryRowCached(ctx, `SELECT version, schema, layout FROM table_schemas WHERE table_id = ? AND version <= ?
-		ORDER BY version DESC LIMIT 1`, t.rowID, version).Scan(&out.version, &b, &l)
+	err := schemaRow(ctx, tx, t, version).Scan(&out.version, &b, &l)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, store.Errorf(store.CodeTableVersionNotFound, "table %s has no schema at version %d", displayID(t.ID), version)
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/lancens/lancens/store"
-	"github.com/lancens/lancens/warehouse"
 )
 
 var _ store.ManagedData = (*DB)(nil)
@@ -98,7 +97,7 @@ func createRowsTable(ctx context.Context, tx *Tx, name string, defs []columnDef)
 
 // latestManaged returns the latest version of managed table t.
 func latestManaged(ctx context.Context, tx *Tx, t *tableRow) (int64, error) {
-	v, err := latestVersion(ctx, tx, t, "")
+	v, err := latestVersion(ctx, tx, t, t.branch)
 	if err != nil {
 		return 0, err
 	}
@@ -128,30 +127,30 @@ func resolveVersion(ctx context.Context, tx *Tx, t *tableRow, v *int64) (int64, 
 	if v == nil {
 		return latestManaged(ctx, tx, t)
 	}
-	if _, err := getVersion(ctx, tx, t, "", *v); err != nil {
+	if _, err := getVersion(ctx, tx, t, t.branch, *v); err != nil {
 		return 0, err
 	}
 	return *v, nil
 }
 
-// recordManagedVersion records version v of managed table t, made by op.
+// recordManagedVersion records version v of managed table t (on its
+// branch), made by op, and queues the refreshes it calls for.
 func recordManagedVersion(ctx context.Context, tx *Tx, t *tableRow, v int64, op string) (string, error) {
-	txID, err := recordTx(ctx, tx, op, &t.Table, store.TxSucceeded, map[string]string{"version": strconv.FormatInt(v, 10)}, nil)
+	props := map[string]string{"version": strconv.FormatInt(v, 10)}
+	if t.branch != "" {
+		props["branch"] = t.branch
+	}
+	txID, err := recordTx(ctx, tx, op, &t.Table, store.TxSucceeded, props, nil)
 	if err != nil {
 		return "", err
 	}
-	path := managedLocation(t.UUID) + "/_versions/" + warehouse.NamingV2.ManifestFileName(v)
-	meta, err := encodeMap(map[string]string{"operation": op})
-	if err != nil {
+	if err := insertVersionRecord(ctx, tx, t, v, op, txID); err != nil {
 		return "", err
 	}
-	if _, err := tx.ExecCached(ctx, `INSERT INTO table_versions (table_id, branch, version, manifest_path, staged_path,
-		timestamp_millis, metadata, transaction_id) VALUES (?, '', ?, ?, ?, ?, ?, ?)`,
-		t.rowID, v, path, path, tx.Now().UnixMilli(), meta, txID); err != nil {
-		if isConstraint(err) {
-			return "", store.Errorf(store.CodeConcurrentModification, "version %d of table %s already exists", v, displayID(t.ID))
+	if t.branch == "" {
+		if err := queueAutoRefreshes(ctx, tx, t); err != nil {
+			return "", err
 		}
-		return "", internal("record version", err)
 	}
 	return txID, nil
 }
@@ -404,6 +403,9 @@ type rowsWrite struct {
 	// (CreateTable's overwrite).
 	table *store.NewTable
 	op    string
+	// after, when set, runs in the write's last transaction, whether or
+	// not the write makes a version.
+	after func(ctx context.Context, tx *Tx, t *tableRow) error
 }
 
 // begin readies t for the rows in tx: it allocates the physical columns
@@ -440,7 +442,7 @@ func (w *rowsWrite) commit(ctx context.Context, tx *Tx, t *tableRow, v, n int64,
 	res := store.WriteResult{Inserted: n}
 	var err error
 	if w.overwrite {
-		tx.release(t.UUID) // the old rows, columns and indexes are of no use now
+		tx.release(t.cacheID()) // the old rows, columns and indexes are of no use now
 		if res.Deleted, err = retireAll(ctx, tx, t, v); err != nil {
 			return store.WriteResult{}, err
 		}
@@ -460,6 +462,11 @@ func (w *rowsWrite) commit(ctx context.Context, tx *Tx, t *tableRow, v, n int64,
 	}
 	if w.schema != nil {
 		if err := saveSchema(ctx, tx, t, v, w.schema, layout); err != nil {
+			return store.WriteResult{}, err
+		}
+	}
+	if w.after != nil {
+		if err := w.after(ctx, tx, t); err != nil {
 			return store.WriteResult{}, err
 		}
 	}
@@ -547,6 +554,9 @@ func (db *DB) writeTarget(ctx context.Context, id []string) (*tableRow, *tableSc
 				return errMaterialize
 			}
 			return notManaged(t)
+		}
+		if err := refuseViewWrite(ctx, tx, t); err != nil {
+			return err
 		}
 		_, ts, err = schemaAt(ctx, tx, t, nil)
 		return err

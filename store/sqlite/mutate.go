@@ -2,12 +2,15 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/lancens/lancens/expr"
+	"github.com/lancens/lancens/internal/progress"
 	"github.com/lancens/lancens/store"
 )
 
@@ -16,6 +19,9 @@ import (
 func writeVersion(ctx context.Context, tx *Tx, id []string) (*tableRow, int64, *tableSchema, error) {
 	t, err := findManaged(ctx, tx, id)
 	if err != nil {
+		return nil, 0, nil, err
+	}
+	if err := refuseViewWrite(ctx, tx, t); err != nil {
 		return nil, 0, nil, err
 	}
 	v, ts, err := schemaAt(ctx, tx, t, nil)
@@ -74,15 +80,17 @@ func (db *DB) Update(ctx context.Context, id []string, updates []store.ColumnUpd
 		if err != nil {
 			return err
 		}
-		res, err = updateRows(ctx, tx, t, v, ts, updates, predicate, "Update")
+		res, err = updateRows(ctx, tx, t, v, ts, updates, predicate, "Update", "")
 		return err
 	})
 	return res, err
 }
 
 // updateRows writes, as version v of t, new versions of the rows matching
-// predicate with the updates applied, and ends the old ones.
-func updateRows(ctx context.Context, tx *Tx, t *tableRow, v int64, ts *tableSchema, updates []store.ColumnUpdate, predicate, op string) (store.WriteResult, error) {
+// predicate with the updates applied, and ends the old ones. With a stage
+// name, it rewrites the rows in chunks of row ids, in the same transaction,
+// and reports the rows done after each (see internal/progress).
+func updateRows(ctx context.Context, tx *Tx, t *tableRow, v int64, ts *tableSchema, updates []store.ColumnUpdate, predicate, op, stage string) (store.WriteResult, error) {
 	var res store.WriteResult
 	if len(updates) == 0 {
 		return res, store.Errorf(store.CodeInvalidInput, "at least one column must be updated")
@@ -134,20 +142,58 @@ func updateRows(ctx context.Context, tx *Tx, t *tableRow, v int64, ts *tableSche
 			sel = append(sel, quoteColumn(c))
 		}
 	}
-	q := fmt.Sprintf("INSERT INTO %s (_from, %s) SELECT ?, %s FROM %s WHERE %s ORDER BY _rowid",
+	q := fmt.Sprintf("INSERT INTO %s (_from, %s) SELECT ?, %s FROM %s WHERE %s",
 		dataTable(t), strings.Join(quoteAll(phys), ", "), strings.Join(sel, ", "), dataTable(t), cond)
-	ins, err := tx.Exec(ctx, q, append(args, condArgs...)...)
-	if err != nil {
-		return res, queryError(ctx, err)
-	}
-	if res.Updated, err = ins.RowsAffected(); err != nil {
-		return res, internal("update", err)
+	if stage == "" {
+		ins, err := tx.Exec(ctx, q+" ORDER BY _rowid", append(args, condArgs...)...)
+		if err != nil {
+			return res, queryError(ctx, err)
+		}
+		if res.Updated, err = ins.RowsAffected(); err != nil {
+			return res, internal("update", err)
+		}
+	} else if res.Updated, err = insertInChunks(ctx, tx, t, q, append(args, condArgs...), cond, condArgs, stage); err != nil {
+		return res, err
 	}
 	if _, err := tx.Exec(ctx, fmt.Sprintf("UPDATE %s SET _to = ? WHERE _from < ? AND %s", dataTable(t), cond),
 		append([]any{v, v}, condArgs...)...); err != nil {
 		return res, queryError(ctx, err)
 	}
 	return res, finishWrite(ctx, tx, t, v, &res, op)
+}
+
+// updateChunkRows is how many row ids one statement of a chunked update
+// covers (a variable for tests).
+var updateChunkRows int64 = 50_000
+
+// insertInChunks runs query q (an INSERT … SELECT … WHERE cond, with args)
+// over consecutive ranges of row ids, up to the largest row id before the
+// first insert (the rows it inserts come after it and are not selected
+// again), reporting progress under stage: rows done of the rows matching
+// cond (with condArgs). It returns the rows inserted.
+func insertInChunks(ctx context.Context, tx *Tx, t *tableRow, q string, args []any, cond string, condArgs []any, stage string) (int64, error) {
+	var total int64
+	var lo, hi sql.NullInt64
+	if err := tx.QueryRow(ctx, fmt.Sprintf("SELECT count(*), min(_rowid), max(_rowid) FROM %s WHERE %s", dataTable(t), cond),
+		condArgs...).Scan(&total, &lo, &hi); err != nil {
+		return 0, queryError(ctx, err)
+	}
+	done := progress.NewCounter(ctx, stage, total)
+	var inserted int64
+	for from := lo.Int64; lo.Valid && from <= hi.Int64; from += updateChunkRows {
+		ins, err := tx.Exec(ctx, q+" AND _rowid BETWEEN ? AND ? ORDER BY _rowid",
+			append(slices.Clone(args), from, min(from+updateChunkRows-1, hi.Int64))...)
+		if err != nil {
+			return 0, queryError(ctx, err)
+		}
+		n, err := ins.RowsAffected()
+		if err != nil {
+			return 0, internal("update", err)
+		}
+		inserted += n
+		done.Add(n)
+	}
+	return inserted, nil
 }
 
 // assignable checks that a value of type got can be stored in field f,
@@ -198,7 +244,7 @@ func (db *DB) Restore(ctx context.Context, id []string, version int64) (store.Wr
 		if err != nil {
 			return err
 		}
-		if _, err := getVersion(ctx, tx, t, "", version); err != nil {
+		if _, err := getVersion(ctx, tx, t, t.branch, version); err != nil {
 			return err
 		}
 		old, err := loadSchema(ctx, tx, t, version)

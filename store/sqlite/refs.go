@@ -205,7 +205,10 @@ func (db *DB) CreateBranch(ctx context.Context, id []string, name, fromBranch st
 		}
 		txID, err = recordTx(ctx, tx, "CreateTableBranch", &t.Table, store.TxSucceeded, map[string]string{
 			"branch": name, "parent_branch": store.BranchName(fromBranch), "parent_version": strconv.FormatInt(src.Version, 10)}, nil)
-		return err
+		if err != nil || t.Kind != store.Managed {
+			return err
+		}
+		return forkLine(ctx, tx, t, name, fromBranch, src.Version, txID)
 	})
 	return txID, err
 }
@@ -276,6 +279,9 @@ func (db *DB) DeleteBranch(ctx context.Context, id []string, name string) (strin
 		}
 		if children > 0 {
 			return store.Errorf(store.CodeInvalidInput, "branch %q of table %s has %d branches forked from it; delete them first", name, displayID(id), children)
+		}
+		if err := dropLine(ctx, tx, t, name); err != nil {
+			return err
 		}
 		for _, q := range []sqlitedb.Const{
 			`DELETE FROM table_tags WHERE table_id = ? AND branch = ?`,

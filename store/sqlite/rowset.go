@@ -42,7 +42,7 @@ func collectRows(rows *sql.Rows) (rowSet, error) {
 // visibleRows returns the rows of t visible at version v, through the
 // memory cache.
 func (db *DB) visibleRows(ctx context.Context, tx *Tx, t *tableRow, v int64) (rowSet, error) {
-	val, err := db.cache.get(ctx, cacheKey{table: t.UUID, name: "visible", version: v}, func() (cached, error) {
+	val, err := db.cache.get(ctx, cacheKey{table: t.cacheID(), name: "visible", version: v}, func() (cached, error) {
 		rows, err := tx.Query(ctx, fmt.Sprintf("SELECT _rowid FROM %s WHERE %s", dataTable(t), visibleAt), v, v)
 		if err != nil {
 			return nil, internal("visible rows", err)

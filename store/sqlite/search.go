@@ -97,7 +97,7 @@ func (db *DB) searchVectors(ctx context.Context, tx *Tx, t *tableRow, q store.Qu
 	if idx != nil && idx.ix.Params().Metric != metric {
 		idx = nil // the index answers another metric: search exactly
 	}
-	val, err := db.cache.get(ctx, cacheKey{table: t.UUID, name: "vectors/" + fl.Column, version: v}, func() (cached, error) {
+	val, err := db.cache.get(ctx, cacheKey{table: t.cacheID(), name: "vectors/" + fl.Column, version: v}, func() (cached, error) {
 		return loadVectors(ctx, tx, t, field, fl.Column, v)
 	})
 	if err != nil {

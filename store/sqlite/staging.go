@@ -530,7 +530,7 @@ func (db *DB) sweepStaged(ctx context.Context) error {
 				return err
 			}
 		}
-		return nil
+		return sweepLines(ctx, tx)
 	})
 }
 

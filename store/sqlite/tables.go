@@ -16,6 +16,10 @@ type tableRow struct {
 	rowID int64
 	nsID  int64
 	store.Table
+	// branch and line say which line of a managed table's rows an
+	// operation acts on: "" and 0 for main (see branches.go).
+	branch string
+	line   int64
 }
 
 const tableColumns = `t.id, t.namespace_id, t.uuid, t.kind, t.location, t.owned, t.managed_versioning,
@@ -73,6 +77,9 @@ func findTable(ctx context.Context, tx *Tx, id []string) (*tableRow, error) {
 		return nil, internal("find table", err)
 	}
 	if err := tx.notHeld(t); err != nil {
+		return nil, err
+	}
+	if err := bindBranch(ctx, tx, t); err != nil {
 		return nil, err
 	}
 	return t, nil
@@ -308,6 +315,9 @@ func deleteTableRow(ctx context.Context, tx *Tx, t *tableRow) error {
 	tx.release(t.UUID)
 	if t.Kind == store.Managed {
 		if err := dropAllIndexes(ctx, tx, t); err != nil {
+			return err
+		}
+		if err := dropLines(ctx, tx, t); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `DROP TABLE IF EXISTS `+dataTable(t)); err != nil {

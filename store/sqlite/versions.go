@@ -313,14 +313,13 @@ func (db *DB) DeleteVersions(ctx context.Context, id []string, branch string, ra
 	return n, txID, err
 }
 
+// deleteVersions deletes the version records of t on branch in ranges;
+// for a managed table, those something keeps are refused and their rows go
+// too (see removeManagedVersions).
 func deleteVersions(ctx context.Context, tx *Tx, t *tableRow, branch string, ranges []store.VersionRange) (int64, error) {
-	if t.Kind == store.Managed {
-		return 0, store.Errorf(store.CodeInvalidTableState, "table %s keeps its rows inside lancens; its versions cannot be deleted one by one", displayID(t.ID))
-	}
 	if err := checkBranch(ctx, tx, t, branch); err != nil {
 		return 0, err
 	}
-	var total int64
 	for _, r := range ranges {
 		if r.Start < 0 {
 			return 0, store.Errorf(store.CodeInvalidInput, "start_version must not be negative")
@@ -328,6 +327,12 @@ func deleteVersions(ctx context.Context, tx *Tx, t *tableRow, branch string, ran
 		if r.End >= 0 && r.End < r.Start {
 			return 0, store.Errorf(store.CodeInvalidInput, "end_version %d is before start_version %d", r.End, r.Start)
 		}
+	}
+	if t.Kind == store.Managed {
+		return removeManagedVersions(ctx, tx, t, branch, ranges)
+	}
+	var total int64
+	for _, r := range ranges {
 		res, err := tx.ExecCached(ctx, `DELETE FROM table_versions WHERE table_id = ? AND branch = ? AND version >= ?
 			AND (? < 0 OR version < ?)`, t.rowID, branch, r.Start, r.End, r.End)
 		if err != nil {

@@ -100,6 +100,10 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 			return nil, err
 		}
 	}
+	if err := db.convertVacuum(ctx); err != nil {
+		writer.Close()
+		return nil, err
+	}
 	if err := checkWritable(ctx, writer); err != nil {
 		writer.Close()
 		return nil, err
@@ -130,6 +134,9 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	return db, nil
 }
 
+// Path returns the file the database was opened from.
+func (db *DB) Path() string { return db.path }
+
 // connRole says what a connection pool is for.
 type connRole int
 
@@ -145,6 +152,11 @@ const (
 func dsn(path, synchronous string, role connRole) string {
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(10000)")
+	if role == roleWriter {
+		// Takes effect in a new database only, before WAL mode writes its
+		// first page; see convertVacuum for older ones.
+		q.Add("_pragma", "auto_vacuum(INCREMENTAL)")
+	}
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous("+synchronous+")")
 	q.Add("_pragma", "foreign_keys(ON)")

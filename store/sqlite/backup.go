@@ -1,0 +1,119 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"github.com/lancens/lancens/expr"
+)
+
+// Backup writes a consistent copy of the database at path to the new file
+// out, while a server may go on writing to the database: SQLite's VACUUM
+// INTO copies, in one read transaction, the state of the last commit before
+// it began (every write acknowledged by then, nothing of a write after).
+// It opens the database read-only and does not take the server's lock
+// (`<db>.lock`): it is a reader. The copy is written beside out, synced,
+// checked and then renamed to out, so a backup that fails leaves no file
+// at out. It returns the size of the copy, or an error when the database
+// cannot be read, out exists, or the copy cannot be written or fails its
+// check.
+func Backup(ctx context.Context, path, out string) (int64, error) {
+	if _, err := os.Stat(path); err != nil {
+		return 0, fmt.Errorf("sqlite: backup: %w", err)
+	}
+	if _, err := os.Lstat(out); err == nil {
+		return 0, fmt.Errorf("sqlite: backup: %s already exists; choose a new file", out)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return 0, fmt.Errorf("sqlite: backup: %w", err)
+	}
+	// Indexes and computed values may use lancens's own SQL functions.
+	if err := expr.Register(); err != nil {
+		return 0, fmt.Errorf("sqlite: register functions: %w", err)
+	}
+	if err := registerAnalyzer(); err != nil {
+		return 0, fmt.Errorf("sqlite: register functions: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*.tmp")
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: backup: %w", err)
+	}
+	tmpPath := tmp.Name()
+	tmp.Close()
+	// VACUUM INTO wants a file that does not exist or is empty.
+	committed := false
+	defer func() {
+		if !committed {
+			os.Remove(tmpPath)
+		}
+	}()
+	src, err := sql.Open("sqlite", readOnlyDSN(path))
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: backup: open %s: %w", path, err)
+	}
+	defer src.Close()
+	if _, err := src.ExecContext(ctx, `VACUUM INTO ?`, tmpPath); err != nil {
+		return 0, fmt.Errorf("sqlite: backup %s: %w", path, err)
+	}
+	if err := checkCopy(ctx, tmpPath); err != nil {
+		return 0, err
+	}
+	if err := syncFile(tmpPath); err != nil {
+		return 0, fmt.Errorf("sqlite: backup: %w", err)
+	}
+	if err := os.Rename(tmpPath, out); err != nil {
+		return 0, fmt.Errorf("sqlite: backup: %w", err)
+	}
+	committed = true
+	// Not every system can sync a directory (Windows cannot).
+	if err := syncFile(filepath.Dir(out)); err != nil && runtime.GOOS != "windows" {
+		return 0, fmt.Errorf("sqlite: backup: %w", err)
+	}
+	fi, err := os.Stat(out)
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: backup: %w", err)
+	}
+	return fi.Size(), nil
+}
+
+// readOnlyDSN opens the database at path read-only, waiting rather than
+// failing while the server holds a lock for a moment.
+func readOnlyDSN(path string) string {
+	q := url.Values{}
+	q.Add("mode", "ro")
+	q.Add("_pragma", "busy_timeout(10000)")
+	return "file:" + path + "?" + q.Encode()
+}
+
+// checkCopy runs SQLite's quick check on the copy at path.
+func checkCopy(ctx context.Context, path string) error {
+	db, err := sql.Open("sqlite", readOnlyDSN(path))
+	if err != nil {
+		return fmt.Errorf("sqlite: backup: check the copy: %w", err)
+	}
+	defer db.Close()
+	var result string
+	if err := db.QueryRowContext(ctx, `PRAGMA quick_check`).Scan(&result); err != nil {
+		return fmt.Errorf("sqlite: backup: check the copy: %w", err)
+	}
+	if result != "ok" {
+		return fmt.Errorf("sqlite: backup: the copy fails SQLite's check: %s", result)
+	}
+	return nil
+}
+
+// syncFile flushes the file or directory at path to stable storage.
+func syncFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}
