@@ -77,7 +77,9 @@ func pathReadings(c echo.Context, d string) ([][]string, error) {
 // too, it must name the same object under one of the readings of the path
 // (see pathReadings) and is then used as given, since it holds the exact
 // names. Returns InvalidInput (13) when the two differ, the path is
-// malformed, or a name is not valid UTF-8 or holds a control character.
+// malformed, or a name is not valid UTF-8 or holds a control character,
+// and PermissionDenied (15) for an identifier access control did not
+// approve.
 func resolveID(c echo.Context, delimiter *string, bodyID *[]string) ([]string, error) {
 	readings, err := pathReadings(c, delimiterOf(delimiter))
 	if err != nil {
@@ -91,6 +93,9 @@ func resolveID(c echo.Context, delimiter *string, bodyID *[]string) ([]string, e
 		id = *bodyID
 	}
 	if err := checkNames(id); err != nil {
+		return nil, err
+	}
+	if err := checkApproved(c, id); err != nil {
 		return nil, err
 	}
 	return id, nil

@@ -2,7 +2,6 @@ package server
 
 import (
 	"crypto/rand"
-	"crypto/subtle"
 	"encoding/hex"
 	"fmt"
 	"log/slog"
@@ -13,8 +12,6 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-
-	"github.com/lancens/lancens/store"
 )
 
 const headerRequestID = "X-Request-Id"
@@ -96,7 +93,8 @@ func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 			slog.Int("status", status),
 			slog.Int64("bytes", c.Response().Size),
 			slog.Duration("duration", time.Since(start)),
-			slog.String("request_id", requestID(c)))
+			slog.String("request_id", requestID(c)),
+			logPrincipal(c))
 		if abandoned {
 			// The documented way to end a handler without an answer.
 			panic(http.ErrAbortHandler)
@@ -121,40 +119,6 @@ func (s *Server) recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
 				err = fmt.Errorf("panic: %v", r)
 			}
 		}()
-		return next(c)
-	}
-}
-
-// authenticate accepts a request that carries one of the configured API keys,
-// as an x-api-key header or an "Authorization: Bearer" token. Without keys
-// configured every request is accepted. Otherwise a missing or wrong key is
-// Unauthenticated (16).
-func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
-	if len(s.cfg.APIKeys) == 0 {
-		return next
-	}
-	keys := make([][]byte, len(s.cfg.APIKeys))
-	for i, k := range s.cfg.APIKeys {
-		keys[i] = []byte(k)
-	}
-	return func(c echo.Context) error {
-		h := c.Request().Header
-		given := h.Get("X-Api-Key")
-		if given == "" {
-			if auth := h.Get(echo.HeaderAuthorization); len(auth) > 7 && strings.EqualFold(auth[:7], "bearer ") {
-				given = strings.TrimSpace(auth[7:])
-			}
-		}
-		if given == "" {
-			return store.Errorf(store.CodeUnauthenticated, "missing credentials: send an x-api-key header or an Authorization: Bearer token")
-		}
-		ok := 0
-		for _, k := range keys {
-			ok |= subtle.ConstantTimeCompare([]byte(given), k)
-		}
-		if ok != 1 {
-			return store.Errorf(store.CodeUnauthenticated, "invalid credentials")
-		}
 		return next(c)
 	}
 }

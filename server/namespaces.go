@@ -5,6 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/lancens/lancens/auth"
 	"github.com/lancens/lancens/gen"
 	"github.com/lancens/lancens/store"
 )
@@ -40,7 +41,9 @@ func (s *Server) ListNamespaces(c echo.Context, _ gen.Id, p gen.ListNamespacesPa
 	if err != nil {
 		return err
 	}
-	names, next, err := s.store.ListNamespaces(c.Request().Context(), id, pg)
+	names, next, err := visible(c, pg, func(pg store.Page) ([]string, string, error) {
+		return s.store.ListNamespaces(c.Request().Context(), id, pg)
+	}, func(p auth.Principal, name string) bool { return p.Sees(child(id, name)) })
 	if err != nil {
 		return err
 	}
@@ -111,6 +114,11 @@ func (s *Server) NamespaceExists(c echo.Context, _ gen.Id, p gen.NamespaceExists
 		return err
 	}
 	return c.NoContent(http.StatusOK)
+}
+
+// child returns the identifier of name inside namespace ns.
+func child(ns []string, name string) []string {
+	return append(append(make([]string, 0, len(ns)+1), ns...), name)
 }
 
 // optional returns nil for "" so that empty strings are omitted from JSON.

@@ -13,9 +13,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/lancens/lancens/auth"
 	"github.com/lancens/lancens/client"
 	"github.com/lancens/lancens/internal/apitest"
 	"github.com/lancens/lancens/internal/s3test"
+	"github.com/lancens/lancens/internal/ststest"
 	"github.com/lancens/lancens/objstore"
 	"github.com/lancens/lancens/server"
 	"github.com/lancens/lancens/store"
@@ -316,4 +318,68 @@ func postJSON(t *testing.T, s *apitest.Server, path string, body any) []byte {
 		t.Fatalf("POST %s: %d %s", path, res.StatusCode, out)
 	}
 	return out
+}
+
+// TestVendedCredentialsFollowTheRole: with STS vending and access control,
+// a principal that may not write gets credentials whose session policy
+// only reads the table's files; one that may write gets read-write ones.
+func TestVendedCredentialsFollowTheRole(t *testing.T) {
+	g := s3test.Start(t)
+	g.CreateBucket(t, "lance")
+	sts := ststest.Start(t, g.AccessKey, g.SecretKey, g.Region, ststest.Issued{AccessKeyID: "ASIATEMP", SecretAccessKey: "temp-secret", SessionToken: "temp-token"})
+	v, err := vend.New(t.Context(), vend.Config{Mode: vend.STS, Options: g.Options(), RoleARN: "arn:aws:iam::123456789012:role/lance", STSEndpoint: sts.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := apitest.Start(t, apitest.Options{APIKeys: []string{"admin-key"}, Warehouse: "s3://lance/wh", StorageOptions: g.Options(),
+		Tune: func(c *server.Config) {
+			c.Vendor = v
+			c.Auth = &auth.Config{Keys: []auth.KeyConfig{
+				{Name: "reader", Key: "read-key", Role: "read"},
+				{Name: "writer", Key: "write-key", Role: "write"},
+			}}
+		}})
+	for _, tc := range []struct {
+		name, path, key string
+		writes          bool
+	}{
+		{"WriterDeclares", "/v1/table/t/declare", "write-key", true},
+		{"ReaderDescribes", "/v1/table/t/describe", "read-key", false},
+		{"WriterDescribes", "/v1/table/t/describe", "write-key", true},
+		{"AdminDescribes", "/v1/table/t/describe", "admin-key", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := len(sts.Requests())
+			status, body, _ := s.Do(t, http.MethodPost, tc.path, http.Header{"X-Api-Key": {tc.key}, "Content-Type": {"application/json"}}, []byte(`{"vend_credentials":true}`))
+			if status != http.StatusOK {
+				t.Fatalf("%d %s", status, body)
+			}
+			var r struct {
+				StorageOptions map[string]string `json:"storage_options"`
+			}
+			if err := json.Unmarshal(body, &r); err != nil || r.StorageOptions[objstore.KeySessionToken] != "temp-token" {
+				t.Fatalf("storage_options %v (%v)", r.StorageOptions, err)
+			}
+			reqs := sts.Requests()
+			if len(reqs) > before {
+				// A new session: its policy is the one these credentials carry.
+				writes := strings.Contains(reqs[len(reqs)-1].Policy, "s3:PutObject")
+				if writes != tc.writes {
+					t.Fatalf("the credentials write: %v, want %v; policy %s", writes, tc.writes, reqs[len(reqs)-1].Policy)
+				}
+			}
+		})
+	}
+	// One session for the writers (reused), one read-only for the reader.
+	var readOnly, readWrite int
+	for _, r := range sts.Requests() {
+		if strings.Contains(r.Policy, "s3:PutObject") {
+			readWrite++
+		} else {
+			readOnly++
+		}
+	}
+	if readOnly != 1 || readWrite != 1 {
+		t.Fatalf("%d read-only and %d read-write sessions, want 1 and 1", readOnly, readWrite)
+	}
 }

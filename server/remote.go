@@ -119,6 +119,9 @@ func (s *Server) remoteBodies(next echo.HandlerFunc) echo.HandlerFunc {
 			if out, ok := translateRequest(op.id, raw); ok {
 				raw = out
 			}
+			if db, ok := databaseOf(c); ok {
+				raw = intoDatabase(op.id, raw, db)
+			}
 			req.Body = io.NopCloser(bytes.NewReader(raw))
 			req.ContentLength = int64(len(raw))
 		}
@@ -135,17 +138,44 @@ func (s *Server) remoteBodies(next echo.HandlerFunc) echo.HandlerFunc {
 			}
 		}
 		w := &capture{ResponseWriter: c.Response().Writer}
+		if db, ok := databaseOf(c); ok {
+			w.database, w.delimiter = db, delimiterOf(optionalQuery(c, "delimiter"))
+		}
 		c.Response().Writer = w
 		c.Response().Header().Set("Phalanx-Version", phalanxVersion)
-		err := s.checkFreshness(c, op.id, raw)
-		if err == nil {
-			err = next(c)
-		}
+		err := next(c)
 		if err != nil {
 			// Render the error here, so its answer is translated too.
 			c.Error(err)
 		}
 		return w.finish(op.id)
+	}
+}
+
+// remoteFreshness enforces the freshness headers of a remote-dialect read
+// (see checkFreshness). It reads the table, so it runs after access
+// control has decided.
+func (s *Server) remoteFreshness(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		op := s.ops.lookup(c)
+		if op == nil || !isRemote(req) || !freshReads[op.id] {
+			return next(c)
+		}
+		var body []byte
+		if op.body == bodyJSON && req.GetBody != nil {
+			rd, err := req.GetBody()
+			if err != nil {
+				return err
+			}
+			if body, err = io.ReadAll(rd); err != nil {
+				return err
+			}
+		}
+		if err := s.checkFreshness(c, op.id, body); err != nil {
+			return err
+		}
+		return next(c)
 	}
 }
 
@@ -219,6 +249,8 @@ type capture struct {
 	status  int
 	buf     bytes.Buffer
 	passing bool
+	// database, when set, is taken out of the answer's identifiers.
+	database, delimiter string
 }
 
 func (w *capture) WriteHeader(status int) {
@@ -261,8 +293,13 @@ func (w *capture) finish(opID string) error {
 	status, body := w.status, w.buf.Bytes()
 	if status >= 400 {
 		status = remoteErrorStatus(status, body)
-	} else if out, ok := translateResponse(opID, body, w.ResponseWriter.Header()); ok {
-		body = out
+	} else {
+		if out, ok := translateResponse(opID, body, w.ResponseWriter.Header()); ok {
+			body = out
+		}
+		if w.database != "" {
+			body = outOfDatabase(opID, body, w.database, w.delimiter)
+		}
 	}
 	w.ResponseWriter.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.ResponseWriter.WriteHeader(status)

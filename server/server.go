@@ -13,6 +13,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/lancens/lancens/auth"
 	"github.com/lancens/lancens/coord"
 	"github.com/lancens/lancens/gen"
 	"github.com/lancens/lancens/store"
@@ -37,8 +38,16 @@ type Config struct {
 	// sqlite.Options.OnJobQueued). Without it the runner looks for jobs
 	// every coord.DefaultPoll only.
 	JobsQueued *coord.Signal
-	// APIKeys, when not empty, are the credentials a request must present.
+	// APIKeys are admin keys without a scope (--api-key). With neither
+	// APIKeys nor Auth, access is open: every request acts as an admin.
 	APIKeys []string
+	// Auth configures access control (--auth-config): keys with roles and
+	// namespace scopes, and JWT bearer tokens. See the auth package.
+	Auth *auth.Config
+	// RouteDatabases serves a LanceDB remote-dialect request that names a
+	// database (x-lancedb-database: NAME) inside top-level namespace NAME,
+	// as if NAME were the root (--route-databases).
+	RouteDatabases bool
 	// Logger receives request and error logs. Default: discard.
 	Logger *slog.Logger
 	// MaxJSONBody is the largest JSON request body accepted, in bytes.
@@ -107,6 +116,7 @@ type Server struct {
 	log       *slog.Logger
 	echo      *echo.Echo
 	ops       operationTable
+	auth      *auth.Authenticator
 	commits   *coord.Committer
 	jobs      *coord.Runner
 	// retention queues the cleanup of old versions; nil when the store
@@ -168,8 +178,15 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: load embedded spec: %w", err)
 	}
+	if err := checkRules(doc); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	authn, err := auth.New(cfg.Auth, cfg.APIKeys, nil)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
 	s := &Server{
-		cfg: cfg, store: st, warehouse: cfg.Warehouse, log: cfg.Logger, ops: newOperationTable(doc),
+		cfg: cfg, store: st, warehouse: cfg.Warehouse, log: cfg.Logger, ops: newOperationTable(doc), auth: authn,
 		commits: coord.NewCommitter(cfg.Store, cfg.Warehouse, cfg.Logger),
 		jobs:    coord.NewRunner(cfg.Store, cfg.JobsQueued, cfg.Logger),
 	}
@@ -182,20 +199,23 @@ func New(cfg Config) (*Server, error) {
 	if len(cfg.CORSOrigins) > 0 {
 		e.Pre(allowOrigins(cfg.CORSOrigins))
 	}
-	e.Pre(remotePaths, stripTrailingSlash, aliasMethods)
+	e.Pre(remotePaths, s.routeDatabases, stripTrailingSlash, aliasMethods)
 	// trackUploads wraps the body limitBodies has already bounded; with the
 	// two swapped, an oversized upload hung (TestArrowBodyTooLarge).
 	e.Use(assignRequestID, s.observeRequests, s.logRequests, s.limitBodies, s.trackUploads, s.recoverPanics, s.authenticate)
 	if !managed {
 		e.Use(s.refuseManaged)
 	}
-	e.Use(s.remoteBodies, s.validateRequests, s.limitQueryTime)
+	e.Use(s.remoteBodies, s.validateRequests, s.authorize, s.remoteFreshness, s.limitQueryTime)
 	gen.RegisterHandlers(e, s)
 	s.dialectRoutes(e)
 	if !cfg.NoMetricsRoute {
 		e.GET(MetricsPath, s.serveMetrics)
 	}
 	s.extensionRoutes(e)
+	if err := checkRoutes(e.Routes(), s.ops); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
 	s.echo = e
 	s.metrics = newMetrics(s)
 	s.probes = s.ProbeHandler()
@@ -226,6 +246,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.echo.ServeHTTP(w, r)
+}
+
+// AccessControlled reports whether requests need credentials.
+func (s *Server) AccessControlled() bool {
+	return s.auth.Enabled()
 }
 
 // Routes returns "METHOD path" for every route the server registers.

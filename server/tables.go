@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"errors"
 	"maps"
 	"net/http"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/lancens/lancens/auth"
 	"github.com/lancens/lancens/gen"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/vend"
@@ -25,7 +25,9 @@ func (s *Server) ListTables(c echo.Context, _ gen.Id, p gen.ListTablesParams) er
 	if err != nil {
 		return err
 	}
-	names, next, err := s.store.ListTables(c.Request().Context(), ns, boolOr(p.IncludeDeclared, true), pg)
+	names, next, err := visible(c, pg, func(pg store.Page) ([]string, string, error) {
+		return s.store.ListTables(c.Request().Context(), ns, boolOr(p.IncludeDeclared, true), pg)
+	}, func(p auth.Principal, name string) bool { return p.Covers(child(ns, name)) })
 	if err != nil {
 		return err
 	}
@@ -44,7 +46,9 @@ func (s *Server) ListAllTables(c echo.Context, p gen.ListAllTablesParams) error 
 	if pg.Token, err = tablePageToken(pg.Token, d); err != nil {
 		return err
 	}
-	ids, next, err := s.store.ListAllTables(c.Request().Context(), boolOr(p.IncludeDeclared, true), pg)
+	ids, next, err := visible(c, pg, func(pg store.Page) ([][]string, string, error) {
+		return s.store.ListAllTables(c.Request().Context(), boolOr(p.IncludeDeclared, true), pg)
+	}, auth.Principal.Covers)
 	if err != nil {
 		return err
 	}
@@ -108,13 +112,14 @@ func declareResponse(t *store.Table, storageOptions map[string]string, txID stri
 	}
 }
 
-// storageOptions returns the storage options to answer for a table at
-// location: those recorded with it, overlaid, when the location is on the
-// warehouse's object store, with what the vendor hands out. credentials is
-// the client's vend_credentials: nil lets the vending mode decide, false
-// asks for no credentials. Returns ServiceUnavailable (17) when vending
-// fails.
-func (s *Server) storageOptions(ctx context.Context, location string, recorded map[string]string, credentials *bool) (map[string]string, error) {
+// storageOptions returns the storage options to answer the request's
+// principal for a table at location: those recorded with it, overlaid,
+// when the location is on the warehouse's object store, with what the
+// vendor hands out: read-only credentials to a principal that may not
+// write. credentials is the client's vend_credentials: nil lets the
+// vending mode decide, false asks for no credentials. Returns
+// ServiceUnavailable (17) when vending fails.
+func (s *Server) storageOptions(c echo.Context, location string, recorded map[string]string, credentials *bool) (map[string]string, error) {
 	out := maps.Clone(recorded)
 	if out == nil {
 		out = map[string]string{}
@@ -122,7 +127,11 @@ func (s *Server) storageOptions(ctx context.Context, location string, recorded m
 	if s.cfg.Vendor == nil || !s.warehouse.OnObjectStore(location) {
 		return out, nil
 	}
-	vended, err := s.cfg.Vendor.Options(ctx, location, vend.ReadWrite, boolOr(credentials, true))
+	access := vend.ReadWrite
+	if p, ok := principalOf(c); ok && !p.May(auth.RoleWrite) {
+		access = vend.ReadOnly
+	}
+	vended, err := s.cfg.Vendor.Options(c.Request().Context(), location, access, boolOr(credentials, true))
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +155,7 @@ func (s *Server) DeclareTable(c echo.Context, _ gen.Id, p gen.DeclareTableParams
 	}
 	// Vended before the declaration commits: a vending failure leaves
 	// nothing declared.
-	opts, err := s.storageOptions(c.Request().Context(), decl.Location, nil, req.VendCredentials)
+	opts, err := s.storageOptions(c, decl.Location, nil, req.VendCredentials)
 	if err != nil {
 		return err
 	}
@@ -248,7 +257,7 @@ func (s *Server) DescribeTable(c echo.Context, _ gen.Id, p gen.DescribeTablePara
 	}
 	var resp describeTableResponse
 	r := &resp.DescribeTableResponse
-	opts, err := s.storageOptions(ctx, t.Location, t.StorageOptions, req.VendCredentials)
+	opts, err := s.storageOptions(c, t.Location, t.StorageOptions, req.VendCredentials)
 	if err != nil {
 		return err
 	}

@@ -198,7 +198,7 @@ func (s *Server) BatchCommitTables(c echo.Context, _ gen.BatchCommitTablesParams
 			return invalidInput("operation %d: %s", i, store.ErrorMessage(err))
 		}
 		if d := ops[i].Declare; d != nil {
-			if vended[i], err = s.storageOptions(c.Request().Context(), d.Location, nil, op.DeclareTable.VendCredentials); err != nil {
+			if vended[i], err = s.storageOptions(c, d.Location, nil, op.DeclareTable.VendCredentials); err != nil {
 				return err
 			}
 		}

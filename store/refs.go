@@ -94,6 +94,10 @@ type Transaction struct {
 	ID         string
 	Status     TransactionStatus
 	Properties map[string]string
+	// Table is the identifier the table the transaction was about has now
+	// (after renames); nil when it was about no single table, when that
+	// table is gone, or when the backend does not know.
+	Table []string
 }
 
 // PropertyMode says what setting or unsetting a transaction property does

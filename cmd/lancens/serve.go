@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/lancens/lancens/auth"
 	"github.com/lancens/lancens/coord"
 	"github.com/lancens/lancens/internal/buildinfo"
 	"github.com/lancens/lancens/server"
@@ -32,14 +33,17 @@ import (
 // serveConfig is the configuration of `lancens serve`, from flags with
 // environment variables as defaults.
 type serveConfig struct {
-	addr        string
-	dbPath      string
-	warehouse   string
-	apiKeys     []string
-	logLevel    slog.Level
-	logFormat   string
-	synchronous string
-	cacheMB     int64
+	addr      string
+	dbPath    string
+	warehouse string
+	apiKeys   []string
+	// authConfig is the access-control file, if any.
+	authConfig     string
+	routeDatabases bool
+	logLevel       slog.Level
+	logFormat      string
+	synchronous    string
+	cacheMB        int64
 	// HTTP timeouts; see the flags.
 	readHeaderTimeout, readTimeout, writeTimeout, idleTimeout, queryTimeout time.Duration
 	// retainVersionsFor is how long versions of managed tables are kept.
@@ -94,6 +98,12 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 		"SQLite database file, or the postgres:// (postgresql://) URL of a PostgreSQL catalog that several lancens replicas share (env LANCENS_DB)")
 	fs.StringVar(&cfg.warehouse, "warehouse", envOr("LANCENS_WAREHOUSE", "./data/warehouse"), "where Lance clients write table data: a directory, or an object-store prefix such as s3://bucket/prefix (env LANCENS_WAREHOUSE)")
 	fs.StringVar(&cfg.logFormat, "log-format", envOr("LANCENS_LOG_FORMAT", "text"), "log format: text or json (env LANCENS_LOG_FORMAT)")
+	fs.StringVar(&cfg.authConfig, "auth-config", getenv("LANCENS_AUTH_CONFIG"), "access-control file: API keys with roles and namespace scopes, JWT bearer tokens (env LANCENS_AUTH_CONFIG)")
+	routeDBs, err := parseBoolEnv(getenv("LANCENS_ROUTE_DATABASES"))
+	if err != nil {
+		return nil, fmt.Errorf("bad LANCENS_ROUTE_DATABASES: %w", err)
+	}
+	fs.BoolVar(&cfg.routeDatabases, "route-databases", routeDBs, "serve a LanceDB remote-mode request for db://NAME (x-lancedb-database: NAME) inside top-level namespace NAME (env LANCENS_ROUTE_DATABASES)")
 	fs.StringVar(&cfg.synchronous, "sync", envOr("LANCENS_SYNC", "FULL"), "SQLite synchronous mode: FULL (durable across power loss) or NORMAL (env LANCENS_SYNC)")
 	cacheMB, err := strconv.ParseInt(envOr("LANCENS_CACHE_MB", strconv.FormatInt(sqlite.DefaultCacheBytes()>>20, 10)), 10, 64)
 	if err != nil {
@@ -281,6 +291,14 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	return cfg, nil
 }
 
+// parseBoolEnv reads a boolean environment variable; empty is false.
+func parseBoolEnv(v string) (bool, error) {
+	if v == "" {
+		return false, nil
+	}
+	return strconv.ParseBool(v)
+}
+
 // checkAddr checks a listen address of the form host:port, where host may
 // be empty (every interface) and port is a number from 0 to 65535. It
 // returns an error naming the flag otherwise.
@@ -375,12 +393,18 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if queryTimeout == 0 {
 		queryTimeout = -1 // the flag's 0 is no limit; the Config's is the default
 	}
+	var authCfg *auth.Config
+	if cfg.authConfig != "" {
+		if authCfg, err = auth.LoadConfig(cfg.authConfig); err != nil {
+			return err
+		}
+	}
 	retain := cfg.retainVersionsFor
 	if retain == 0 {
 		retain = -1 // the flag's 0 keeps nothing extra; the Config's is the default
 	}
-	srv, err := server.New(server.Config{Store: db, Warehouse: wh, Vendor: vendor, JobsQueued: jobsQueued, APIKeys: cfg.apiKeys, Logger: logger,
-		MaxPageSize: cfg.maxPageSize, MaxSearchRows: cfg.maxSearchRows, QueryTimeout: queryTimeout,
+	srv, err := server.New(server.Config{Store: db, Warehouse: wh, Vendor: vendor, JobsQueued: jobsQueued, APIKeys: cfg.apiKeys, Auth: authCfg,
+		RouteDatabases: cfg.routeDatabases, Logger: logger, MaxPageSize: cfg.maxPageSize, MaxSearchRows: cfg.maxSearchRows, QueryTimeout: queryTimeout,
 		MaxJSONBody: cfg.maxJSONBody, MaxArrowBody: cfg.maxArrowBody, MaxArrowDecodedBytes: cfg.maxArrowDecodedBytes,
 		MaxArrowRows: cfg.maxArrowRows, NoMetricsRoute: metricsLn != nil, CORSOrigins: cfg.corsOrigins,
 		RetainVersionsFor: retain})
@@ -413,15 +437,15 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 
 	bi := buildinfo.Read()
-	attrs := []any{slog.String("addr", ln.Addr().String()), slog.Bool("tls", certs != nil), slog.Bool("auth", len(cfg.apiKeys) > 0),
-		slog.String("version", bi.Version), slog.String("revision", bi.Revision)}
+	attrs := []any{slog.String("addr", ln.Addr().String()), slog.Bool("tls", certs != nil), slog.Bool("auth", srv.AccessControlled()),
+		slog.Bool("route_databases", cfg.routeDatabases), slog.String("version", bi.Version), slog.String("revision", bi.Revision)}
 	if metricsLn != nil {
 		attrs = append(attrs, slog.String("metrics_addr", metricsLn.Addr().String()))
 	}
 	logger.Info("listening", attrs...)
-	if len(cfg.apiKeys) == 0 && !isLoopback(ln.Addr()) {
-		logger.Warn("serving without API keys on an address other machines can reach: anyone who can connect may read and change every table. " +
-			"Set keys with --api-key KEY (repeatable) or LANCENS_API_KEYS=key1,key2, or listen on loopback only with --addr 127.0.0.1:2333")
+	if !srv.AccessControlled() && !isLoopback(ln.Addr()) {
+		logger.Warn("serving without credentials on an address other machines can reach: anyone who can connect may read and change every table. " +
+			"Set keys with --api-key KEY (repeatable), LANCENS_API_KEYS=key1,key2 or --auth-config FILE, or listen on loopback only with --addr 127.0.0.1:2333")
 	}
 	fmt.Fprintf(stdout, "lancens listening on %s://%s (database %s, warehouse %s)\n", scheme, ln.Addr(), displayDB(cfg.dbPath), wh.Root())
 

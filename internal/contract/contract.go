@@ -315,10 +315,12 @@ func invalidRequests(v *Validator, op *operation, valid *request, base string) [
 	return out
 }
 
-// checkOperation sets up the objects op needs, sends its invalid requests
-// (each must answer 400 with code 13) and then its valid one (which must
-// succeed or answer a documented status other than 400).
-func checkOperation(t conformance.T, cfg Config, op *operation, makeCall func(*env) call) {
+// prepare sets up, through cfg.Transport, the objects a valid request to
+// op needs, in a new namespace cfg.Namespace + op's id, and returns that
+// request. It ends the case when the setup fails or the request it built
+// does not conform to the spec.
+func prepare(t conformance.T, cfg Config, op *operation, makeCall func(*env) call) *request {
+	t.Helper()
 	tg, err := conformance.NewHTTPTarget(cfg.URL, cfg.Transport.For(t))
 	if err != nil {
 		t.Fatalf("client: %v", err)
@@ -341,6 +343,33 @@ func checkOperation(t conformance.T, cfg Config, op *operation, makeCall func(*e
 	if err := cfg.Transport.Validator.CheckRequest(req, valid.body); err != nil {
 		t.Fatalf("the kit built a request the spec rejects: %s: %v", valid, err)
 	}
+	return valid
+}
+
+// ValidRequest sets up, through cfg.Transport, the objects a valid request
+// to operation opID needs, in a new namespace cfg.Namespace + [opID] (so
+// cfg.Namespace must exist), and returns that request without
+// credentials; GetBody gives its body again. It ends the case when the
+// setup fails, and returns an error for an operation the spec lacks.
+func ValidRequest(t conformance.T, cfg Config, opID string) (*http.Request, error) {
+	t.Helper()
+	op := cfg.Transport.Validator.operations()[opID]
+	if op == nil {
+		return nil, fmt.Errorf("the spec has no operation %s", opID)
+	}
+	for _, f := range fixtures {
+		if f.op == opID {
+			return prepare(t, cfg, op, f.make).httpRequest(cfg.URL)
+		}
+	}
+	return nil, fmt.Errorf("the kit has no valid request for %s", opID)
+}
+
+// checkOperation sets up the objects op needs, sends its invalid requests
+// (each must answer 400 with code 13) and then its valid one (which must
+// succeed or answer a documented status other than 400).
+func checkOperation(t conformance.T, cfg Config, op *operation, makeCall func(*env) call) {
+	valid := prepare(t, cfg, op, makeCall)
 	for _, vr := range invalidRequests(cfg.Transport.Validator, op, valid, cfg.URL) {
 		conformance.Subtest(t, "Invalid/"+vr.name, func(t conformance.T) {
 			status, code, body := send(t, cfg, vr.req)

@@ -81,10 +81,21 @@ func findTransaction(ctx context.Context, tx *tx, id []string) (string, error) {
 func loadTransaction(ctx context.Context, tx *tx, txID string) (*store.Transaction, error) {
 	var status string
 	var props map[string]string
-	if err := tx.QueryRow(ctx, `SELECT status, properties FROM transactions WHERE id = $1`, txID).Scan(&status, &props); err != nil {
+	var tableUUID *string
+	if err := tx.QueryRow(ctx, `SELECT status, properties, table_uuid FROM transactions WHERE id = $1`, txID).Scan(&status, &props, &tableUUID); err != nil {
 		return nil, internal("load transaction", err)
 	}
-	return &store.Transaction{ID: txID, Status: store.TransactionStatus(status), Properties: orEmpty(props)}, nil
+	out := &store.Transaction{ID: txID, Status: store.TransactionStatus(status), Properties: orEmpty(props)}
+	if tableUUID != nil {
+		id, err := tableIDByUUID(ctx, tx, *tableUUID)
+		switch {
+		case err == nil:
+			out.Table = id
+		case store.ErrorCode(err) != store.CodeTableNotFound:
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // DescribeTransaction implements store.Transactions.

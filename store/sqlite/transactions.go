@@ -99,14 +99,25 @@ func findTransaction(ctx context.Context, tx *Tx, id []string) (string, error) {
 
 func loadTransaction(ctx context.Context, tx *Tx, txID string) (*store.Transaction, error) {
 	var status, props string
-	if err := tx.QueryRowCached(ctx, `SELECT status, properties FROM transactions WHERE id = ?`, txID).Scan(&status, &props); err != nil {
+	var tableUUID sql.NullString
+	if err := tx.QueryRowCached(ctx, `SELECT status, properties, table_uuid FROM transactions WHERE id = ?`, txID).Scan(&status, &props, &tableUUID); err != nil {
 		return nil, internal("load transaction", err)
 	}
 	m, err := decodeMap(props)
 	if err != nil {
 		return nil, err
 	}
-	return &store.Transaction{ID: txID, Status: store.TransactionStatus(status), Properties: m}, nil
+	out := &store.Transaction{ID: txID, Status: store.TransactionStatus(status), Properties: m}
+	if tableUUID.Valid {
+		id, err := tableIDByUUID(ctx, tx, tableUUID.String)
+		switch {
+		case err == nil:
+			out.Table = id
+		case store.ErrorCode(err) != store.CodeTableNotFound:
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // DescribeTransaction implements store.Transactions.
