@@ -24,9 +24,10 @@ PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
 
 all: build
 
-## generate: regenerate gen/ from openapi.yaml
+## generate: regenerate gen/: the API code from openapi.yaml, the vector
+## kernels of gen/simd with tools/simdgen (avo); both are go.mod tools
 generate:
-	$(GO) generate ./gen/
+	$(GO) generate ./gen/...
 
 ## check-generated: fail if gen/ is not what `make generate` produces
 check-generated: generate

@@ -16,6 +16,7 @@ require (
 	github.com/klauspost/compress v1.20.1
 	github.com/kljensen/snowball v0.10.0
 	github.com/labstack/echo/v4 v4.16.0
+	github.com/mmcloughlin/avo v0.6.0
 	github.com/oapi-codegen/oapi-codegen/v2 v2.8.2
 	github.com/oapi-codegen/runtime v1.9.0
 	github.com/pierrec/lz4/v4 v4.1.29
@@ -83,4 +84,7 @@ require (
 	modernc.org/memory v1.12.1 // indirect
 )
 
-tool github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen
+tool (
+	github.com/lancens/lancens/tools/simdgen
+	github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen
+)

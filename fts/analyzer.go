@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/kljensen/snowball"
 	"golang.org/x/text/unicode/norm"
@@ -161,8 +162,12 @@ func stemCached(w, language string) string {
 	return s
 }
 
-// fold removes diacritics: é becomes e.
+// fold removes diacritics: é becomes e. ASCII text has none and comes
+// back as it is, without the decomposition's copy.
 func fold(s string) string {
+	if isASCII(s) {
+		return s
+	}
 	var b strings.Builder
 	for _, r := range norm.NFD.String(s) {
 		if !unicode.Is(unicode.Mn, r) {
@@ -170,6 +175,16 @@ func fold(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// isASCII reports whether s holds only ASCII characters.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // stopWords are common English words left out of the index (other

@@ -54,6 +54,23 @@ const workloads = {
     return { rows: await tbl.countRows() };
   },
 
+  // Appends small batches through a namespace connection: Lance writes
+  // the data and manifest files, the namespace ("rest": a catalog server,
+  // "dir": Lance's directory namespace) records each version. Returns
+  // each timed add's latency.
+  async nsadd({ impl, config, table, rows, warmup, iterations }) {
+    const db = await lancedb.connectNamespace(impl, config);
+    const batch = (start) => Array.from({ length: rows }, (_, i) => ({
+      id: start + i, vector: [start + i, 1, 0, 0], name: `row ${start + i}`,
+    }));
+    const tbl = await db.createTable(table, batch(0));
+    let next = rows;
+    const add = async () => { await tbl.add(batch(next)); next += rows; };
+    for (let i = 0; i < warmup; i++) await add();
+    const lat = await times(iterations, add);
+    return { lat, rows: await tbl.countRows() };
+  },
+
   async count({ dir, table, filter, iterations }) {
     const tbl = await (await lancedb.connect(dir)).openTable(table);
     let result;

@@ -47,7 +47,22 @@ func l2sq(a, b []float32) float32 {
 // values, or some partial sum greater than limit as soon as the distance is
 // known to exceed limit. The full sum is computed in the same order whatever
 // the limit, so results that do not exceed it are bit-identical to l2sq's.
+// It runs the assembly kernel where there is one (simd.L2Bounded, which
+// computes the same sums in the same order), l2BoundedGo otherwise. It
+// panics when b is shorter than a.
 func l2Bounded(a, b []float32, limit float32) float32 {
+	b = b[:len(a)]
+	if d, ok := l2BoundedAsm(a, b, limit); ok {
+		return d
+	}
+	return l2BoundedGo(a, b, limit)
+}
+
+// l2BoundedGo is l2Bounded in Go: four sums, s_k over the values k, k+4,
+// ..., compared with limit after each 16 values, the last len(a)%4 values
+// added to s0, and the result (s0+s1)+(s2+s3). b holds at least len(a)
+// values.
+func l2BoundedGo(a, b []float32, limit float32) float32 {
 	b = b[:len(a)]
 	var s0, s1, s2, s3 float32
 	for len(a) >= 16 && len(b) >= 16 {

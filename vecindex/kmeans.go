@@ -35,7 +35,7 @@ func trainKMeans(ctx context.Context, data []float32, dim, k, maxIter int, spher
 		copy(cent[c*dim:(c+1)*dim], data[r*dim:])
 	}
 	finishCentroids(cent, dim, spherical)
-	km := &kmeans{data: data, dim: dim, k: k, cent: cent,
+	km := &kmeans{data: data, dim: dim, k: k, cent: cent, panels: newPanels(cent, dim),
 		assign: make([]int32, n), upper: make([]float32, n), lower: make([]float32, n),
 		half: make([]float32, k), shift: make([]float32, k), old: make([]float32, k*dim),
 		sums: make([]float64, k*dim), counts: make([]int, k)}
@@ -64,6 +64,7 @@ type kmeans struct {
 	data         []float32
 	dim, k       int
 	cent         []float32
+	panels       *panels // cent laid out for finding the nearest
 	assign       []int32
 	upper, lower []float32
 	half         []float32 // half the distance from each centroid to the nearest other
@@ -97,7 +98,7 @@ func (km *kmeans) assignRows(ctx context.Context, nw int) (int, error) {
 					continue
 				}
 			}
-			best, d1, d2 := nearest2(x, km.cent)
+			best, d1, d2 := km.panels.nearest(x)
 			km.upper[i], km.lower[i] = sqrt32(d1), sqrt32(d2)
 			if best != a {
 				km.assign[i] = best
@@ -155,6 +156,7 @@ func (km *kmeans) update(spherical bool) {
 	}
 	km.refillEmpty()
 	finishCentroids(km.cent, dim, spherical)
+	km.panels.set(km.cent, dim)
 	far, farC, next := float32(0), -1, float32(0)
 	for c := range km.k {
 		s := sqrt32(l2sq(km.old[c*dim:(c+1)*dim], km.cent[c*dim:(c+1)*dim]))
@@ -210,63 +212,17 @@ func finishCentroids(cent []float32, dim int, spherical bool) {
 	}
 }
 
-// assignAll sets assign[i] to the centroid nearest to row i of data, in
-// parallel, counting the rows done in done (may be nil). It returns
-// ctx.Err() when ctx is cancelled.
+// assignAll sets assign[i] to the centroid nearest to row i of data in
+// euclidean distance (lowest index on ties), in parallel, counting the rows
+// done in done (may be nil). It returns ctx.Err() when ctx is cancelled.
 func assignAll(ctx context.Context, data []float32, dim int, cent []float32, assign []int32, nw int, done *progress.Counter) error {
+	ps := newPanels(cent, dim)
 	return parallelFor(ctx, nw, len(assign), 256, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
-			assign[i], _, _ = nearest2(data[i*dim:(i+1)*dim], cent)
+			assign[i], _, _ = ps.nearest(data[i*dim : (i+1)*dim])
 		}
 		done.Add(int64(hi - lo))
 	})
-}
-
-// nearest2 returns the index of the centroid (len(x)-long rows of cent)
-// nearest to x in euclidean distance, lowest index on ties, its squared
-// distance, and the squared distance of the second nearest (+Inf when there
-// is one centroid).
-func nearest2(x, cent []float32) (int32, float32, float32) {
-	dim := len(x)
-	k := len(cent) / dim
-	best, d1, d2 := int32(0), inf, inf
-	c := 0
-	for ; c+4 <= k; c += 4 {
-		b := cent[c*dim:]
-		e0, e1, e2, e3 := l2x4(x, b, b[dim:], b[2*dim:], b[3*dim:])
-		if e0 >= d2 && e1 >= d2 && e2 >= d2 && e3 >= d2 {
-			continue
-		}
-		for j, d := range [4]float32{e0, e1, e2, e3} {
-			if d < d1 {
-				best, d1, d2 = int32(c+j), d, d1
-			} else if d < d2 {
-				d2 = d
-			}
-		}
-	}
-	for ; c < k; c++ {
-		if d := l2sq(x, cent[c*dim:(c+1)*dim]); d < d1 {
-			best, d1, d2 = int32(c), d, d1
-		} else if d < d2 {
-			d2 = d
-		}
-	}
-	return best, d1, d2
-}
-
-// l2x4 returns the squared euclidean distances of x to a, b, c and d over
-// len(x) values.
-func l2x4(x, a, b, c, d []float32) (s0, s1, s2, s3 float32) {
-	a, b, c, d = a[:len(x)], b[:len(x)], c[:len(x)], d[:len(x)]
-	for i, v := range x {
-		e0, e1, e2, e3 := v-a[i], v-b[i], v-c[i], v-d[i]
-		s0 += e0 * e0
-		s1 += e1 * e1
-		s2 += e2 * e2
-		s3 += e3 * e3
-	}
-	return s0, s1, s2, s3
 }
 
 func sqrt32(x float32) float32 { return float32(math.Sqrt(float64(max(x, 0)))) }

@@ -10,6 +10,9 @@ type productQuantizer struct {
 	m, bits, subDim int
 	// codebook holds m × 2^bits codewords of subDim values.
 	codebook []float32
+	// panels holds each sub-vector's codewords laid out for encode; set by
+	// trainPQ.
+	panels []*panels
 }
 
 func (pq *productQuantizer) codewords() int { return 1 << pq.bits }
@@ -56,14 +59,20 @@ func trainPQ(ctx context.Context, data []float32, dim, m, bits, maxIter int, see
 	if err != nil {
 		return nil, err
 	}
+	pq.panels = make([]*panels, m)
+	for s := range m {
+		pq.panels[s] = newPanels(pq.book(s), sub)
+	}
 	return pq, nil
 }
 
-// encode writes the code of x (dim values) into dst (codeLen bytes).
+// encode writes the code of x (dim values) into dst (codeLen bytes): the
+// nearest codeword of each sub-vector, the lowest on ties. It needs the
+// panels of a quantizer trainPQ returned.
 func (pq *productQuantizer) encode(x []float32, dst []byte) {
 	clear(dst)
-	for s := range pq.m {
-		c, _, _ := nearest2(x[s*pq.subDim:(s+1)*pq.subDim], pq.book(s))
+	for s, ps := range pq.panels {
+		c, _, _ := ps.nearest(x[s*pq.subDim : (s+1)*pq.subDim])
 		if pq.bits == 8 {
 			dst[s] = byte(c)
 		} else {

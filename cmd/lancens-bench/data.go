@@ -52,6 +52,12 @@ func dataSuite(dir string, inst *instance, scale float64, out *report) error {
 		result{"data", fmt.Sprintf("ingest MB/s, %.0f MB", mb), "MB/s", mb / ours, mb / (peer.Ms / 1000), "LanceDB", true},
 	)
 
+	nsAdd, err := namespaceAdds(dir, inst, scale)
+	if err != nil {
+		return err
+	}
+	out.add(nsAdd)
+
 	// Filtered count and query on a large table.
 	n = int(1000000 * scale)
 	facts := factBatches(n, 50000, 7)
@@ -121,6 +127,33 @@ func dataSuite(dir string, inst *instance, scale float64, out *report) error {
 		result{"data", fmt.Sprintf("filtered query p50, %d rows", n), "ms", ms(queryLat.percentile(.5)), ms(pq.percentile(.5)), "LanceDB", false},
 	)
 	return nil
+}
+
+// namespaceAdds measures a table add through the LanceDB SDK in namespace
+// mode, where Lance writes the files and the namespace commits each
+// version: against lancens (the REST namespace) and against Lance's
+// directory namespace on the same disk.
+func namespaceAdds(dir string, inst *instance, scale float64) (result, error) {
+	const rows, warmup = 10, 5
+	iterations := max(20, int(200*scale))
+	var ours, peer struct {
+		Lat  []float64 `json:"lat"`
+		Rows int       `json:"rows"`
+	}
+	want := rows * (1 + warmup + iterations)
+	if err := lancedb("nsadd", map[string]any{"impl": "rest", "config": map[string]any{"uri": inst.url},
+		"table": "nsadd", "rows": rows, "warmup": warmup, "iterations": iterations}, &ours); err != nil {
+		return result{}, err
+	}
+	if err := lancedb("nsadd", map[string]any{"impl": "dir", "config": map[string]any{"root": filepath.Join(dir, "dirns")},
+		"table": "nsadd", "rows": rows, "warmup": warmup, "iterations": iterations}, &peer); err != nil {
+		return result{}, err
+	}
+	if ours.Rows != want || peer.Rows != want {
+		return result{}, fmt.Errorf("namespace adds: %d rows through lancens, %d through the directory namespace, want %d", ours.Rows, peer.Rows, want)
+	}
+	return result{"data", fmt.Sprintf("namespace-mode add p50, %d rows", rows), "ms",
+		ms(msLatencies(ours.Lat).percentile(.5)), ms(msLatencies(peer.Lat).percentile(.5)), "directory namespace", false}, nil
 }
 
 // timeN runs fn n times and times each run.

@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
@@ -30,11 +31,43 @@ func main() {
 	suites := flag.String("suite", "catalog,data,search,objectstore,soak", "comma-separated suites to run: catalog, data, search, objectstore, soak")
 	flag.StringVar(&nodeDir, "node", nodeDir, "directory of the Node project with the LanceDB peer")
 	scale := flag.Float64("scale", 1, "multiply workload sizes by this factor (e.g. 0.1 for a quick run)")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of this process (lancens and the bench's client) to this file")
+	memProfile := flag.String("memprofile", "", "write an allocation profile of this process to this file at the end")
 	flag.Parse()
-	if err := run(*suites, *scale); err != nil {
+	err := profiled(*cpuProfile, *memProfile, func() error { return run(*suites, *scale) })
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "lancens-bench:", err)
 		os.Exit(1)
 	}
+}
+
+// profiled runs fn, writing a CPU profile of it to cpuFile and an
+// allocation profile at its end to memFile, each unless empty. It returns
+// fn's error, or the error of creating or writing a profile.
+func profiled(cpuFile, memFile string, fn func() error) error {
+	if cpuFile != "" {
+		f, err := os.Create(cpuFile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if err := fn(); err != nil {
+		return err
+	}
+	if memFile == "" {
+		return nil
+	}
+	f, err := os.Create(memFile)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return pprof.Lookup("allocs").WriteTo(f, 0)
 }
 
 // result is one measured line: ours against a peer's.
