@@ -20,7 +20,7 @@ BUILD    := $(GO) build -ldflags "$(LDFLAGS)"
 # make dist cross-compiles these GOOS/GOARCH pairs into dist/.
 PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
 
-.PHONY: all generate check-generated build dist run test lint bench node-deps versitygw fuzz crashtest postgres
+.PHONY: all generate check-generated build dist run test lint bench node-deps versitygw fuzz crashtest postgres chromium
 
 all: build
 
@@ -55,12 +55,13 @@ run: build
 	./$(BIN) serve $(ARGS)
 
 ## test: run every test: Go tests, then the end-to-end tests of node/e2e,
-## which drive a real lancens with the LanceDB Node SDK. The Go tests print
+## which drive a real lancens with the LanceDB Node SDK and its web console
+## in Chromium. The Go tests print
 ## one line per package as soon as it is done (go test -json through
 ## internal/testlines: plain go test ./... holds each line back until the
 ## packages before it are done, and -v prints every test of every package),
 ## and the output of whatever failed
-test: node-deps postgres versitygw build
+test: node-deps postgres versitygw chromium build
 	set -o pipefail; $(GO) test -json ./... | $(GO) run ./internal/testlines
 	cd node && LANCENS_BIN=$(CURDIR)/$(BIN) node --test e2e/
 
@@ -108,6 +109,17 @@ postgres:
 	  echo 'create_main_cluster = off' > /etc/postgresql-common/createcluster.d/lancens.conf && \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
 	else echo "PostgreSQL is not installed, and installing it needs root and apt-get: its tests will skip" >&2; fi
+
+## chromium: install Debian's Chromium if it is missing: the web console's
+## browser tests (node/e2e/console.test.mjs) drive it through playwright-core,
+## which never downloads a browser of its own. Installing needs root and
+## apt-get; without them the browser tests skip (and fail under CI=true).
+chromium:
+	@if [ -x /usr/bin/chromium ] || [ -n "$$LANCENS_CHROMIUM" ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing Chromium (apt-get install chromium)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else echo "Chromium is not installed, and installing it needs root and apt-get: the console's browser tests will skip" >&2; fi
 
 ## node-deps: install the Node packages (LanceDB SDK) of node/ from its lock file
 node-deps: node/node_modules/.package-lock.json

@@ -14,6 +14,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/lancens/lancens/auth"
+	"github.com/lancens/lancens/console"
 	"github.com/lancens/lancens/coord"
 	"github.com/lancens/lancens/gen"
 	"github.com/lancens/lancens/store"
@@ -126,6 +127,7 @@ type Server struct {
 	metrics   *metrics
 	readiness readiness
 	probes    http.Handler
+	console   http.Handler
 }
 
 var _ gen.ServerInterface = (*Server)(nil)
@@ -217,6 +219,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	s.echo = e
+	s.console = console.Handler()
 	s.metrics = newMetrics(s)
 	s.probes = s.ProbeHandler()
 	s.jobs.Start()
@@ -239,10 +242,15 @@ func (s *Server) Close() {
 
 // ServeHTTP makes the Server an http.Handler. The health and readiness
 // probes are answered first, without authentication, logging or any other
-// middleware.
+// middleware; so are the web console's files (console.Path): the page asks
+// for credentials and sends them with each API call it makes.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if p := r.URL.Path; p == HealthPath || p == ReadyPath {
 		s.probes.ServeHTTP(w, r)
+		return
+	}
+	if console.Serves(r.URL.Path) {
+		s.console.ServeHTTP(w, r)
 		return
 	}
 	s.echo.ServeHTTP(w, r)
