@@ -48,6 +48,27 @@ func PageSize(limit int) int {
 	return limit
 }
 
+// CutNames trims a listing of names fetched with one extra row to size and
+// returns the token for the next page, its last name, when that extra row
+// was there (see NameAfter); "" when the listing ends here.
+func CutNames(names []string, size int) ([]string, string) {
+	if len(names) <= size {
+		return names, ""
+	}
+	return names[:size], names[size-1]
+}
+
+// CutPage trims a listing fetched with one extra row to size and returns the
+// token for the next page, made with EncodePageToken from the key of its
+// last item, when that extra row was there; "" when the listing ends here.
+func CutPage[T any](items []T, size int, key func(T) string) ([]T, string) {
+	if len(items) <= size {
+		return items, ""
+	}
+	items = items[:size]
+	return items, EncodePageToken(key(items[size-1]))
+}
+
 // NameAfter returns the name a listing of names resumes after for token
 // (the token itself; "" starts at the beginning). It returns an
 // InvalidInput error for a token that could not be a name: not valid UTF-8,

@@ -67,3 +67,38 @@ func TestTablePageTokens(t *testing.T) {
 		}
 	}
 }
+
+func TestCutPage(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		items     []string
+		size      int
+		wantItems []string
+		wantLast  string // "" when no next page
+	}{
+		{"empty", nil, 2, nil, ""},
+		{"short", []string{"a"}, 2, []string{"a"}, ""},
+		{"exactly full", []string{"a", "b"}, 2, []string{"a", "b"}, ""},
+		{"one extra row", []string{"a", "b", "c"}, 2, []string{"a", "b"}, "b"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			names, next := CutNames(tc.items, tc.size)
+			if !slices.Equal(names, tc.wantItems) || next != tc.wantLast {
+				t.Errorf("CutNames = %q, %q; want %q, %q", names, next, tc.wantItems, tc.wantLast)
+			}
+			items, token := CutPage(tc.items, tc.size, func(s string) string { return s })
+			if !slices.Equal(items, tc.wantItems) {
+				t.Errorf("CutPage items = %q, want %q", items, tc.wantItems)
+			}
+			if tc.wantLast == "" {
+				if token != "" {
+					t.Errorf("CutPage token = %q, want none", token)
+				}
+				return
+			}
+			if key, err := DecodePageToken(token); err != nil || key != tc.wantLast {
+				t.Errorf("CutPage token decodes to %q, %v; want %q", key, err, tc.wantLast)
+			}
+		})
+	}
+}

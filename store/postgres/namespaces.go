@@ -123,29 +123,8 @@ func (db *DB) ListNamespaces(ctx context.Context, parent []string, page store.Pa
 	if err != nil {
 		return nil, "", err
 	}
-	names, next := cutNames(names, size)
+	names, next := store.CutNames(names, size)
 	return names, next, nil
-}
-
-// cutNames trims a listing of names fetched with one extra row to size and
-// returns the token for the next page, its last name, when that extra row
-// was there (see store.NameAfter).
-func cutNames(names []string, size int) ([]string, string) {
-	if len(names) <= size {
-		return names, ""
-	}
-	return names[:size], names[size-1]
-}
-
-// cutPage trims a listing fetched with one extra row to size and returns the
-// token for the next page, made from the key of its last item, when that
-// extra row was there.
-func cutPage[T any](items []T, size int, key func(T) string) ([]T, string) {
-	if len(items) <= size {
-		return items, ""
-	}
-	items = items[:size]
-	return items, store.EncodePageToken(key(items[size-1]))
 }
 
 func queryStrings(ctx context.Context, tx *tx, query string, args ...any) ([]string, error) {

@@ -48,7 +48,7 @@ func (db *DB) ListTags(ctx context.Context, id []string, page store.Page) ([]sto
 	if err != nil {
 		return nil, "", err
 	}
-	out, next := cutPage(out, size, func(x store.Tag) string { return x.Name })
+	out, next := store.CutPage(out, size, func(x store.Tag) string { return x.Name })
 	return out, next, nil
 }
 
@@ -261,7 +261,7 @@ func (db *DB) ListBranches(ctx context.Context, id []string, page store.Page) ([
 	if err != nil {
 		return nil, "", err
 	}
-	out, next := cutPage(out, size, func(x store.Branch) string { return x.Name })
+	out, next := store.CutPage(out, size, func(x store.Branch) string { return x.Name })
 	return out, next, nil
 }
 

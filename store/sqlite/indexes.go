@@ -500,7 +500,7 @@ func (db *DB) ListIndices(ctx context.Context, id []string, version *int64, page
 	if err != nil {
 		return nil, "", err
 	}
-	out, next := cutPage(out, size, func(x store.IndexInfo) string { return x.Name })
+	out, next := store.CutPage(out, size, func(x store.IndexInfo) string { return x.Name })
 	return out, next, nil
 }
 

@@ -117,7 +117,7 @@ func (db *DB) ListNamespaces(ctx context.Context, parent []string, page store.Pa
 	if err != nil {
 		return nil, "", err
 	}
-	names, next := cutNames(names, size)
+	names, next := store.CutNames(names, size)
 	return names, next, nil
 }
 

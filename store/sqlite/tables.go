@@ -105,7 +105,7 @@ func (db *DB) ListTables(ctx context.Context, ns []string, includeDeclared bool,
 	if err != nil {
 		return nil, "", err
 	}
-	names, next := cutNames(names, size)
+	names, next := store.CutNames(names, size)
 	return names, next, nil
 }
 

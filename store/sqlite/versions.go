@@ -259,7 +259,7 @@ func (db *DB) ListVersions(ctx context.Context, id []string, branch string, desc
 	if err != nil {
 		return nil, "", err
 	}
-	out, next := cutPage(out, size, func(x store.TableVersion) string { return strconv.FormatInt(x.Version, 10) })
+	out, next := store.CutPage(out, size, func(x store.TableVersion) string { return strconv.FormatInt(x.Version, 10) })
 	return out, next, nil
 }
 
