@@ -426,39 +426,59 @@ func (s *Server) targets(c echo.Context, op *operation, r rule) ([][]string, err
 	}
 	id := readings[0]
 	ids := [][]string{id}
-	var named struct {
-		ID             *[]string `json:"id"`
-		NewNamespaceID *[]string `json:"new_namespace_id"`
-		NewTableName   string    `json:"new_table_name"`
-		SourceQuery    string    `json:"source_query"`
+	if len(body) == 0 {
+		return ids, nil
 	}
-	if len(body) > 0 && json.Unmarshal(body, &named) == nil {
-		if named.ID != nil && !slices.Equal(*named.ID, id) && slices.ContainsFunc(readings, func(r []string) bool { return slices.Equal(r, *named.ID) }) {
-			// The handler reads the body's id, which names the path's
-			// object under another reading of the path.
-			ids = append(ids, *named.ID)
+	// Each field is read on its own, as the operation's handler reads it
+	// (Go's decoding: keys in any case, other fields ignored whatever
+	// their type), so a stray field of another operation cannot hide the
+	// ones this one acts on. A field the handler would refuse is refused
+	// here too.
+	var named struct {
+		ID *[]string `json:"id"`
+	}
+	if err := json.Unmarshal(body, &named); err != nil {
+		return nil, store.Errorf(store.CodeInvalidInput, "request body: id: %v", err)
+	}
+	if named.ID != nil && !slices.Equal(*named.ID, id) && slices.ContainsFunc(readings, func(r []string) bool { return slices.Equal(r, *named.ID) }) {
+		// The handler reads the body's id, which names the path's object
+		// under another reading of the path.
+		ids = append(ids, *named.ID)
+	}
+	switch op.id {
+	case "CreateMaterializedView":
+		// The view reads its source table, named in source_query as the
+		// view's handler reads it (see viewQuery); a source_query that
+		// does not parse is refused by the handler, with nothing read.
+		var view struct {
+			SourceQuery string `json:"source_query"`
 		}
-		if op.id == "CreateMaterializedView" {
-			// The view reads its source table, named in source_query
-			// as the view's handler reads it (see viewQuery).
-			var source struct {
-				ID []string `json:"id"`
-			}
-			if json.Unmarshal([]byte(named.SourceQuery), &source) == nil && len(source.ID) > 0 {
-				ids = append(ids, source.ID)
-			}
+		if err := json.Unmarshal(body, &view); err != nil {
+			return nil, store.Errorf(store.CodeInvalidInput, "request body: source_query: %v", err)
 		}
-		if op.id == "RenameTable" {
-			for _, from := range slices.Clone(ids) {
-				if len(from) == 0 {
-					continue
-				}
-				ns := from[:len(from)-1]
-				if named.NewNamespaceID != nil {
-					ns = *named.NewNamespaceID
-				}
-				ids = append(ids, append(slices.Clone(ns), named.NewTableName))
+		var source struct {
+			ID []string `json:"id"`
+		}
+		if json.Unmarshal([]byte(view.SourceQuery), &source) == nil && len(source.ID) > 0 {
+			ids = append(ids, source.ID)
+		}
+	case "RenameTable":
+		var rename struct {
+			NewNamespaceID *[]string `json:"new_namespace_id"`
+			NewTableName   string    `json:"new_table_name"`
+		}
+		if err := json.Unmarshal(body, &rename); err != nil {
+			return nil, store.Errorf(store.CodeInvalidInput, "request body: %v", err)
+		}
+		for _, from := range slices.Clone(ids) {
+			if len(from) == 0 {
+				continue
 			}
+			ns := from[:len(from)-1]
+			if rename.NewNamespaceID != nil {
+				ns = *rename.NewNamespaceID
+			}
+			ids = append(ids, append(slices.Clone(ns), rename.NewTableName))
 		}
 	}
 	return ids, nil

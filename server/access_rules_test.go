@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"slices"
 	"sort"
@@ -353,6 +354,10 @@ func TestRenameStaysInScope(t *testing.T) {
 		{"IntoAnotherNamespace", "/v1/table/alpha$t/rename", "key-write-alpha", map[string]any{"new_table_name": "t", "new_namespace_id": []string{"beta"}}, 403, 15},
 		{"FromAnotherNamespace", "/v1/table/beta$u/rename", "key-write-alpha", map[string]any{"new_table_name": "u", "new_namespace_id": []string{"alpha"}}, 403, 15},
 		{"IntoTheRoot", "/v1/table/alpha$t/rename", "key-write-alpha", map[string]any{"new_table_name": "t", "new_namespace_id": []string{}}, 403, 15},
+		// A field of another operation, of a type that operation would
+		// refuse, must not hide the fields a rename acts on.
+		{"StrayField", "/v1/table/alpha$t/rename", "key-write-alpha", map[string]any{"new_table_name": "t", "new_namespace_id": []string{"beta"}, "source_query": 5}, 403, 15},
+		{"FieldsInOtherCase", "/v1/table/alpha$t/rename", "key-write-alpha", map[string]any{"new_table_name": "t", "NEW_NAMESPACE_ID": []string{"beta"}}, 403, 15},
 		{"WithinTheScope", "/v1/table/alpha$t/rename", "key-write-alpha", map[string]any{"new_table_name": "t2", "new_namespace_id": []string{"alpha", "sub"}}, 200, -1},
 		{"InPlace", "/v1/table/alpha$sub$t2/rename", "key-write-alpha", map[string]any{"new_table_name": "t3"}, 200, -1},
 	} {
@@ -382,7 +387,7 @@ func TestViewSourcesInScope(t *testing.T) {
 	valid := e.request(t, "CreateMaterializedView", "alpha", "views")
 	// The kit's source table is items, next to the view; one in beta too.
 	e.request(t, "CreateMaterializedView", "beta", "views")
-	withSource := func(t *testing.T, source []string) *http.Request {
+	withSource := func(t *testing.T, source []string, extra map[string]any) *http.Request {
 		rd, err := valid.GetBody()
 		if err != nil {
 			t.Fatal(err)
@@ -398,6 +403,7 @@ func TestViewSourcesInScope(t *testing.T) {
 		query["id"] = source
 		q, _ := json.Marshal(query)
 		body["source_query"] = string(q)
+		maps.Copy(body, extra)
 		b, _ := json.Marshal(body)
 		req := valid.Clone(t.Context())
 		req.Body = io.NopCloser(bytes.NewReader(b))
@@ -408,16 +414,20 @@ func TestViewSourcesInScope(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		source []string
+		extra  map[string]any
 		key    string
 		status int
 		code   int
 	}{
-		{"SourceOutside", []string{"beta", "views", "CreateMaterializedView", "items"}, "key-write-alpha", 403, 15},
-		{"SourceInside", []string{"alpha", "views", "CreateMaterializedView", "items"}, "key-write-alpha", 201, -1},
+		{"SourceOutside", []string{"beta", "views", "CreateMaterializedView", "items"}, nil, "key-write-alpha", 403, 15},
+		// A field of another operation, of a type that operation would
+		// refuse, must not hide the source.
+		{"SourceOutsideStrayField", []string{"beta", "views", "CreateMaterializedView", "items"}, map[string]any{"new_table_name": 5}, "key-write-alpha", 403, 15},
+		{"SourceInside", []string{"alpha", "views", "CreateMaterializedView", "items"}, nil, "key-write-alpha", 201, -1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := e.contentHash(t)
-			if status, code := e.send(t, withSource(t, tc.source), tc.key); status != tc.status || code != tc.code {
+			if status, code := e.send(t, withSource(t, tc.source, tc.extra), tc.key); status != tc.status || code != tc.code {
 				t.Fatalf("want %d code %d, got %d code %d", tc.status, tc.code, status, code)
 			}
 			if changed := e.contentHash(t) != before; changed != (tc.status < 300) {
