@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/lancens/lancens/store"
 )
@@ -112,5 +114,64 @@ func TestCleanupSparesReadsInProgress(t *testing.T) {
 	ver := int64(v)
 	if _, _, err := db.CountRows(ctx, id, &ver, ""); store.ErrorCode(err) != store.CodeTableVersionNotFound {
 		t.Fatalf("version %d after the cleanup: %v, want code 11", v, err)
+	}
+}
+
+// TestCleanupNeverHandsRowIDsOutAgain deletes the newest row, cleans up
+// the version that showed it, and inserts another: the new row must get a
+// row id of its own, or the full-text index (which catches up from row
+// ids above the last it holds) would never see it and would answer the
+// deleted row's terms for it.
+func TestCleanupNeverHandsRowIDsOutAgain(t *testing.T) {
+	ctx := t.Context()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "c.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	searchTable(t, db, "a", 200)
+	id := []string{"a"}
+	withText := func(row int64, text string) store.Data {
+		d := testRows(int(row), 1)
+		b := array.NewRecordBuilder(memory.DefaultAllocator, d.Schema)
+		b.Field(0).(*array.Int64Builder).Append(row)
+		b.Field(1).(*array.StringBuilder).Append(text)
+		b.Field(2).(*array.FixedSizeListBuilder).Append(true)
+		b.Field(2).(*array.FixedSizeListBuilder).ValueBuilder().(*array.Float32Builder).AppendValues(vectorOf(d, 0), nil)
+		return store.Data{Schema: d.Schema, Batches: []arrow.RecordBatch{b.NewRecordBatch()}}
+	}
+	search := func(term string) []int64 {
+		t.Helper()
+		res, err := db.Query(ctx, id, store.Query{Limit: 10, Projection: store.Projection{Columns: []string{"id"}},
+			Text: &store.TextSearch{Query: store.FtsQuery{Match: &store.FtsMatch{Terms: term}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []int64
+		for _, b := range res.Batches {
+			ids = append(ids, b.Column(b.Schema().FieldIndices("id")[0]).(*array.Int64).Int64Values()...)
+		}
+		return ids
+	}
+	if _, err := db.Insert(ctx, id, store.InsertAppend, withText(1000, "zulu")); err != nil {
+		t.Fatal(err)
+	}
+	if got := search("zulu"); !slices.Equal(got, []int64{1000}) {
+		t.Fatalf("zulu before the delete: %v", got)
+	}
+	if _, err := db.Delete(ctx, id, "id = 1000"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := db.CleanupVersions(ctx, id, time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Insert(ctx, id, store.InsertAppend, withText(2000, "yankee")); err != nil {
+		t.Fatal(err)
+	}
+	if got := search("yankee"); !slices.Equal(got, []int64{2000}) {
+		t.Errorf("yankee, the new row: %v, want [2000]", got)
+	}
+	if got := search("zulu"); len(got) != 0 {
+		t.Errorf("zulu, the deleted row: %v, want nothing", got)
 	}
 }
