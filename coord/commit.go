@@ -186,11 +186,17 @@ func (m *Committer) prepare(ctx context.Context, p *pendingCommit) error {
 	c.ManifestPath = pub.ManifestPath
 	if !p.newTable {
 		_, err := m.store.DescribeVersion(ctx, p.id, c.Branch, &c.Version)
-		if !errors.Is(err, store.ErrTableVersionNotFound) {
+		switch {
+		case err == nil, errors.Is(err, store.ErrTableNotFound), errors.Is(err, store.ErrTableBranchNotFound):
 			// Either the version is committed (the store answers the retry
 			// or the conflict) or the table or branch is missing (the
 			// commit reports it).
 			return nil
+		case !errors.Is(err, store.ErrTableVersionNotFound):
+			// The store could not say (busy, unreachable, cancelled):
+			// recording the final path without publishing to it could
+			// record a version whose manifest does not exist.
+			return err
 		}
 	}
 	if err := m.manifests.Publish(ctx, pub, !p.newTable); err != nil {

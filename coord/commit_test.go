@@ -283,3 +283,28 @@ func TestCommitKeepsManifestOfLandedRecord(t *testing.T) {
 
 var _ coord.CommitStore = (*sqlite.DB)(nil)
 var _ coord.Manifests = (*warehouse.Warehouse)(nil)
+
+// unsureStore cannot say whether a version is recorded: its DescribeVersion
+// fails as a busy or unreachable database does.
+type unsureStore struct{ *sqlite.DB }
+
+func (s unsureStore) DescribeVersion(context.Context, []string, string, *int64) (*store.TableVersion, error) {
+	return nil, store.Errorf(store.CodeServiceUnavailable, "database busy")
+}
+
+// TestCommitWhenTheStoreCannotSay: a commit whose version the store cannot
+// look up fails whole, recording nothing, rather than recording a final
+// manifest path it never published.
+func TestCommitWhenTheStoreCannotSay(t *testing.T) {
+	e := newEnv(t, sqlite.Options{})
+	ctx := t.Context()
+	loc := e.declare(t, "t")
+	c := coord.NewCommitter(unsureStore{e.db}, e.wh, slog.New(slog.DiscardHandler))
+	staged := stage(t, loc, 1, "unsure")
+	if _, _, err := c.Commit(ctx, []string{"t"}, commit(1, staged), warehouse.NamingV2); store.ErrorCode(err) != store.CodeServiceUnavailable {
+		t.Fatalf("Commit = %v, want code 17", err)
+	}
+	if _, err := e.db.DescribeVersion(ctx, []string{"t"}, "", nil); !errors.Is(err, store.ErrTableVersionNotFound) {
+		t.Fatalf("a version was recorded: %v", err)
+	}
+}
