@@ -239,9 +239,14 @@ type statement struct {
 // Returns InvalidInput (13) for a location that is not an s3:// prefix.
 func Policy(location string, access Access) (string, error) {
 	u, err := url.Parse(location)
-	prefix := strings.Trim(u.Path, "/")
-	if err != nil || !strings.EqualFold(u.Scheme, "s3") || u.Host == "" || prefix == "" {
+	if err != nil || !strings.EqualFold(u.Scheme, "s3") || u.Host == "" || strings.Trim(u.Path, "/") == "" {
 		return "", store.Errorf(store.CodeInvalidInput, "cannot scope credentials to %q: not an s3://bucket/prefix location", location)
+	}
+	prefix := strings.Trim(u.Path, "/")
+	if strings.ContainsAny(u.Host+prefix, "*?$") || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
+		// A policy reads these as wildcards and variables: the
+		// credentials would reach beyond the table.
+		return "", store.Errorf(store.CodeInvalidInput, "cannot scope credentials to %q: it holds *, ?, # or $", location)
 	}
 	actions := []string{"s3:GetObject"}
 	if access == ReadWrite {

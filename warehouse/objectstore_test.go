@@ -39,6 +39,13 @@ func TestObjectStoreWarehouse(t *testing.T) {
 		{"s3://lance/other/x", "", false, store.CodeInvalidInput},
 		{"s3://lance/wh", "", false, store.CodeInvalidInput},
 		{"s3://lance/wh/../x", "", false, store.CodeInvalidInput},
+		{"s3://lance/wh/*", "", false, store.CodeInvalidInput},
+		{"s3://lance/wh/t%2A", "", false, store.CodeInvalidInput},
+		{"s3://lance/wh/t?x=1", "", false, store.CodeInvalidInput},
+		{"s3://lance/wh/t#x", "", false, store.CodeInvalidInput},
+		{"s3://lance/wh/${aws:username}", "", false, store.CodeInvalidInput},
+		{"*", "", false, store.CodeInvalidInput},
+		{"a?b", "", false, store.CodeInvalidInput},
 		{"../x", "", false, store.CodeInvalidInput},
 		{".", "", false, store.CodeInvalidInput},
 	} {

@@ -313,9 +313,19 @@ func (w *Warehouse) checkLocal(original, p string) (string, error) {
 	return "", w.outside(original, real)
 }
 
+// uriWildcards are characters an object-store location may not hold:
+// access policies (IAM resources and conditions) read * and ? as
+// wildcards and $ as a variable, so credentials vended for such a table
+// would reach other tables' objects.
+const uriWildcards = "*?$"
+
 // checkURI checks that an object-store location lies strictly inside an
-// object-store root. Returns InvalidInput (13) otherwise.
+// object-store root and holds no query, fragment or policy wildcard.
+// Returns InvalidInput (13) otherwise.
 func (w *Warehouse) checkURI(original string, u *url.URL) error {
+	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.ContainsAny(u.Path, uriWildcards) {
+		return store.Errorf(store.CodeInvalidInput, "location %q: an object-store location may not hold ?, #, * or $", original)
+	}
 	scheme, p := strings.ToLower(u.Scheme), cleanURIPath(u.Path)
 	for _, r := range w.roots {
 		if r.dir != "" || r.scheme != scheme || r.host != u.Host {
