@@ -24,7 +24,8 @@ func TestParseConfig(t *testing.T) {
 		yaml string
 		ok   bool
 	}{
-		{"Empty", ``, true},
+		{"Empty", ``, false},
+		{"NoKeys", `keys: []`, false},
 		{"Complete", `
 keys:
   - {name: reader, key: r1, role: read, namespaces: [alpha]}

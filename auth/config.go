@@ -75,7 +75,8 @@ func LoadConfig(path string) (*Config, error) {
 }
 
 // ParseConfig reads an access-control file's YAML and checks it (see
-// Config.Check). It returns an error for unknown fields.
+// Config.Check). It returns an error for unknown fields, invalid entries,
+// and a file that defines no key and no jwt section.
 func ParseConfig(b []byte) (*Config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
@@ -85,6 +86,10 @@ func ParseConfig(b []byte) (*Config, error) {
 	}
 	if err := cfg.Check(); err != nil {
 		return nil, err
+	}
+	if len(cfg.Keys) == 0 && cfg.JWT == nil {
+		// Serving with it would leave the API open to anyone.
+		return nil, errors.New("the file defines no keys and no jwt section")
 	}
 	return &cfg, nil
 }

@@ -224,7 +224,9 @@ func (v *jwtVerifier) keysFor(ctx context.Context, kid string) ([]jose.JSONWebKe
 	}
 	defer v.mu.Unlock()
 	if v.fetched.IsZero() {
-		return nil, store.Errorf(store.CodeServiceUnavailable, "cannot check bearer tokens: the issuer's keys could not be fetched: %v", v.fetchErr)
+		// The cause (the JWKS address, what went wrong reaching it) is for
+		// the server's log, not for an unauthenticated caller.
+		return nil, &store.Error{Code: store.CodeServiceUnavailable, Message: "cannot check bearer tokens: the issuer's keys could not be fetched", Cause: v.fetchErr}
 	}
 	return matching(v.keys, kid), nil
 }

@@ -124,11 +124,6 @@ func invalidInput(format string, args ...any) error {
 	return store.Errorf(store.CodeInvalidInput, format, args...)
 }
 
-// unsupported is the error of an operation lancens does not offer.
-func unsupported(operationID string) error {
-	return store.Errorf(store.CodeUnsupported, "operation %s is not supported by this server", operationID)
-}
-
 // A request body over its size limit is bad input (code 13) like any other,
 // answered with HTTP 413 rather than 400 so that clients and proxies know
 // that sending it again unchanged cannot succeed. This is the one error

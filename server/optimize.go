@@ -68,11 +68,7 @@ func IsExtensionRoute(method, escapedPath string) bool {
 
 // OptimizeTable handles POST /v1/table/{id}/optimize (see above).
 func (s *Server) OptimizeTable(c echo.Context) error {
-	var delimiter *string
-	if d := c.QueryParam("delimiter"); d != "" {
-		delimiter = &d
-	}
-	id, err := resolveID(c, delimiter, nil)
+	id, err := resolveID(c, optionalQuery(c, "delimiter"), nil)
 	if err != nil {
 		return err
 	}
