@@ -131,10 +131,12 @@ func readRegular(f *os.File, limit int64) ([]byte, Info, error) {
 	return data, info, nil
 }
 
-// Publish implements Bucket: the file at src is synced and hard-linked
-// under dst (which fails if dst exists), or, with ifMatch, linked under a
-// temporary name and renamed over dst; then dst's directory is synced. A
-// link swapped in for src while it is published is taken out again.
+// Publish implements Bucket: the file at src is synced, hard-linked under
+// a temporary name beside dst and checked to be the file opened (a link
+// swapped in for src is refused, ErrNotFound), then linked under dst
+// (ErrPrecondition if dst exists) or, with ifMatch, renamed over dst
+// (ErrPrecondition unless dst holds that content); then dst's directory
+// is synced. Nothing at dst is ever removed.
 func (d *Dir) Publish(_ context.Context, src, dst, ifMatch string, limit int64) (Info, error) {
 	s, err := name("publish", src)
 	if err != nil {
@@ -183,23 +185,31 @@ func publishFile(r *os.Root, src, dst, ifMatch string, limit int64) (Info, error
 	if err := r.MkdirAll(dstDir, 0o755); err != nil {
 		return Info{}, err
 	}
+	// Link the source under a temporary name first and check it is the
+	// file opened above (not a link swapped in since), so that nothing
+	// unchecked ever shows at dst and nothing at dst is ever taken out.
+	tmp, err := linkChecked(r, src, dst, fi)
+	if err != nil {
+		return Info{}, err
+	}
+	defer func() { _ = r.Remove(tmp) }() // gone already after a rename
 	if ifMatch == "" {
-		err = r.Link(src, dst)
+		err = r.Link(tmp, dst)
 		if errors.Is(err, fs.ErrExist) {
 			return Info{}, ErrPrecondition
 		}
 	} else {
-		err = replace(r, src, dst, ifMatch)
+		err = replace(r, tmp, dst, ifMatch)
 	}
 	if err != nil {
 		return Info{}, err
 	}
-	// A link swapped in for src after it was opened is linked as a link:
-	// take it out again rather than publish it.
 	moved, err := r.Lstat(dst)
-	if err != nil || !moved.Mode().IsRegular() || !os.SameFile(moved, fi) {
-		_ = r.Remove(dst)
-		return Info{}, fmt.Errorf("%w: the source changed while it was published", ErrNotFound)
+	if err != nil {
+		return Info{}, err
+	}
+	if !os.SameFile(moved, fi) {
+		return Info{}, fmt.Errorf("%w: another writer replaced it while it was published", ErrPrecondition)
 	}
 	dir, err := r.Open(dstDir)
 	if err != nil {
@@ -212,9 +222,28 @@ func publishFile(r *os.Root, src, dst, ifMatch string, limit int64) (Info, error
 	return statRegular(moved)
 }
 
-// replace links src under a temporary name beside dst and renames it over
-// dst, if dst holds the content ifMatch names.
-func replace(r *os.Root, src, dst, ifMatch string) error {
+// linkChecked links src under a temporary name beside dst and returns
+// that name, after checking it is the regular file fi describes. It
+// returns the link's error, or ErrNotFound (with the link removed) when
+// src was swapped for another file or a link after fi was taken.
+func linkChecked(r *os.Root, src, dst string, fi fs.FileInfo) (string, error) {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	tmp := path.Join(path.Dir(dst), "."+path.Base(dst)+".publish-"+hex.EncodeToString(b[:]))
+	if err := r.Link(src, tmp); err != nil {
+		return "", err
+	}
+	linked, err := r.Lstat(tmp)
+	if err != nil || !linked.Mode().IsRegular() || !os.SameFile(linked, fi) {
+		_ = r.Remove(tmp)
+		return "", fmt.Errorf("%w: the source changed while it was published", ErrNotFound)
+	}
+	return tmp, nil
+}
+
+// replace renames tmp over dst if dst holds the content ifMatch names;
+// ErrPrecondition otherwise.
+func replace(r *os.Root, tmp, dst, ifMatch string) error {
 	cur, err := r.Lstat(dst)
 	if errors.Is(err, fs.ErrNotExist) {
 		return ErrPrecondition
@@ -225,17 +254,7 @@ func replace(r *os.Root, src, dst, ifMatch string) error {
 	if info, err := statRegular(cur); err != nil || info.ETag != ifMatch {
 		return ErrPrecondition
 	}
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	tmp := path.Join(path.Dir(dst), "."+path.Base(dst)+".publish-"+hex.EncodeToString(b[:]))
-	if err := r.Link(src, tmp); err != nil {
-		return err
-	}
-	if err := r.Rename(tmp, dst); err != nil {
-		_ = r.Remove(tmp)
-		return err
-	}
-	return nil
+	return r.Rename(tmp, dst)
 }
 
 // Delete implements Bucket.

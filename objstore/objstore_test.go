@@ -275,3 +275,45 @@ func TestS3Check(t *testing.T) {
 		})
 	}
 }
+
+// TestDirPublishLeavesNoTemporaryLinks: on local disk a publication goes
+// through a temporary link beside its destination; whether it wins, loses
+// or is refused, none is left behind.
+func TestDirPublishLeavesNoTemporaryLinks(t *testing.T) {
+	dir := t.TempDir()
+	b := objstore.NewDir(dir)
+	ctx := t.Context()
+	if err := os.MkdirAll(filepath.Join(dir, "t", "_versions"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range map[string]string{"a": "first", "b": "second"} {
+		if err := os.WriteFile(filepath.Join(dir, "t", "_versions", "1.manifest-"+name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	info, err := b.Publish(ctx, "t/_versions/1.manifest-a", "t/_versions/1.manifest", "", 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Publish(ctx, "t/_versions/1.manifest-b", "t/_versions/1.manifest", "", 1<<20); !errors.Is(err, objstore.ErrPrecondition) {
+		t.Fatalf("second Publish = %v, want ErrPrecondition", err)
+	}
+	if _, err := b.Publish(ctx, "t/_versions/1.manifest-b", "t/_versions/1.manifest", "not-the-tag", 1<<20); !errors.Is(err, objstore.ErrPrecondition) {
+		t.Fatalf("Publish over another tag = %v, want ErrPrecondition", err)
+	}
+	if _, err := b.Publish(ctx, "t/_versions/1.manifest-b", "t/_versions/1.manifest", info.ETag, 1<<20); err != nil {
+		t.Fatalf("Publish over the current tag = %v", err)
+	}
+	entries, err := os.ReadDir(filepath.Join(dir, "t", "_versions"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			t.Errorf("left behind: %s", e.Name())
+		}
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "t", "_versions", "1.manifest")); err != nil || string(data) != "second" {
+		t.Fatalf("final manifest = %q, %v; want the replacement", data, err)
+	}
+}
