@@ -330,6 +330,7 @@ func (w *Warehouse) Settle(ctx context.Context, p *Publication) error {
 }
 
 // storeError turns a failure to publish into the error for the client:
+// ConcurrentModification (14) for a final name another writer took,
 // InvalidInput (13) for a missing or oversized manifest, the error itself
 // when it already carries a code, ServiceUnavailable (17) for an object
 // store that fails and Internal (18) for a local disk that does.
@@ -338,6 +339,9 @@ func (f tableFiles) storeError(what, key string, err error) error {
 	switch {
 	case errors.As(err, &se):
 		return err
+	case errors.Is(err, objstore.ErrPrecondition):
+		// Another writer took the final name between two steps.
+		return &store.Error{Code: store.CodeConcurrentModification, Message: "another writer published this version's manifest at the same time", Cause: err}
 	case errors.Is(err, objstore.ErrNotFound):
 		return store.Errorf(store.CodeInvalidInput, "%s %q does not exist or is not a regular file", what, f.recordPrefix+key)
 	case errors.Is(err, objstore.ErrTooLarge):
