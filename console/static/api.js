@@ -101,7 +101,8 @@ export async function listPage(kind, parts, pageToken, limit) {
 // canWrite finds out whether the principal may change things in a
 // namespace without changing anything: it asks to drop a table that does
 // not exist. Access control refuses a read-only principal with 403 before
-// it looks; a principal that may write gets 404 (no such table).
+// it looks; a principal that may write gets 404 (no such table). Any other
+// answer (the server unreachable, an error) shows no write controls.
 const writeCache = new Map();
 export async function canWrite(parts) {
   const key = parts.join("$");
@@ -109,7 +110,7 @@ export async function canWrite(parts) {
     const probe = [...parts, `console-write-probe-${crypto.randomUUID()}`];
     writeCache.set(key, call(`/v1/table/${idPath(probe)}/drop`, { body: {} }).then(
       () => true,
-      (e) => !(e instanceof ApiError && e.status === 403),
+      (e) => e instanceof ApiError && e.status === 404,
     ));
   }
   return writeCache.get(key);

@@ -46,8 +46,18 @@ function every(ms, fn) {
   return () => clearInterval(t);
 }
 
+// parseId reads what idHash wrote: names encoded one by one, joined by
+// "$" (which the encoding never leaves in a name). A part that does not
+// decode is kept as it is, so a hand-edited address cannot break the page.
 function parseId(s) {
-  return s ? decodeURIComponent(s).split("$") : [];
+  if (!s) return [];
+  return s.split("$").map((part) => {
+    try {
+      return decodeURIComponent(part);
+    } catch {
+      return part;
+    }
+  });
 }
 
 function idHash(kind, parts) {
