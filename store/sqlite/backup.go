@@ -12,6 +12,7 @@ import (
 	"runtime"
 
 	"github.com/lancens/lancens/expr"
+	"github.com/lancens/lancens/store/sqlite/internal/sqlitedb"
 )
 
 // Backup writes a consistent copy of the database at path to the new file
@@ -20,8 +21,8 @@ import (
 // it began (every write acknowledged by then, nothing of a write after).
 // It opens the database read-only and does not take the server's lock
 // (`<db>.lock`): it is a reader. The copy is written beside out, synced,
-// checked and then renamed to out, so a backup that fails leaves no file
-// at out. It returns the size of the copy, or an error when the database
+// checked and then linked to out (never replacing a file there), so a
+// backup that fails leaves no file at out. It returns the size of the copy, or an error when the database
 // cannot be read, out exists, or the copy cannot be written or fails its
 // check.
 func Backup(ctx context.Context, path, out string) (int64, error) {
@@ -67,10 +68,13 @@ func Backup(ctx context.Context, path, out string) (int64, error) {
 	if err := syncFile(tmpPath); err != nil {
 		return 0, fmt.Errorf("sqlite: backup: %w", err)
 	}
-	if err := os.Rename(tmpPath, out); err != nil {
+	// A link, unlike a rename, fails when out was made since the check
+	// above: a backup never replaces a file.
+	if err := os.Link(tmpPath, out); err != nil {
 		return 0, fmt.Errorf("sqlite: backup: %w", err)
 	}
 	committed = true
+	os.Remove(tmpPath)
 	// Not every system can sync a directory (Windows cannot).
 	if err := syncFile(filepath.Dir(out)); err != nil && runtime.GOOS != "windows" {
 		return 0, fmt.Errorf("sqlite: backup: %w", err)
@@ -88,7 +92,7 @@ func readOnlyDSN(path string) string {
 	q := url.Values{}
 	q.Add("mode", "ro")
 	q.Add("_pragma", "busy_timeout(10000)")
-	return "file:" + path + "?" + q.Encode()
+	return sqlitedb.FileURI(path, q)
 }
 
 // checkCopy runs SQLite's quick check on the copy at path.

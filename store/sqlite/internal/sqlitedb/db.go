@@ -19,6 +19,7 @@ import (
 	"io/fs"
 	"net/url"
 	"runtime"
+	"strings"
 	"time"
 
 	_ "modernc.org/sqlite" // the "sqlite" driver
@@ -173,8 +174,17 @@ func dsn(path, synchronous string, role connRole) string {
 		q.Add("_pragma", "cache_size(-65536)")
 		q.Add("_pragma", "query_only(ON)")
 	}
-	return "file:" + path + "?" + q.Encode()
+	return FileURI(path, q)
 }
+
+// FileURI returns the SQLite URI of the database file at path with query
+// parameters q. The characters a URI gives a meaning to (%, ? and #) are
+// escaped in path, so that any file name opens that very file.
+func FileURI(path string, q url.Values) string {
+	return "file:" + uriPathEscaper.Replace(path) + "?" + q.Encode()
+}
+
+var uriPathEscaper = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
 
 // checkWritable makes a change to the database and undoes it, so that a
 // database that cannot be written fails when it opens rather than at the
