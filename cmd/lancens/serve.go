@@ -398,6 +398,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		if authCfg, err = auth.LoadConfig(cfg.authConfig); err != nil {
 			return err
 		}
+		if cfg.vending == vend.Static {
+			logger.Warn("--vend-credentials static hands every principal allowed to describe a table the configured storage credentials, " +
+				"whatever its role and scopes: use --vend-credentials sts to give each principal credentials limited to its tables and access")
+		}
 	}
 	retain := cfg.retainVersionsFor
 	if retain == 0 {
