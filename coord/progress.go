@@ -124,6 +124,9 @@ func (p *jobProgress) recordLatest() {
 	}
 }
 
+// progressWriteTimeout bounds one write of a job's progress.
+const progressWriteTimeout = 30 * time.Second
+
 // write records st in the job's transaction; a failure is logged at level
 // warn (the job goes on).
 func (p *jobProgress) write(st progressState) {
@@ -133,7 +136,11 @@ func (p *jobProgress) write(st progressState) {
 	set := func(k, v string) store.TransactionAction {
 		return store.TransactionAction{SetProperty: &store.PropertyChange{Key: k, Value: v, Mode: store.PropertyOverwrite}}
 	}
-	_, err := p.txs.AlterTransaction(context.Background(), []string{p.job.TransactionID}, []store.TransactionAction{
+	// Bounded, so that a database that stops answering cannot hold the
+	// job's end (and the runner's shutdown) behind a progress note.
+	ctx, cancel := context.WithTimeout(context.Background(), progressWriteTimeout)
+	defer cancel()
+	_, err := p.txs.AlterTransaction(ctx, []string{p.job.TransactionID}, []store.TransactionAction{
 		set(propProgressStage, st.stage), set(propProgressRows, strconv.FormatInt(st.done, 10)), set(propTotalRows, strconv.FormatInt(st.total, 10))})
 	if err != nil {
 		p.log.Warn("record job progress", slog.String("transaction_id", p.job.TransactionID), slog.Any("error", err))

@@ -45,7 +45,11 @@ func (db *DB) ExplainQuery(ctx context.Context, id []string, q store.Query, anal
 			}
 			fmt.Fprintf(&sb, "  plan: %s\n", detail)
 		}
+		err = rows.Err()
 		rows.Close()
+		if err != nil {
+			return queryError(ctx, err)
+		}
 		if analyze {
 			start := time.Now()
 			res, err := runQuery(ctx, tx, pq)
