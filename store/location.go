@@ -62,3 +62,29 @@ func LocationKeyAncestors(key string) []string {
 // LocationKeyRangeEnd returns the smallest string above every key that has
 // key (a LocationKey, which ends in "/") as a prefix: "0" follows "/".
 func LocationKeyRangeEnd(key string) string { return key[:len(key)-1] + "0" }
+
+// ClashMessage describes how location clashes with other, the location of
+// another table: the same, inside it, or containing it. otherTable names
+// that table; when it is "", neither the table nor its location is named,
+// for an answer to a caller who may not see that table.
+func ClashMessage(location, other, otherTable string) string {
+	mine, theirs := LocationKey(location), LocationKey(other)
+	if otherTable == "" {
+		switch {
+		case mine == theirs:
+			return "location " + location + " is the location of another table"
+		case strings.HasPrefix(mine, theirs):
+			return "location " + location + " lies inside the location of another table"
+		default:
+			return "location " + location + " contains the location of another table"
+		}
+	}
+	switch {
+	case mine == theirs:
+		return "location " + location + " is the location of table " + otherTable
+	case strings.HasPrefix(mine, theirs):
+		return "location " + location + " lies inside " + other + ", the location of table " + otherTable
+	default:
+		return "location " + location + " contains " + other + ", the location of table " + otherTable
+	}
+}

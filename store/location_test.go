@@ -2,6 +2,7 @@ package store
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -38,5 +39,28 @@ func TestLocationKeyAncestorsAndRange(t *testing.T) {
 		if outside >= key && outside < end {
 			t.Errorf("%q is in [%q, %q) but not inside %q", outside, key, end, key)
 		}
+	}
+}
+
+// TestClashMessage: an answer that may reach a caller who cannot see the
+// other table names neither the table nor its location; the record of a
+// drop names both.
+func TestClashMessage(t *testing.T) {
+	for _, tc := range []struct{ name, location, other string }{
+		{"Same", "/wh/a/t.lance", "/wh/a/t.lance"},
+		{"Inside", "/wh/secret/t.lance/sub", "/wh/secret/t.lance"},
+		{"Contains", "/wh", "/wh/secret/t.lance"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hidden := ClashMessage(tc.location, tc.other, "")
+			// Beyond the caller's own location, nothing of the other's.
+			if rest := strings.Replace(hidden, tc.location, "", 1); strings.Contains(rest, tc.other) || strings.Contains(rest, "beta$t") {
+				t.Errorf("hidden message names the other table: %q", hidden)
+			}
+			named := ClashMessage(tc.location, tc.other, "beta$t")
+			if !strings.Contains(named, "beta$t") {
+				t.Errorf("named message leaves the table out: %q", named)
+			}
+		})
 	}
 }

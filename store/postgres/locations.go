@@ -31,21 +31,14 @@ func findLocationClash(ctx context.Context, tx *tx, key string, rowID int64) (*c
 	return &c, nil
 }
 
-// clashMessage describes how location clashes with table c.
+// clashMessage describes, for the record of a drop, how location clashes
+// with table c, naming it.
 func clashMessage(ctx context.Context, tx *tx, location string, c *clashTable) string {
 	name := c.uuid
 	if id, err := tableIDByUUID(ctx, tx, c.uuid); err == nil {
 		name = displayID(id)
 	}
-	mine, theirs := store.LocationKey(location), store.LocationKey(c.location)
-	switch {
-	case mine == theirs:
-		return "location " + location + " is the location of table " + name
-	case strings.HasPrefix(mine, theirs):
-		return "location " + location + " lies inside " + c.location + ", the location of table " + name
-	default:
-		return "location " + location + " contains " + c.location + ", the location of table " + name
-	}
+	return store.ClashMessage(location, c.location, name)
 }
 
 // checkLocationFree returns InvalidInput (13) when location is the location
@@ -61,7 +54,7 @@ func checkLocationFree(ctx context.Context, tx *tx, location string) error {
 		return err
 	}
 	if c != nil {
-		return store.Errorf(store.CodeInvalidInput, "%s; two tables cannot share files", clashMessage(ctx, tx, location, c))
+		return store.Errorf(store.CodeInvalidInput, "%s; two tables cannot share files", store.ClashMessage(location, c.location, ""))
 	}
 	txID, pending, err := findPendingDeletion(ctx, tx, key)
 	if err != nil {
