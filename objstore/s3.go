@@ -87,10 +87,12 @@ func classify(err error) error {
 }
 
 // Check makes sure the bucket can be used for lancens' commits: it exists,
-// the credentials may read and write it, and the store honours
-// put-if-absent (a second conditional put of one key must fail), which
-// manifest publishing relies on. It writes and removes one probe object
-// under prefix. Returns an error saying which of these failed.
+// the credentials may read and write it, and the store honours the
+// conditional requests manifest publishing relies on: put-if-absent
+// (If-None-Match), and If-Match on puts and deletes (replacing a leftover,
+// discarding a refused commit's manifest). It writes and removes one
+// probe object under prefix. Returns an error saying which of these
+// failed.
 func (b *S3Bucket) Check(ctx context.Context, prefix string) error {
 	if err := b.Reachable(ctx); err != nil {
 		return err
@@ -101,15 +103,25 @@ func (b *S3Bucket) Check(ctx context.Context, prefix string) error {
 	if _, err := b.put(ctx, key, []byte("probe"), "", ""); err != nil {
 		return fmt.Errorf("cannot write to bucket %q at %s: %w", b.name, b.c.endpoint, err)
 	}
-	_, err := b.put(ctx, key, []byte("probe"), "", "")
-	if delErr := b.Delete(ctx, key, ""); delErr != nil && err == nil {
-		err = delErr
-	}
-	if err == nil {
-		return fmt.Errorf("the store at %s ignores conditional writes (If-None-Match): lancens cannot publish manifests there safely", b.c.endpoint)
-	}
-	if !errors.Is(err, ErrPrecondition) {
-		return fmt.Errorf("probing conditional writes in bucket %q at %s: %w", b.name, b.c.endpoint, err)
+	defer func() { _ = b.Delete(context.WithoutCancel(ctx), key, "") }()
+	// Each conditional request must be refused: a second put-if-absent,
+	// a put and a delete over a tag the object does not have.
+	const otherTag = `"lancens-probe-not-this-tag"`
+	for _, probe := range []struct {
+		header string
+		do     func() error
+	}{
+		{"If-None-Match on PutObject", func() error { _, err := b.put(ctx, key, []byte("probe"), "", ""); return err }},
+		{"If-Match on PutObject", func() error { _, err := b.put(ctx, key, []byte("probe"), otherTag, ""); return err }},
+		{"If-Match on DeleteObject", func() error { return b.Delete(ctx, key, otherTag) }},
+	} {
+		err := probe.do()
+		if err == nil {
+			return fmt.Errorf("the store at %s ignores %s: lancens cannot publish manifests there safely", b.c.endpoint, probe.header)
+		}
+		if !errors.Is(err, ErrPrecondition) {
+			return fmt.Errorf("probing %s in bucket %q at %s: %w", probe.header, b.name, b.c.endpoint, err)
+		}
 	}
 	return nil
 }
