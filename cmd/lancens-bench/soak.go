@@ -113,11 +113,12 @@ func soakSuite(dir string, _ *instance, scale float64, rep *report) error {
 	if freshRows != soakRowsOut {
 		return fmt.Errorf("query rows: soaked %d, fresh %d", soakRowsOut, freshRows)
 	}
-	closed, freshClosed = true, true
+	closed = true
 	soakSize, err := closeAndMeasure(inst, soakDir)
 	if err != nil {
 		return err
 	}
+	freshClosed = true
 	freshSize, err := closeAndMeasure(fresh, freshDir)
 	if err != nil {
 		return err
