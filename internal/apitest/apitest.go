@@ -15,7 +15,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
@@ -24,8 +23,8 @@ import (
 	"github.com/lancens/lancens/client"
 	"github.com/lancens/lancens/coord"
 	"github.com/lancens/lancens/gen"
+	"github.com/lancens/lancens/internal/contract"
 	"github.com/lancens/lancens/server"
-	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/store/postgres"
 	"github.com/lancens/lancens/store/sqlite"
 	"github.com/lancens/lancens/warehouse"
@@ -198,14 +197,14 @@ func (v *Validator) Wrap(h http.Handler) http.Handler {
 func (v *Validator) Check(r *http.Request, status int, header http.Header, body []byte) error {
 	if server.IsOperationalPath(r.URL.Path) || isPreflight(r) {
 		if status >= 400 {
-			return v.checkError(status, header, body)
+			return contract.CheckErrorResponse(v.errorSchema, status, header, body, server.StatusAllowed)
 		}
 		return nil
 	}
 	route, params, err := v.findRoute(r)
 	if err != nil {
 		if server.IsDialectRoute(r.Method, r.URL.EscapedPath()) && status < 300 {
-			return checkEmptyObject(header, body)
+			return contract.CheckEmptyObject(header, body)
 		}
 		if server.IsExtensionRoute(r.Method, r.URL.EscapedPath()) && status < 300 {
 			return checkObject(header, body)
@@ -213,15 +212,15 @@ func (v *Validator) Check(r *http.Request, status int, header http.Header, body 
 		if status < 400 {
 			return fmt.Errorf("no route in the spec, yet status %d", status)
 		}
-		return v.checkError(status, header, body)
+		return contract.CheckErrorResponse(v.errorSchema, status, header, body, server.StatusAllowed)
 	}
 	if route.Operation.Responses.Status(status) == nil && status < 500 {
-		return v.checkError(status, header, body)
+		return contract.CheckErrorResponse(v.errorSchema, status, header, body, server.StatusAllowed)
 	}
 	if route.Operation.OperationID == "QueryTable" && status == http.StatusOK &&
 		strings.Contains(r.Header.Get("Accept"), mimeArrowStream) && header.Get("Content-Type") == mimeArrowStream {
 		// Beyond the spec: a client that asks for an IPC stream gets one.
-		return checkArrowStream(body)
+		return contract.CheckArrowStream(body)
 	}
 	in := &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: r, PathParams: params, Route: route},
@@ -234,7 +233,7 @@ func (v *Validator) Check(r *http.Request, status int, header http.Header, body 
 		return err
 	}
 	if status >= 300 {
-		return v.checkError(status, header, body)
+		return contract.CheckErrorResponse(v.errorSchema, status, header, body, server.StatusAllowed)
 	}
 	return nil
 }
@@ -246,7 +245,6 @@ func isPreflight(r *http.Request) bool {
 	return r.Method == http.MethodOptions && r.Header.Get("Origin") != "" && r.Header.Get("Access-Control-Request-Method") != ""
 }
 
-// checkEmptyObject checks that a success answer is the JSON object {}.
 // checkObject checks that an extension route answered a JSON object.
 func checkObject(header http.Header, body []byte) error {
 	if ct := header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
@@ -257,29 +255,6 @@ func checkObject(header http.Header, body []byte) error {
 		return fmt.Errorf("extension route answered %.200s, want a JSON object", body)
 	}
 	return nil
-}
-
-func checkEmptyObject(header http.Header, body []byte) error {
-	if ct := header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
-		return fmt.Errorf("dialect route answered Content-Type %q, want JSON", ct)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(body, &m); err != nil || m == nil || len(m) != 0 {
-		return fmt.Errorf("dialect route answered %.200s, want {}", body)
-	}
-	return nil
-}
-
-// checkArrowStream checks that body is a complete Arrow IPC stream.
-func checkArrowStream(body []byte) error {
-	r, err := ipc.NewReader(bytes.NewReader(body))
-	if err != nil {
-		return fmt.Errorf("not an Arrow IPC stream: %w", err)
-	}
-	defer r.Release()
-	for r.Next() {
-	}
-	return r.Err()
 }
 
 // findRoute finds the spec operation for r the way the server does: one
@@ -302,25 +277,6 @@ func (v *Validator) findRoute(r *http.Request) (*routers.Route, map[string]strin
 		route, params, err = v.router.FindRoute(req)
 	}
 	return route, params, err
-}
-
-func (v *Validator) checkError(status int, header http.Header, body []byte) error {
-	if ct := header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
-		return fmt.Errorf("error response with Content-Type %q", ct)
-	}
-	var doc any
-	if err := json.Unmarshal(body, &doc); err != nil {
-		return fmt.Errorf("error body is not JSON: %w", err)
-	}
-	if err := v.errorSchema.VisitJSON(doc, openapi3.EnableJSONSchema2020()); err != nil {
-		return fmt.Errorf("error body is not an ErrorResponse: %w", err)
-	}
-	var er struct{ Code int }
-	_ = json.Unmarshal(body, &er)
-	if server.StatusAllowed(store.Code(er.Code), status) || (er.Code == 0 && (status == http.StatusNotFound || status == http.StatusMethodNotAllowed)) {
-		return nil
-	}
-	return fmt.Errorf("status %d does not match error code %d (which maps to %d)", status, er.Code, server.StatusForCode(store.Code(er.Code)))
 }
 
 // Do sends a raw request to the server; body may be nil. It returns the
@@ -352,10 +308,4 @@ func (s *Server) Do(t testing.TB, method, path string, header http.Header, body 
 }
 
 // ErrorCode returns the Lance code of an ErrorResponse body, or -1.
-func ErrorCode(body []byte) int {
-	var er struct{ Code *int }
-	if json.Unmarshal(body, &er) != nil || er.Code == nil {
-		return -1
-	}
-	return *er.Code
-}
+func ErrorCode(body []byte) int { return contract.ErrorCode(body) }

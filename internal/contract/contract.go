@@ -158,7 +158,7 @@ func send(t conformance.T, cfg Config, r *request) (int, int, []byte) {
 	body, _ := io.ReadAll(res.Body)
 	code := -1
 	if res.StatusCode >= 300 {
-		code = errorCode(body)
+		code = ErrorCode(body)
 	}
 	return res.StatusCode, code, body
 }

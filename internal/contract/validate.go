@@ -93,19 +93,19 @@ func (v *Validator) Check(r *http.Request, status int, header http.Header, body 
 	if err != nil {
 		dialect := server.IsDialectRoute(r.Method, r.URL.EscapedPath())
 		if dialect && status < 300 {
-			return checkEmptyObject(header, body)
+			return CheckEmptyObject(header, body)
 		}
 		if !dialect && status != http.StatusNotFound && status != http.StatusMethodNotAllowed {
 			return fmt.Errorf("no route in the spec, yet status %d", status)
 		}
-		return v.checkError(status, header, body)
+		return CheckErrorResponse(v.errorSchema, status, header, body, exactStatus)
 	}
 	if route.Operation.Responses.Status(status) == nil && status < 500 {
-		return v.checkError(status, header, body)
+		return CheckErrorResponse(v.errorSchema, status, header, body, exactStatus)
 	}
 	if route.Operation.OperationID == "QueryTable" && status == http.StatusOK &&
 		strings.Contains(r.Header.Get("Accept"), mimeArrowStream) && header.Get("Content-Type") == mimeArrowStream {
-		return checkArrowStream(body)
+		return CheckArrowStream(body)
 	}
 	in := &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: r, PathParams: params, Route: route},
@@ -118,13 +118,14 @@ func (v *Validator) Check(r *http.Request, status int, header http.Header, body 
 		return err
 	}
 	if status >= 300 {
-		return v.checkError(status, header, body)
+		return CheckErrorResponse(v.errorSchema, status, header, body, exactStatus)
 	}
 	return nil
 }
 
-// checkArrowStream checks that body is a complete Arrow IPC stream.
-func checkArrowStream(body []byte) error {
+// CheckArrowStream returns an error when body is not a complete Arrow IPC
+// stream.
+func CheckArrowStream(body []byte) error {
 	r, err := ipc.NewReader(bytes.NewReader(body))
 	if err != nil {
 		return fmt.Errorf("not an Arrow IPC stream: %w", err)
@@ -135,7 +136,15 @@ func checkArrowStream(body []byte) error {
 	return r.Err()
 }
 
-func (v *Validator) checkError(status int, header http.Header, body []byte) error {
+// exactStatus is the status rule of the kit: an error's HTTP status is the
+// one its code maps to.
+func exactStatus(code store.Code, status int) bool { return status == server.StatusForCode(code) }
+
+// CheckErrorResponse returns an error when an error answer is not a JSON
+// ErrorResponse (errorSchema, the spec's) or its status does not suit its
+// code: statusAllowed decides that, and code 0 may also come with 404 or
+// 405 (an unknown route or method).
+func CheckErrorResponse(errorSchema *openapi3.Schema, status int, header http.Header, body []byte, statusAllowed func(store.Code, int) bool) error {
 	if ct := header.Get("Content-Type"); !strings.HasPrefix(ct, mimeJSON) {
 		return fmt.Errorf("error answer with Content-Type %q, want an ErrorResponse in JSON", ct)
 	}
@@ -143,19 +152,18 @@ func (v *Validator) checkError(status int, header http.Header, body []byte) erro
 	if err := json.Unmarshal(body, &doc); err != nil {
 		return fmt.Errorf("error body is not JSON: %w", err)
 	}
-	if err := v.errorSchema.VisitJSON(doc, openapi3.EnableJSONSchema2020()); err != nil {
+	if err := errorSchema.VisitJSON(doc, openapi3.EnableJSONSchema2020()); err != nil {
 		return fmt.Errorf("error body is not an ErrorResponse: %w", err)
 	}
-	code := errorCode(body)
-	want := server.StatusForCode(store.Code(code))
-	if status == want || (code == 0 && (status == http.StatusNotFound || status == http.StatusMethodNotAllowed)) {
+	code := ErrorCode(body)
+	if statusAllowed(store.Code(code), status) || (code == 0 && (status == http.StatusNotFound || status == http.StatusMethodNotAllowed)) {
 		return nil
 	}
-	return fmt.Errorf("status %d does not match error code %d (which maps to %d)", status, code, want)
+	return fmt.Errorf("status %d does not match error code %d (which maps to %d)", status, code, server.StatusForCode(store.Code(code)))
 }
 
-// errorCode returns the Lance code of an ErrorResponse body, or -1.
-func errorCode(body []byte) int {
+// ErrorCode returns the Lance code of an ErrorResponse body, or -1.
+func ErrorCode(body []byte) int {
 	var er struct{ Code *int }
 	if json.Unmarshal(body, &er) != nil || er.Code == nil {
 		return -1
@@ -163,8 +171,9 @@ func errorCode(body []byte) int {
 	return *er.Code
 }
 
-// checkEmptyObject checks that a success answer is the JSON object {}.
-func checkEmptyObject(header http.Header, body []byte) error {
+// CheckEmptyObject returns an error unless a success answer is the JSON
+// object {}.
+func CheckEmptyObject(header http.Header, body []byte) error {
 	if ct := header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 		return fmt.Errorf("answer with Content-Type %q, want JSON", ct)
 	}
