@@ -166,7 +166,7 @@ func dsn(path, synchronous string, role connRole) string {
 	case roleWriter:
 		q.Add("_pragma", "cache_size(-65536)")
 		q.Add("_pragma", fmt.Sprintf("wal_autocheckpoint(%d)", walSafetyPages))
-		q.Add("_pragma", fmt.Sprintf("journal_size_limit(%d)", walSafetyPages*pageSize))
+		q.Add("_pragma", fmt.Sprintf("journal_size_limit(%d)", walKeepBytes))
 		// Take the write lock at BEGIN, so a transaction never fails with
 		// SQLITE_BUSY half-way through.
 		q.Add("_txlock", "immediate")
