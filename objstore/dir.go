@@ -131,12 +131,20 @@ func readRegular(f *os.File, limit int64) ([]byte, Info, error) {
 	return data, info, nil
 }
 
-// Publish implements Bucket: the file at src is synced, hard-linked under
-// a temporary name beside dst and checked to be the file opened (a link
+// Publish implements Bucket: the file at src is hard-linked under a
+// temporary name beside dst and checked to be the file opened (a link
 // swapped in for src is refused, ErrNotFound), then linked under dst
 // (ErrPrecondition if dst exists) or, with ifMatch, renamed over dst
-// (ErrPrecondition unless dst holds that content); then dst's directory
-// is synced. Nothing at dst is ever removed.
+// (ErrPrecondition unless dst holds that content); then the file is
+// synced (and, after a rename, dst's directory too). Nothing at dst is
+// ever removed.
+//
+// One sync makes a new link durable: linking changes the file's link
+// count in the same file-system transaction that adds the directory
+// entry, and syncing the file commits that transaction with the file's
+// data (ext4, XFS and btrfs journal it so). A rename over dst changes the
+// directory in a way the file's sync need not cover, so that path syncs
+// the directory as well.
 func (d *Dir) Publish(_ context.Context, src, dst, ifMatch string, limit int64) (Info, error) {
 	s, err := name("publish", src)
 	if err != nil {
@@ -165,21 +173,16 @@ func publishFile(r *os.Root, src, dst, ifMatch string, limit int64) (Info, error
 	if err != nil {
 		return Info{}, notFound(err)
 	}
+	defer f.Close()
 	fi, err := f.Stat()
-	if err == nil {
-		_, err = statRegular(fi)
-	}
-	if err == nil && fi.Size() > limit {
-		err = fmt.Errorf("%w: %d bytes, at most %d", ErrTooLarge, fi.Size(), limit)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
 	if err != nil {
 		return Info{}, err
+	}
+	if _, err := statRegular(fi); err != nil {
+		return Info{}, err
+	}
+	if fi.Size() > limit {
+		return Info{}, fmt.Errorf("%w: %d bytes, at most %d", ErrTooLarge, fi.Size(), limit)
 	}
 	dstDir := path.Dir(dst)
 	if err := r.MkdirAll(dstDir, 0o755); err != nil {
@@ -211,15 +214,26 @@ func publishFile(r *os.Root, src, dst, ifMatch string, limit int64) (Info, error
 	if !os.SameFile(moved, fi) {
 		return Info{}, fmt.Errorf("%w: another writer replaced it while it was published", ErrPrecondition)
 	}
-	dir, err := r.Open(dstDir)
-	if err != nil {
+	if err := f.Sync(); err != nil {
 		return Info{}, err
 	}
-	defer dir.Close()
-	if err := dir.Sync(); err != nil {
-		return Info{}, err
+	if ifMatch != "" {
+		if err := syncDir(r, dstDir); err != nil {
+			return Info{}, err
+		}
 	}
 	return statRegular(moved)
+}
+
+// syncDir syncs the directory name below r. It returns the error of
+// opening or syncing it.
+func syncDir(r *os.Root, name string) error {
+	dir, err := r.Open(name)
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	return dir.Sync()
 }
 
 // linkChecked links src under a temporary name beside dst and returns
