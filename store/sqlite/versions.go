@@ -183,9 +183,10 @@ func commitVersion(ctx context.Context, tx *Tx, t *tableRow, c store.VersionComm
 			return nil, "", err
 		}
 	}
+	ts := tx.Now().UnixMilli()
 	if _, err := tx.ExecCached(ctx, `INSERT INTO table_versions (table_id, branch, version, manifest_path, staged_path,
 		manifest_size, e_tag, timestamp_millis, metadata, transaction_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		t.rowID, c.Branch, c.Version, c.ManifestPath, c.StagedPath, c.ManifestSize, c.ETag, tx.Now().UnixMilli(), meta, txID); err != nil {
+		t.rowID, c.Branch, c.Version, c.ManifestPath, c.StagedPath, c.ManifestSize, c.ETag, ts, meta, txID); err != nil {
 		if isConstraint(err) {
 			return nil, "", store.Errorf(store.CodeConcurrentModification, "version %d of table %s already exists", c.Version, displayID(t.ID))
 		}
@@ -197,8 +198,10 @@ func commitVersion(ctx context.Context, tx *Tx, t *tableRow, c store.VersionComm
 		}
 		t.Declared = false
 	}
-	v, err := getVersion(ctx, tx, t, c.Branch, c.Version)
-	return v, txID, err
+	// The record is what was just inserted; reading it back would cost a
+	// query per commit.
+	return &store.TableVersion{Version: c.Version, ManifestPath: c.ManifestPath, ManifestSize: c.ManifestSize,
+		ETag: c.ETag, Timestamp: msTime(ts), Metadata: c.Metadata}, txID, nil
 }
 
 // ListVersions implements store.Versions.

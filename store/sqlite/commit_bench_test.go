@@ -1,0 +1,33 @@
+package sqlite_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/lancens/lancens/store"
+	"github.com/lancens/lancens/store/sqlite"
+)
+
+// BenchmarkCommitVersion records one version after another on a declared
+// table with the durable default (synchronous FULL): the catalog's share
+// of a version commit made through the namespace API.
+func BenchmarkCommitVersion(b *testing.B) {
+	db, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "lancens.db"), sqlite.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	id := []string{"t"}
+	if _, _, err := db.DeclareTable(b.Context(), id, store.TableDeclaration{Location: b.TempDir()}); err != nil {
+		b.Fatal(err)
+	}
+	v := int64(0)
+	for b.Loop() {
+		v++
+		path := fmt.Sprintf("t/_versions/%d.manifest", v)
+		if _, _, err := db.CommitVersion(b.Context(), id, store.VersionCommit{Version: v, StagedPath: path, ManifestPath: path}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
