@@ -54,21 +54,31 @@ const workloads = {
     return { rows: await tbl.countRows() };
   },
 
-  // Appends small batches through a namespace connection: Lance writes
+  // Appends small batches through namespace connections: Lance writes
   // the data and manifest files, the namespace ("rest": a catalog server,
-  // "dir": Lance's directory namespace) records each version. Returns
-  // each timed add's latency.
-  async nsadd({ impl, config, table, rows, warmup, iterations }) {
-    const db = await lancedb.connectNamespace(impl, config);
+  // "dir": Lance's directory namespace) records each version. With
+  // several namespaces the adds alternate between them, so that each
+  // sees the machine in the same state; returns each namespace's timed
+  // add latencies and row count, in the order given.
+  async nsadd({ namespaces, table, rows, warmup, iterations }) {
     const batch = (start) => Array.from({ length: rows }, (_, i) => ({
       id: start + i, vector: [start + i, 1, 0, 0], name: `row ${start + i}`,
     }));
-    const tbl = await db.createTable(table, batch(0));
-    let next = rows;
-    const add = async () => { await tbl.add(batch(next)); next += rows; };
-    for (let i = 0; i < warmup; i++) await add();
-    const lat = await times(iterations, add);
-    return { lat, rows: await tbl.countRows() };
+    const runs = [];
+    for (const { impl, config } of namespaces) {
+      const db = await lancedb.connectNamespace(impl, config);
+      runs.push({ tbl: await db.createTable(table, batch(0)), next: rows, lat: [] });
+    }
+    const add = async (run) => { await run.tbl.add(batch(run.next)); run.next += rows; };
+    for (let i = 0; i < warmup; i++) for (const run of runs) await add(run);
+    for (let i = 0; i < iterations; i++) {
+      for (const run of runs) {
+        const t0 = now();
+        await add(run);
+        run.lat.push(now() - t0);
+      }
+    }
+    return Promise.all(runs.map(async (run) => ({ lat: run.lat, rows: await run.tbl.countRows() })));
   },
 
   async count({ dir, table, filter, iterations }) {
