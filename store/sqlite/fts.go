@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/lancens/lancens/fts"
 	"github.com/lancens/lancens/store"
+	"github.com/lancens/lancens/store/sqlite/internal/sqlitedb"
 )
 
 // A full-text index of a string column is a table, named after the index,
@@ -35,19 +37,170 @@ func buildTextIndex(ctx context.Context, tx *Tx, t *tableRow, r *indexRow) error
 		return internal("build index", err)
 	}
 	name, col := sqlIndexName(t, r), quoteColumn(r.physical)
-	for _, q := range []string{
-		fmt.Sprintf(`CREATE TABLE %s (rowid INTEGER PRIMARY KEY, terms TEXT NOT NULL)`, name),
-		fmt.Sprintf(`INSERT INTO %s (rowid, terms) SELECT _rowid, lance_fts_terms(%s, '%s') FROM %s WHERE %s IS NOT NULL`,
-			name, col, cfg, dataTable(t), col),
-		fmt.Sprintf(`CREATE TRIGGER %s_add AFTER INSERT ON %s WHEN new.%s IS NOT NULL BEGIN
+	if _, err := tx.Exec(ctx, fmt.Sprintf(`CREATE TABLE %s (rowid INTEGER PRIMARY KEY, terms TEXT NOT NULL)`, name)); err != nil {
+		return internal("build full-text index", err)
+	}
+	if err := fillTextIndex(ctx, tx, t, name, col, a); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, fmt.Sprintf(`CREATE TRIGGER %s_add AFTER INSERT ON %s WHEN new.%s IS NOT NULL BEGIN
 			INSERT INTO %s (rowid, terms) VALUES (new._rowid, lance_fts_terms(new.%s, '%s')); END`,
-			name, dataTable(t), col, name, col, cfg),
-	} {
-		if _, err := tx.Exec(ctx, q); err != nil {
+		name, dataTable(t), col, name, col, cfg)); err != nil {
+		return internal("build full-text index", err)
+	}
+	return nil
+}
+
+// textFillRows is how many rows fillTextIndex reads and analyses at a
+// time; textInsertRows how many terms rows one INSERT statement writes.
+const (
+	textFillRows   = 8192
+	textInsertRows = 256
+)
+
+// fillTextIndex fills the terms table name with the terms of every non-null
+// value of t's physical column col (every row version), as the trigger
+// would one row at a time: a chunk of rows at a time, analysed on another
+// goroutine while SQLite reads the next chunk and writes the terms of the
+// one before. It returns an internal error if SQLite fails or a value is
+// neither text nor a blob.
+func fillTextIndex(ctx context.Context, tx *Tx, t *tableRow, name, col string, a fts.Analyzer) error {
+	read := fmt.Sprintf(`SELECT _rowid, %s FROM %s WHERE _rowid > ? AND %s IS NOT NULL ORDER BY _rowid LIMIT %d`,
+		col, dataTable(t), col, textFillRows)
+	full, err := tx.Prepare(ctx, insertTermsSQL(name, textInsertRows))
+	if err != nil {
+		return internal("build full-text index", err)
+	}
+	defer full.Close()
+	// At most two chunks are in flight (one being analysed, one analysed
+	// and waiting), so the analyser never blocks on a full channel, even
+	// after an error here stops reading from it.
+	chunks, analysed := make(chan textChunk, 1), make(chan textChunk, 2)
+	defer close(chunks)
+	go func() {
+		for c := range chunks {
+			c.terms, c.err = analyzeTexts(a, c.texts)
+			analysed <- c
+		}
+	}()
+	inFlight := 0
+	for after, done := int64(math.MinInt64), false; !done || inFlight > 0; {
+		if !done {
+			c, err := readTexts(ctx, tx, read, after)
+			if err != nil {
+				return err
+			}
+			if done = len(c.ids) == 0; !done {
+				after = c.ids[len(c.ids)-1]
+				chunks <- c
+				inFlight++
+			}
+		}
+		if inFlight > 1 || done && inFlight > 0 {
+			c := <-analysed
+			inFlight--
+			if c.err != nil {
+				return internal("build full-text index", c.err)
+			}
+			if err := insertTerms(ctx, tx, full, name, c); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// textChunk is a chunk of rows of a full-text index's column: their row
+// ids, their values and, once analysed, their stored terms or the error
+// analysing them.
+type textChunk struct {
+	ids          []int64
+	texts, terms []string
+	err          error
+}
+
+// analyzeTexts returns the stored terms of each text, or an error if the
+// analyzer panicked (it runs apart from the write, whose recovery would
+// not catch it).
+func analyzeTexts(a fts.Analyzer, texts []string) (terms []string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			terms, err = nil, fmt.Errorf("analysing text panicked: %v", r)
+		}
+	}()
+	terms = make([]string, len(texts))
+	for i, text := range texts {
+		terms[i] = storedTerms(a, text)
+	}
+	return terms, nil
+}
+
+// insertTerms writes the terms of an analysed chunk into the terms table
+// name, full statements through full. It returns an internal error if
+// SQLite fails.
+func insertTerms(ctx context.Context, tx *Tx, full *sqlitedb.Stmt, name string, c textChunk) error {
+	args := make([]any, 0, 2*textInsertRows)
+	for start := 0; start < len(c.ids); start += textInsertRows {
+		end := min(start+textInsertRows, len(c.ids))
+		args = args[:0]
+		for i := start; i < end; i++ {
+			args = append(args, c.ids[i], c.terms[i])
+		}
+		var err error
+		if end-start == textInsertRows {
+			_, err = full.Exec(ctx, args...)
+		} else {
+			_, err = tx.Exec(ctx, insertTermsSQL(name, end-start), args...)
+		}
+		if err != nil {
 			return internal("build full-text index", err)
 		}
 	}
 	return nil
+}
+
+// insertTermsSQL is an INSERT of rows (rowid, terms) pairs into the terms
+// table name.
+func insertTermsSQL(name string, rows int) string {
+	return fmt.Sprintf(`INSERT INTO %s (rowid, terms) VALUES `, name) + strings.TrimSuffix(strings.Repeat("(?, ?),", rows), ",")
+}
+
+// readTexts returns the chunk of rows that query (a page of rows after a
+// row id) reads. It returns an internal error if SQLite fails or a value
+// is neither text nor a blob.
+func readTexts(ctx context.Context, tx *Tx, query string, after int64) (textChunk, error) {
+	rows, err := tx.Query(ctx, query, after)
+	if err != nil {
+		return textChunk{}, internal("build full-text index", err)
+	}
+	defer rows.Close()
+	c := textChunk{ids: make([]int64, 0, textFillRows), texts: make([]string, 0, textFillRows)}
+	for rows.Next() {
+		var id int64
+		var v any
+		if err := rows.Scan(&id, &v); err != nil {
+			return textChunk{}, internal("build full-text index", err)
+		}
+		switch x := v.(type) {
+		case string:
+			c.texts = append(c.texts, x)
+		case []byte:
+			c.texts = append(c.texts, string(x))
+		default:
+			return textChunk{}, internal("build full-text index", fmt.Errorf("row %d holds %T, not text", id, v))
+		}
+		c.ids = append(c.ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return textChunk{}, internal("build full-text index", err)
+	}
+	return c, nil
+}
+
+// storedTerms is how a terms table keeps the terms of text: the analyzer's
+// terms joined by spaces (fts.Analyzer.StoredTerms splits them again).
+func storedTerms(a fts.Analyzer, text string) string {
+	return strings.Join(a.Terms(text), " ")
 }
 
 // textIndex is a built full-text index on one column.
@@ -263,6 +416,6 @@ var registerAnalyzer = sync.OnceValue(func() error {
 			}
 			a, _ = analyzers.LoadOrStore(cfg, an)
 		}
-		return strings.Join(a.(fts.Analyzer).Terms(text), " "), nil
+		return storedTerms(a.(fts.Analyzer), text), nil
 	})
 })
