@@ -159,6 +159,16 @@ func (d *Dir) Publish(_ context.Context, src, dst, ifMatch string, limit int64) 
 		return Info{}, err
 	}
 	defer r.Close()
+	// Lance stages a manifest beside its final name: a root on that
+	// directory spares opening it again for every step.
+	if dir := path.Dir(s); dir != "." && dir == path.Dir(t) {
+		sub, err := r.OpenRoot(dir)
+		if err != nil {
+			return Info{}, opError("publish", src, notFound(err))
+		}
+		defer sub.Close()
+		r, s, t = sub, path.Base(s), path.Base(t)
+	}
 	info, err := publishFile(r, s, t, ifMatch, limit)
 	return info, opError("publish", dst, err)
 }

@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"net/url"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -155,22 +157,30 @@ func (w *Warehouse) checkTableDir(dir string) error {
 	if err := noLinks(dir); err != nil {
 		return store.Errorf(store.CodeInvalidInput, "table location %q: %v; lancens does not follow links out of a table's location", dir, err)
 	}
-	if _, err := w.checkLocal(dir, dir); err != nil {
-		return err
-	}
-	return nil
+	// dir is its own real path: no need to resolve it again.
+	return w.checkInRoot(dir, dir)
 }
 
 // checkInside checks that the file at key, inside a local table's
-// directory by name, is reached through no symbolic link. Returns
-// InvalidInput (13) otherwise.
+// directory by name, is reached through no symbolic link below that
+// directory (tableFiles checked the way to it). Returns InvalidInput (13)
+// otherwise.
 func (f tableFiles) checkInside(key, what string) error {
 	if !f.local {
 		return nil
 	}
-	p := filepath.Join(f.dir, filepath.FromSlash(key))
-	if err := noLinks(p); err != nil {
-		return store.Errorf(store.CodeInvalidInput, "%s %q inside table location %q: %v; lancens does not follow links in a table's location", what, ObjectPath(p), f.dir, err)
+	p := f.dir
+	for part := range strings.SplitSeq(key, "/") {
+		p = filepath.Join(p, part)
+		info, err := os.Lstat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil // nothing below can be a link yet
+		case err != nil:
+			return store.Errorf(store.CodeInvalidInput, "%s %q inside table location %q cannot be resolved: %v", what, ObjectPath(p), f.dir, err)
+		case info.Mode()&fs.ModeSymlink != 0:
+			return store.Errorf(store.CodeInvalidInput, "%s %q inside table location %q: %v; lancens does not follow links in a table's location", what, ObjectPath(p), f.dir, errLink)
+		}
 	}
 	return nil
 }

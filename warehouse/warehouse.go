@@ -299,18 +299,24 @@ func (w *Warehouse) checkLocal(original, p string) (string, error) {
 	if err != nil {
 		return "", store.Errorf(store.CodeInvalidInput, "location %q cannot be resolved: %v", original, err)
 	}
+	return real, w.checkInRoot(original, real)
+}
+
+// checkInRoot checks that the real path real (of location original) lies
+// strictly inside a local root. Returns InvalidInput (13) otherwise.
+func (w *Warehouse) checkInRoot(original, real string) error {
 	for _, r := range w.roots {
 		if r.dir == "" {
 			continue
 		}
 		if real == r.dir {
-			return "", store.Errorf(store.CodeInvalidInput, "location %q is the root %q itself; a table needs a directory of its own inside it", original, r.dir)
+			return store.Errorf(store.CodeInvalidInput, "location %q is the root %q itself; a table needs a directory of its own inside it", original, r.dir)
 		}
 		if within(r.dir, real) {
-			return real, nil
+			return nil
 		}
 	}
-	return "", w.outside(original, real)
+	return w.outside(original, real)
 }
 
 // uriWildcards are characters an object-store location may not hold:
