@@ -299,7 +299,10 @@ func (w *Warehouse) checkLocal(original, p string) (string, error) {
 	if err != nil {
 		return "", store.Errorf(store.CodeInvalidInput, "location %q cannot be resolved: %v", original, err)
 	}
-	return real, w.checkInRoot(original, real)
+	if err := w.checkInRoot(original, real); err != nil {
+		return "", err
+	}
+	return real, nil
 }
 
 // checkInRoot checks that the real path real (of location original) lies
