@@ -15,7 +15,6 @@ import (
 
 	"github.com/lancens/lancens/fts"
 	"github.com/lancens/lancens/store"
-	"github.com/lancens/lancens/store/sqlite/internal/sqlitedb"
 )
 
 // A full-text index of a string column is a table, named after the index,
@@ -52,11 +51,8 @@ func buildTextIndex(ctx context.Context, tx *Tx, t *tableRow, r *indexRow) error
 }
 
 // textFillRows is how many rows fillTextIndex reads and analyses at a
-// time; textInsertRows how many terms rows one INSERT statement writes.
-const (
-	textFillRows   = 8192
-	textInsertRows = 256
-)
+// time.
+const textFillRows = 8192
 
 // fillTextIndex fills the terms table name with the terms of every non-null
 // value of t's physical column col (every row version), as the trigger
@@ -67,11 +63,6 @@ const (
 func fillTextIndex(ctx context.Context, tx *Tx, t *tableRow, name, col string, a fts.Analyzer) error {
 	read := fmt.Sprintf(`SELECT _rowid, %s FROM %s WHERE _rowid > ? AND %s IS NOT NULL ORDER BY _rowid LIMIT %d`,
 		col, dataTable(t), col, textFillRows)
-	full, err := tx.Prepare(ctx, insertTermsSQL(name, textInsertRows))
-	if err != nil {
-		return internal("build full-text index", err)
-	}
-	defer full.Close()
 	// At most two chunks are in flight (one being analysed, one analysed
 	// and waiting), so the analyser never blocks on a full channel, even
 	// after an error here stops reading from it.
@@ -102,7 +93,7 @@ func fillTextIndex(ctx context.Context, tx *Tx, t *tableRow, name, col string, a
 			if c.err != nil {
 				return internal("build full-text index", c.err)
 			}
-			if err := insertTerms(ctx, tx, full, name, c); err != nil {
+			if err := c.boundTerms().insert(ctx, tx, name, []string{"rowid", "terms"}, 0); err != nil {
 				return err
 			}
 		}
@@ -135,34 +126,19 @@ func analyzeTexts(a fts.Analyzer, texts []string) (terms []string, err error) {
 	return terms, nil
 }
 
-// insertTerms writes the terms of an analysed chunk into the terms table
-// name, full statements through full. It returns an internal error if
-// SQLite fails.
-func insertTerms(ctx context.Context, tx *Tx, full *sqlitedb.Stmt, name string, c textChunk) error {
-	args := make([]any, 0, 2*textInsertRows)
-	for start := 0; start < len(c.ids); start += textInsertRows {
-		end := min(start+textInsertRows, len(c.ids))
-		args = args[:0]
+// boundTerms groups the (row id, terms) pairs of an analysed chunk into the
+// multi-row INSERT statements of a terms table.
+func (c textChunk) boundTerms() *boundRows {
+	out := &boundRows{width: 2, perStmt: min(maxStatementRows, maxStatementValues/2), rows: len(c.ids)}
+	for start := 0; start < len(c.ids); start += out.perStmt {
+		end := min(start+out.perStmt, len(c.ids))
+		args := make([]any, 0, 2*(end-start))
 		for i := start; i < end; i++ {
 			args = append(args, c.ids[i], c.terms[i])
 		}
-		var err error
-		if end-start == textInsertRows {
-			_, err = full.Exec(ctx, args...)
-		} else {
-			_, err = tx.Exec(ctx, insertTermsSQL(name, end-start), args...)
-		}
-		if err != nil {
-			return internal("build full-text index", err)
-		}
+		out.stmts = append(out.stmts, args)
 	}
-	return nil
-}
-
-// insertTermsSQL is an INSERT of rows (rowid, terms) pairs into the terms
-// table name.
-func insertTermsSQL(name string, rows int) string {
-	return fmt.Sprintf(`INSERT INTO %s (rowid, terms) VALUES `, name) + strings.TrimSuffix(strings.Repeat("(?, ?),", rows), ",")
+	return out
 }
 
 // readTexts returns the chunk of rows that query (a page of rows after a

@@ -20,7 +20,7 @@ import (
 // every non-null value of every row version and nothing else, what the
 // trigger that keeps it afterwards would have written.
 func TestTextIndexFillMatchesTrigger(t *testing.T) {
-	const rows = 2*textFillRows + 3*textInsertRows + 17
+	const rows = 2*textFillRows + 3*maxStatementRows + 17
 	texts := []string{"The Quick brown foxes were running", "", "Crème brûlée à la carte", "x y z 42 and 7",
 		"searching VECTORS in tables", "  spaced   out  ", "naïve café résumé"}
 	schema := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64},
