@@ -24,15 +24,19 @@ PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
 
 all: build
 
-## generate: regenerate gen/: the API code from openapi.yaml, the vector
-## kernels of gen/simd with tools/simdgen (avo); both are go.mod tools
+## generate: regenerate the generated code: gen/ (the API code from
+## openapi.yaml, the vector kernels of gen/simd with tools/simdgen and avo)
+## and lance/internal/pb (the Lance format's protocol buffers, with
+## tools/protogen and protoc-gen-go); all are go.mod tools
+GENERATED := gen/ lance/internal/pb/
 generate:
-	$(GO) generate ./gen/...
+	$(GO) generate ./gen/... ./lance/internal/pb/...
 
-## check-generated: fail if gen/ is not what `make generate` produces
+## check-generated: fail if the generated code is not what `make generate`
+## produces
 check-generated: generate
-	@git diff --exit-code --stat -- gen/ || { echo "gen/ is out of date: run make generate and commit" >&2; exit 1; }
-	@test -z "$$(git status --porcelain -- gen/)" || { git status --porcelain -- gen/; echo "gen/ has untracked changes" >&2; exit 1; }
+	@git diff --exit-code --stat -- $(GENERATED) || { echo "generated code is out of date: run make generate and commit" >&2; exit 1; }
+	@test -z "$$(git status --porcelain -- $(GENERATED))" || { git status --porcelain -- $(GENERATED); echo "generated code has untracked changes" >&2; exit 1; }
 
 ## build: build the static lancens binary into bin/ (no dynamic libraries:
 ## `ldd bin/lancens` says "not a dynamic executable")

@@ -1,0 +1,293 @@
+package blob
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"iter"
+	"os"
+	"path"
+	"strings"
+)
+
+// Dir is a Store over a local directory: object a/b is the file a/b below
+// it. Every operation goes through an os.Root on the directory, so no
+// path, and no symbolic link planted below it, reaches outside it. Writes
+// go to a temporary file beside their destination (named with tempPrefix,
+// which listings skip) that is synced before it takes its name, and the
+// directory is synced after, so an object is durable once Close or
+// PutIfAbsent returns.
+type Dir struct {
+	root string
+}
+
+// tempPrefix starts the names of files being written.
+const tempPrefix = ".blob-tmp-"
+
+// NewDir returns the Store of directory root, which is created on the
+// first write if missing.
+func NewDir(root string) *Dir { return &Dir{root: root} }
+
+var _ Store = (*Dir)(nil)
+
+// open returns a handle on the directory, creating it when create is set.
+// It returns an error wrapping ErrNotFound when it is missing otherwise.
+func (d *Dir) open(create bool) (*os.Root, error) {
+	if create {
+		if err := os.MkdirAll(d.root, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	r, err := os.OpenRoot(d.root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w: directory %s", ErrNotFound, d.root)
+	}
+	return r, err
+}
+
+func notFound(p string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%w: %s", ErrNotFound, p)
+	}
+	return err
+}
+
+// Stat implements Store.
+func (d *Dir) Stat(_ context.Context, p string) (Info, error) {
+	if _, err := CleanPath(p); err != nil {
+		return Info{}, err
+	}
+	r, err := d.open(false)
+	if err != nil {
+		return Info{}, err
+	}
+	defer r.Close()
+	fi, err := r.Stat(p)
+	if err != nil {
+		return Info{}, notFound(p, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return Info{}, fmt.Errorf("%w: %s is not a regular file", ErrNotFound, p)
+	}
+	return Info{Path: p, Size: fi.Size(), ModTime: fi.ModTime()}, nil
+}
+
+// ReadRange implements Store.
+func (d *Dir) ReadRange(_ context.Context, p string, off, n int64) ([]byte, error) {
+	if _, err := CleanPath(p); err != nil {
+		return nil, err
+	}
+	if off < 0 || n < 0 {
+		return nil, fmt.Errorf("read of %s: negative range %d+%d", p, off, n)
+	}
+	r, err := d.open(false)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	f, err := r.Open(p)
+	if err != nil {
+		return nil, notFound(p, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: %s is not a regular file", ErrNotFound, p)
+	}
+	if off+n > fi.Size() || off+n < off {
+		return nil, fmt.Errorf("read of %s at %d+%d: object has %d bytes: %w", p, off, n, fi.Size(), io.ErrUnexpectedEOF)
+	}
+	buf := make([]byte, n)
+	if _, err := f.ReadAt(buf, off); err != nil && !(errors.Is(err, io.EOF) && n == 0) {
+		return nil, fmt.Errorf("read of %s at %d+%d: %w", p, off, n, err)
+	}
+	return buf, nil
+}
+
+// Create implements Store.
+func (d *Dir) Create(_ context.Context, p string) (Writer, error) {
+	if _, err := CleanPath(p); err != nil {
+		return nil, err
+	}
+	r, err := d.open(true)
+	if err != nil {
+		return nil, err
+	}
+	f, tmp, err := createTemp(r, p)
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	return &dirWriter{root: r, f: f, tmp: tmp, dst: p}, nil
+}
+
+// createTemp creates the parent directories of p and a new temporary file
+// beside it, returning the file and its name.
+func createTemp(r *os.Root, p string) (*os.File, string, error) {
+	dir := path.Dir(p)
+	if dir != "." {
+		if err := r.MkdirAll(dir, 0o755); err != nil {
+			return nil, "", err
+		}
+	}
+	var rnd [8]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		return nil, "", err
+	}
+	tmp := path.Join(dir, tempPrefix+hex.EncodeToString(rnd[:])+"-"+path.Base(p))
+	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	return f, tmp, err
+}
+
+type dirWriter struct {
+	root   *os.Root
+	f      *os.File
+	tmp    string
+	dst    string
+	closed bool
+}
+
+func (w *dirWriter) Write(b []byte) (int, error) { return w.f.Write(b) }
+
+func (w *dirWriter) Close() error {
+	if w.closed {
+		return errors.New("blob: writer already closed")
+	}
+	w.closed = true
+	defer w.root.Close()
+	err := w.f.Sync()
+	err = errors.Join(err, w.f.Close())
+	if err == nil {
+		err = w.root.Rename(w.tmp, w.dst)
+	}
+	if err == nil {
+		return syncDir(w.root, path.Dir(w.dst))
+	}
+	return errors.Join(err, ignoreMissing(w.root.Remove(w.tmp)))
+}
+
+func (w *dirWriter) Abort() error {
+	if w.closed {
+		return nil
+	}
+	w.closed = true
+	defer w.root.Close()
+	return errors.Join(w.f.Close(), ignoreMissing(w.root.Remove(w.tmp)))
+}
+
+// PutIfAbsent implements Store: the data is written and synced under a
+// temporary name, then hard-linked to p, which fails if p exists.
+func (d *Dir) PutIfAbsent(_ context.Context, p string, data []byte) error {
+	if _, err := CleanPath(p); err != nil {
+		return err
+	}
+	r, err := d.open(true)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	f, tmp, err := createTemp(r, p)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = ignoreMissing(r.Remove(tmp)) }()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if err = errors.Join(err, f.Close()); err != nil {
+		return err
+	}
+	if err := r.Link(tmp, p); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("%w: %s", ErrExists, p)
+		}
+		return err
+	}
+	return syncDir(r, path.Dir(p))
+}
+
+// syncDir makes the names in directory dir durable.
+func syncDir(r *os.Root, dir string) error {
+	f, err := r.Open(dir)
+	if err != nil {
+		return err
+	}
+	return errors.Join(f.Sync(), f.Close())
+}
+
+func ignoreMissing(err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+// List implements Store. Files being written (tempPrefix) and anything
+// that is not a regular file are skipped.
+func (d *Dir) List(_ context.Context, prefix string) iter.Seq2[Info, error] {
+	return func(yield func(Info, error) bool) {
+		r, err := d.open(false)
+		if errors.Is(err, ErrNotFound) {
+			return
+		}
+		if err != nil {
+			yield(Info{}, err)
+			return
+		}
+		defer r.Close()
+		start := "."
+		if i := strings.LastIndex(prefix, "/"); i > 0 {
+			start = prefix[:i]
+			if _, err := CleanPath(start); err != nil {
+				yield(Info{}, err)
+				return
+			}
+		}
+		err = fs.WalkDir(r.FS(), start, func(p string, e fs.DirEntry, err error) error {
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) && p == start {
+					return fs.SkipAll
+				}
+				return err
+			}
+			if !e.Type().IsRegular() || strings.HasPrefix(e.Name(), tempPrefix) || !strings.HasPrefix(p, prefix) {
+				return nil
+			}
+			fi, err := e.Info()
+			if err != nil {
+				return notFound(p, err)
+			}
+			if !yield(Info{Path: p, Size: fi.Size(), ModTime: fi.ModTime()}, nil) {
+				return fs.SkipAll
+			}
+			return nil
+		})
+		if err != nil {
+			yield(Info{}, err)
+		}
+	}
+}
+
+// Delete implements Store.
+func (d *Dir) Delete(_ context.Context, p string) error {
+	if _, err := CleanPath(p); err != nil {
+		return err
+	}
+	r, err := d.open(false)
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return ignoreMissing(r.Remove(p))
+}

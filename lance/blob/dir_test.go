@@ -1,0 +1,45 @@
+package blob_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/lancens/lancens/lance/blob"
+	"github.com/lancens/lancens/lance/blob/blobtest"
+)
+
+func TestDir(t *testing.T) {
+	blobtest.Run(t, func(t *testing.T) blob.Store { return blob.NewDir(filepath.Join(t.TempDir(), "root")) })
+}
+
+// TestDirRefusesLinksOut checks that a symbolic link planted below the
+// directory does not lead a read or a write outside it.
+func TestDirRefusesLinksOut(t *testing.T) {
+	ctx := context.Background()
+	base := t.TempDir()
+	outside := filepath.Join(base, "outside")
+	root := filepath.Join(base, "root")
+	for _, d := range []string{outside, root} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(outside, "secret"), []byte("secret"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	s := blob.NewDir(root)
+	if _, err := s.ReadRange(ctx, "link/secret", 0, 6); err == nil {
+		t.Error("read through a link out of the directory succeeded")
+	}
+	if err := blob.Put(ctx, s, "link/planted", []byte("x")); err == nil {
+		t.Error("write through a link out of the directory succeeded")
+	}
+	if _, err := os.Stat(filepath.Join(outside, "planted")); err == nil {
+		t.Error("a file appeared outside the directory")
+	}
+}
