@@ -47,6 +47,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -123,6 +124,29 @@ type Column struct {
 	// Buffers locate the column's own buffers (dictionaries, statistics).
 	Buffers []Range
 	Pages   []Page
+
+	memo memo
+}
+
+type memo struct {
+	mu    sync.Mutex
+	done  bool
+	value any
+	err   error
+}
+
+// Memo returns what derive returns, calling it on the first call only:
+// a decoder keeps there what it derives from the column's metadata (its
+// pages' parsed encodings, say) for the file's later reads. A column is
+// decoded by one decoder, so one memo per column suffices.
+func (c *Column) Memo(derive func() (any, error)) (any, error) {
+	c.memo.mu.Lock()
+	defer c.memo.mu.Unlock()
+	if !c.memo.done {
+		c.memo.value, c.memo.err = derive()
+		c.memo.done = true
+	}
+	return c.memo.value, c.memo.err
 }
 
 // Rows returns the sum of the column's page lengths.
@@ -151,6 +175,8 @@ type Request struct {
 	Columns map[int32]*Column
 	// Rows is the number of rows in the file.
 	Rows uint64
+	// GlobalBuffers locate the file's global buffers (0 is its schema).
+	GlobalBuffers []Range
 	// Ranges are the rows wanted: sorted, disjoint, non-empty, within
 	// [0, Rows).
 	Ranges []RowRange
