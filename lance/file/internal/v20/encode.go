@@ -262,7 +262,7 @@ func (l *listEncoder) appendItems(ll array.ListLike, arr arrow.Array, start, end
 		_, e := ll.ValueOffsets(j - 1)
 		if e > s {
 			child := array.NewSlice(values, s, e)
-			err := l.child.append(child, row+uint64(i), out)
+			err := l.child.append(child, row, out)
 			child.Release()
 			if err != nil {
 				return err
@@ -311,6 +311,7 @@ type leafEncoder struct {
 	values    values
 	pageBytes uint64
 	first     uint64 // the top-level row of the page's first value
+	pages     int    // pages written so far
 }
 
 func (l *leafEncoder) append(arr arrow.Array, row uint64, out *[]encoding.EncodedPage) error {
@@ -337,9 +338,10 @@ func (l *leafEncoder) append(arr arrow.Array, row uint64, out *[]encoding.Encode
 
 func (l *leafEncoder) flush(out *[]encoding.EncodedPage) {
 	n := l.values.len()
-	if n == 0 {
+	if n == 0 && l.pages > 0 {
 		return
 	}
+	l.pages++
 	var bufs [][]byte
 	enc := l.values.encode(&bufs)
 	*out = append(*out, encoding.EncodedPage{
@@ -352,6 +354,8 @@ func (l *leafEncoder) flush(out *[]encoding.EncodedPage) {
 	l.values.reset()
 }
 
+// finish writes the last page; a column that got no values at all (the
+// items of lists that are all empty) gets one empty page, as Lance writes.
 func (l *leafEncoder) finish(out *[]encoding.EncodedPage) error {
 	l.flush(out)
 	return nil

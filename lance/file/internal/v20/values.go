@@ -43,7 +43,7 @@ func newValues(dt arrow.DataType) (values, error) {
 		return &fslValues{dim: int(t.Len()), child: child}, nil
 	}
 	if binaryOffsets(dt) != 0 {
-		return &binaryWriter{}, nil
+		return &binaryWriter{dictionary: dt.ID() == arrow.STRING}, nil
 	}
 	if bits := bitWidth(dt); bits > 0 && bits%8 == 0 {
 		return &fixedValues{width: int(bits / 8)}, nil
@@ -106,6 +106,8 @@ func (b *bitmap) appendValidity(arr arrow.Array) {
 func nullable(v *bitmap, bufs *[][]byte, encodeValues func() *enc20pb.ArrayEncoding) *enc20pb.ArrayEncoding {
 	n := &enc20pb.Nullable{}
 	switch {
+	case v.n == 0: // an empty page, which Lance marks all null
+		n.Nullability = &enc20pb.Nullable_AllNulls{AllNulls: &enc20pb.Nullable_AllNull{}}
 	case v.ones == v.n:
 		n.Nullability = &enc20pb.Nullable_NoNulls{NoNulls: &enc20pb.Nullable_NoNull{Values: encodeValues()}}
 	case v.ones == 0:
@@ -179,7 +181,18 @@ func (b *boolValues) reset() { b.data, b.validity = bitmap{}, bitmap{} }
 type binaryWriter struct {
 	ends []uint64
 	data []byte
+	// dictionary: a page of strings with few distinct values is written
+	// as a dictionary, as Lance's 2.0 writer does (for utf8 only).
+	dictionary bool
 }
+
+// Lance dictionary-encodes a 2.0 page of strings when it has at least
+// dictionaryMinValues values and fewer than dictionaryMaxItems distinct
+// ones (it estimates the count; this counts exactly).
+const (
+	dictionaryMinValues = 100
+	dictionaryMaxItems  = 100
+)
 
 // offsetsOf returns the value offsets of a binary-like array (its own
 // len+1, from its slice offset), widened.
@@ -254,15 +267,69 @@ func (b *binaryWriter) fit(arr arrow.Array, room uint64) int {
 // (a null's end plus null_adjustment, one more than the last end), then
 // the bytes.
 func (b *binaryWriter) encode(bufs *[][]byte) *enc20pb.ArrayEncoding {
-	adj := uint64(len(b.data)) + 1
-	ends := make([]byte, 8*len(b.ends))
+	if b.dictionary && len(b.ends) >= dictionaryMinValues {
+		if enc := b.encodeDictionary(bufs); enc != nil {
+			return enc
+		}
+	}
+	return encodeBinary(b.ends, b.data, bufs)
+}
+
+// encodeDictionary writes Lance's dictionary of strings (8-bit indices, 0
+// for null and k for item k-1, items in order of first appearance,
+// binary-encoded; a page of nulls only has one null item), or returns nil
+// when the page has too many distinct values.
+func (b *binaryWriter) encodeDictionary(bufs *[][]byte) *enc20pb.ArrayEncoding {
+	index := map[string]byte{}
+	indices := make([]byte, len(b.ends))
+	var itemEnds []uint64
+	var itemData []byte
+	var start uint64
 	for i, e := range b.ends {
+		if e&nullFlag != 0 {
+			start = e &^ nullFlag
+			continue
+		}
+		v := b.data[start:e]
+		start = e
+		k, ok := index[string(v)]
+		if !ok {
+			if len(index)+1 >= dictionaryMaxItems {
+				return nil
+			}
+			k = byte(len(index) + 1)
+			index[string(v)] = k
+			itemData = append(itemData, v...)
+			itemEnds = append(itemEnds, uint64(len(itemData)))
+		}
+		indices[i] = k
+	}
+	if len(itemEnds) == 0 {
+		itemEnds = []uint64{nullFlag}
+	}
+	*bufs = append(*bufs, indices)
+	idx := flat(8, uint32(len(*bufs)-1))
+	return &enc20pb.ArrayEncoding{ArrayEncoding: &enc20pb.ArrayEncoding_Dictionary{Dictionary: &enc20pb.Dictionary{
+		Indices:            noNulls(idx),
+		Items:              encodeBinary(itemEnds, itemData, bufs),
+		NumDictionaryItems: uint32(len(itemEnds)),
+	}}}
+}
+
+// encodeBinary writes values as Lance's binary encoding.
+func encodeBinary(endsIn []uint64, data []byte, bufs *[][]byte) *enc20pb.ArrayEncoding {
+	adj := uint64(len(data)) + 1
+	if len(endsIn) == 0 {
+		adj = 0 // as Lance writes an empty page
+	}
+	ends := make([]byte, 8*len(endsIn))
+	for i, e := range endsIn {
 		if e&nullFlag != 0 {
 			e = e&^nullFlag + adj
 		}
 		binary.LittleEndian.PutUint64(ends[8*i:], e)
 	}
-	*bufs = append(*bufs, ends, b.data)
+	*bufs = append(*bufs, ends, data)
 	n := uint32(len(*bufs))
 	return &enc20pb.ArrayEncoding{ArrayEncoding: &enc20pb.ArrayEncoding_Binary{Binary: &enc20pb.Binary{
 		Indices:        noNulls(flat(64, n-2)),
