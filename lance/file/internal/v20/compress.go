@@ -79,7 +79,7 @@ func isBareZstd(data []byte) bool {
 // zstdStream decodes a zstd stream, refusing to produce more than budget
 // allows.
 func zstdStream(data []byte, budget *encoding.Budget) ([]byte, error) {
-	dec, err := zstd.NewReader(bytes.NewReader(data), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(64<<20))
+	dec, err := zstd.NewReader(bytes.NewReader(data), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(16<<20))
 	if err != nil {
 		return nil, encoding.Corruptf("zstd: %v", err)
 	}

@@ -112,6 +112,9 @@ func (d *fieldDecoder) field(f *schema.Field, dt arrow.DataType, spans []span, d
 	case f.IsList():
 		return d.listField(f, dt, spans, depth)
 	}
+	if dt.ID() == arrow.DICTIONARY {
+		return nil, encoding.Unsupportedf("reading dictionary-typed field %s", f.Name)
+	}
 	col, err := d.column(f)
 	if err != nil {
 		return nil, err
