@@ -130,7 +130,7 @@ func seedPages(t testing.TB) []struct {
 		if err != nil {
 			t.Fatalf("sample %d: %v", i, err)
 		}
-		v, err := newValues(dt)
+		v, err := newValues(dt, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -336,4 +336,3 @@ func FuzzDecompress(f *testing.F) {
 		}
 	})
 }
-

@@ -130,6 +130,8 @@ func (p *page) decode(enc *enc20pb.ArrayEncoding, dt arrow.DataType, spans []spa
 		return p.binary(e.Binary, dt, spans, depth)
 	case *enc20pb.ArrayEncoding_Dictionary:
 		return p.dictionary(e.Dictionary, dt, spans, depth)
+	case *enc20pb.ArrayEncoding_PackedStruct:
+		return p.packedStruct(e.PackedStruct, dt, spans)
 	case nil:
 		return nil, encoding.Corruptf("a page encoding is empty")
 	}
@@ -657,4 +659,66 @@ func (v binaryValues) valid(i uint64) bool {
 		return false
 	}
 	return v.validity == nil || getBit(v.validity, int(i))
+}
+
+// packedStruct decodes a struct whose fixed-width fields are stored row by
+// row in one buffer: each row holds its fields' values back to back, in
+// the widths of the fields' flat encodings.
+func (p *page) packedStruct(ps *enc20pb.PackedStruct, dt arrow.DataType, spans []span) (arrow.ArrayData, error) {
+	t, ok := dt.(*arrow.StructType)
+	if !ok || t.NumFields() == 0 {
+		return nil, encoding.Corruptf("a packed struct of %d fields for %s", len(ps.GetInner()), dt)
+	}
+	if t.NumFields() != len(ps.GetInner()) {
+		return nil, encoding.Unsupportedf("reading %d of a packed struct's %d fields: project the whole struct", t.NumFields(), len(ps.GetInner()))
+	}
+	widths := make([]uint64, t.NumFields())
+	var row uint64
+	for i, inner := range ps.GetInner() {
+		bits := leafBits(inner)
+		if bits == 0 || bits%8 != 0 || bits != bitWidth(t.Field(i).Type) {
+			return nil, encoding.Unsupportedf("a packed struct field of %d bits for %s", bits, t.Field(i).Type)
+		}
+		widths[i] = bits / 8
+		row += bits / 8
+	}
+	buf, err := p.buffer(ps.GetBuffer())
+	if err != nil {
+		return nil, err
+	}
+	if last := spans[len(spans)-1].end; last > buf.Length/row {
+		return nil, encoding.Corruptf("a packed struct buffer of %d bytes is too small for %d rows of %d bytes", buf.Length, last, row)
+	}
+	ranges := make([]encoding.Range, len(spans))
+	for i, s := range spans {
+		ranges[i] = encoding.Range{Offset: s.start * row, Length: (s.end - s.start) * row}
+	}
+	parts, err := p.read(buf, ranges)
+	if err != nil {
+		return nil, err
+	}
+	n := total(spans)
+	children := make([]arrow.ArrayData, len(widths))
+	var at uint64 // offset of a field within a row
+	for i, w := range widths {
+		out, err := p.allocN(n, w)
+		if err != nil {
+			return nil, err
+		}
+		var k uint64
+		for _, part := range parts {
+			for r := uint64(0); r*row < uint64(len(part)); r++ {
+				copy(out[k*w:(k+1)*w], part[r*row+at:r*row+at+w])
+				k++
+			}
+		}
+		at += w
+		children[i] = array.NewData(t.Field(i).Type, int(n), []*memory.Buffer{nil, memory.NewBufferBytes(out)}, nil, 0, 0)
+	}
+	defer func() {
+		for _, c := range children {
+			c.Release()
+		}
+	}()
+	return array.NewData(dt, int(n), []*memory.Buffer{nil}, children, 0, 0), nil
 }
