@@ -34,6 +34,13 @@
 //     ErrUnsupported (a valid encoding this decoder does not read) or
 //     ErrBudget (the rows decode to more than the budget allows).
 //
+// # Writing
+//
+// An Encoder is the writing side: it turns batches into EncodedPages
+// (buffers, encoding, length) that the container writes as they come,
+// and says which field each column belongs to. Format 2.0's is
+// internal/v20.Encoder; lance/file.Create picks it by WriteOptions.Version.
+//
 // # Untrusted input
 //
 // Every number read from the file (buffer positions and sizes, page
