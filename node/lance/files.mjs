@@ -151,6 +151,15 @@ const families = {
         (i) => ({ a: i, b: i / 4, c: i % 256 }), { packed: "true" }],
     ],
   },
+  // FSST, which Lance applies to a page of strings of 32 KiB or more
+  // when metadata asks (smaller pages keep their strings as they are).
+  fsst: {
+    batches: [1000, 1, 2500],
+    columns: [
+      ["text", new arrow.Utf8(), true, nth(9, (i) => `the fsst text number ${i} with some common words`), { "lance-encoding:compression": "fsst" }],
+      ["large", new arrow.Utf8(), false, (i) => text(i, 30 + (i % 40)), { "lance-encoding:compression": "fsst" }],
+    ],
+  },
   structs: {
     batches: [1000, 1, 2500],
     columns: [

@@ -20,14 +20,13 @@ type compressor struct {
 	zstd   *zstd.Encoder
 }
 
-// newCompressor returns the compressor a field's metadata asks for, nil
-// for none, or an error wrapping ErrUnsupported for a scheme this writer
-// does not apply (fsst).
+// newCompressor returns the compressor a field's metadata asks for, or
+// nil for none. Like Lance, it ignores schemes it does not apply (FSST,
+// which this writer does not write, and unknown names): the values are
+// then written plain, which every reader reads.
 func newCompressor(md map[string]string) (*compressor, error) {
 	scheme := md["lance-encoding:compression"]
 	switch scheme {
-	case "", "none":
-		return nil, nil
 	case "lz4":
 		return &compressor{scheme: scheme}, nil
 	case "zstd":
@@ -41,7 +40,7 @@ func newCompressor(md map[string]string) (*compressor, error) {
 		}
 		return &compressor{scheme: scheme, zstd: enc}, nil
 	}
-	return nil, encoding.Unsupportedf("writing %q compression", scheme)
+	return nil, nil
 }
 
 // compress returns data framed as decompress reads it: zstd after a u64

@@ -132,6 +132,8 @@ func (p *page) decode(enc *enc20pb.ArrayEncoding, dt arrow.DataType, spans []spa
 		return p.dictionary(e.Dictionary, dt, spans, depth)
 	case *enc20pb.ArrayEncoding_PackedStruct:
 		return p.packedStruct(e.PackedStruct, dt, spans)
+	case *enc20pb.ArrayEncoding_Fsst:
+		return p.fsst(e.Fsst, dt, spans, depth)
 	case nil:
 		return nil, encoding.Corruptf("a page encoding is empty")
 	}
@@ -721,4 +723,107 @@ func (p *page) packedStruct(ps *enc20pb.PackedStruct, dt arrow.DataType, spans [
 		}
 	}()
 	return array.NewData(dt, int(n), []*memory.Buffer{nil}, children, 0, 0), nil
+}
+
+// fsstTableSize is the size of an FSST symbol table as Lance stores it: a
+// u64 header, room for 256 symbols of 8 bytes, and 256 lengths.
+const fsstTableSize = 8 + 256*8 + 256
+
+// fsstEscape marks a code followed by one literal byte.
+const fsstEscape = 255
+
+// fsst decodes strings compressed with FSST: each code byte stands for a
+// symbol of up to 8 bytes of the table, except the escape, which stands
+// for the byte after it. The table's header holds "FSST" in its high 32
+// bits, whether the data is compressed at all in bit 24 (Lance leaves
+// small pages as they are) and the number of symbols in its low byte; the
+// symbols follow, then their lengths.
+func (p *page) fsst(f *enc20pb.Fsst, dt arrow.DataType, spans []span, depth int) (arrow.ArrayData, error) {
+	width := binaryOffsets(dt)
+	table := f.GetSymbolTable()
+	if width == 0 {
+		return nil, encoding.Corruptf("FSST for %s", dt)
+	}
+	if len(table) != fsstTableSize || binary.LittleEndian.Uint32(table[4:]) != 0x46535354 {
+		return nil, encoding.Corruptf("an FSST symbol table of %d bytes without its magic", len(table))
+	}
+	inner, err := p.decode(f.GetBinary(), dt, spans, depth+1)
+	if err != nil {
+		return nil, err
+	}
+	defer inner.Release()
+	header := binary.LittleEndian.Uint64(table)
+	if header&(1<<24) == 0 {
+		inner.Retain()
+		return inner, nil
+	}
+	n := int(header & 0xff)
+	lens := table[8+8*n : 8+9*n]
+	for _, l := range lens {
+		if l > 8 {
+			return nil, encoding.Corruptf("an FSST symbol of %d bytes", l)
+		}
+	}
+	symbol := func(c byte) []byte { return table[8+8*int(c) : 8+8*int(c)+int(lens[c])] }
+	in, err := binaryOf(inner)
+	if err != nil {
+		return nil, err
+	}
+	// First the decompressed size, checking every code, then the bytes.
+	var size uint64
+	for i := range in.n {
+		if !in.valid(i) {
+			continue
+		}
+		s := in.data[in.start(i):in.end(i)]
+		for k := 0; k < len(s); k++ {
+			switch c := s[k]; {
+			case c == fsstEscape:
+				if k++; k == len(s) {
+					return nil, encoding.Corruptf("an FSST string ends in an escape")
+				}
+				size++
+			case int(c) >= n:
+				return nil, encoding.Corruptf("an FSST code %d past the %d symbols", c, n)
+			default:
+				size += uint64(lens[c])
+			}
+		}
+	}
+	if width == 4 && size > math.MaxInt32 {
+		return nil, encoding.Unsupportedf("more than 2 GiB of %s values in one read: read fewer rows, or use a large type", dt)
+	}
+	offsets, err := p.allocN(in.n+1, uint64(width))
+	if err != nil {
+		return nil, err
+	}
+	out, err := p.alloc(size)
+	if err != nil {
+		return nil, err
+	}
+	out = out[:0]
+	for i := range in.n {
+		if in.valid(i) {
+			s := in.data[in.start(i):in.end(i)]
+			for k := 0; k < len(s); k++ {
+				if s[k] == fsstEscape {
+					k++
+					out = append(out, s[k])
+				} else {
+					out = append(out, symbol(s[k])...)
+				}
+			}
+		}
+		if width == 4 {
+			binary.LittleEndian.PutUint32(offsets[4*(i+1):], uint32(len(out)))
+		} else {
+			binary.LittleEndian.PutUint64(offsets[8*(i+1):], uint64(len(out)))
+		}
+	}
+	buffers := []*memory.Buffer{inner.Buffers()[0], memory.NewBufferBytes(offsets), memory.NewBufferBytes(out)}
+	nulls := 0
+	if buffers[0] != nil {
+		nulls = array.UnknownNullCount
+	}
+	return array.NewData(dt, int(in.n), buffers, nil, nulls, 0), nil
 }
