@@ -137,6 +137,7 @@ func TestWriteRoundTrip(t *testing.T) {
 			jsonColumn{"f64", arrow.PrimitiveTypes.Float64, true, manyRows(n, func(i int) string { return v(i, 5, fmt.Sprint(float64(base+i)/3)) })},
 			jsonColumn{"b", arrow.FixedWidthTypes.Boolean, true, manyRows(n, func(i int) string { return v(i, 7, fmt.Sprint((base+i)%3 == 0)) })},
 			jsonColumn{"no_b", arrow.FixedWidthTypes.Boolean, true, manyRows(n, func(int) string { return "null" })},
+			jsonColumn{"nothing", arrow.Null, true, manyRows(n, func(int) string { return "null" })},
 			jsonColumn{"date", arrow.FixedWidthTypes.Date32, true, manyRows(n, func(i int) string { return v(i, 6, fmt.Sprint(base+i)) })},
 			jsonColumn{"ts", &arrow.TimestampType{Unit: arrow.Nanosecond, TimeZone: "Europe/Paris"}, true, manyRows(n, func(i int) string { return v(i, 2, fmt.Sprint(int64(base+i)*1e12)) })},
 			jsonColumn{"s", arrow.BinaryTypes.String, true, manyRows(n, func(i int) string { return v(i, 5, fmt.Sprintf("%q", strings.Repeat("é", (base+i)%9))) })},
