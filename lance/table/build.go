@@ -12,17 +12,25 @@ import (
 )
 
 // buildManifest returns the manifest of the version t makes on top of
-// base (nil when t creates the dataset), stored in store: base's content
+// base (nil, and create set, when t creates the dataset), stored in
+// store: base's content
 // changed as t says, numbered base.Version+1, stamped with the writer,
 // the time and t itself. It returns an error wrapping ErrInvalid when t
 // does not fit base (fragments it updates are missing, a merge leaves
 // fragments out), and the errors of reading the version a restore names.
-func buildManifest(ctx context.Context, store blob.Store, opts Options, base *Manifest, t *Transaction, noTxnFiles bool) (*Manifest, error) {
+func buildManifest(ctx context.Context, store blob.Store, opts Options, base *Manifest, t *Transaction, noTxnFiles bool, create *newDataset) (*Manifest, error) {
 	var m *Manifest
 	var err error
+	stable := create != nil && create.stableRowIDs
+	if base != nil {
+		stable = base.ReaderFeatures&FeatureStableRowIDs != 0
+	}
 	switch op := t.Operation.(type) {
 	case *Overwrite:
-		m = overwriteManifest(base, op)
+		if base == nil && create == nil {
+			return nil, invalidf("creating a dataset needs its settings")
+		}
+		m = overwriteManifest(base, op, create)
 	case *Restore:
 		if m, err = restoreManifest(ctx, store, opts, base, op); err != nil {
 			return nil, err
@@ -35,10 +43,6 @@ func buildManifest(ctx context.Context, store blob.Store, opts Options, base *Ma
 		if err := apply(m, op); err != nil {
 			return nil, err
 		}
-	}
-	stable := m.ReaderFeatures&FeatureStableRowIDs != 0
-	if base != nil {
-		stable = base.ReaderFeatures&FeatureStableRowIDs != 0
 	}
 	switch op := t.Operation.(type) {
 	case *Append:
@@ -83,10 +87,10 @@ func buildManifest(ctx context.Context, store blob.Store, opts Options, base *Ma
 // numbers an overwrite's fragments from 0 again; this package goes on
 // from base's NextFragmentID, so that no fragment id of a dataset's
 // history is ever reused.
-func overwriteManifest(base *Manifest, op *Overwrite) *Manifest {
+func overwriteManifest(base *Manifest, op *Overwrite, create *newDataset) *Manifest {
 	var m *Manifest
 	if base == nil {
-		m = &Manifest{Version: 1, DataFormat: dataFormatOf(op.Fragments)}
+		m = &Manifest{Version: 1, DataFormat: create.format}
 	} else {
 		m = base.next()
 		m.Fragments = nil

@@ -89,13 +89,13 @@ func (d *Dataset) commit(ctx context.Context, t *Transaction) (*Dataset, error) 
 	if t.UUID == "" {
 		t.UUID = newUUID()
 	}
-	return commitTransaction(ctx, d.root, d.store, d.opts, d.m, d.at.Naming, t)
+	return commitTransaction(ctx, d.root, d.store, d.opts, d.m, d.at.Naming, t, nil)
 }
 
-// commitTransaction commits t on top of base (nil to create the dataset)
-// in store (the branch's root; root is the dataset's), naming manifests
-// with naming. See Dataset.commit.
-func commitTransaction(ctx context.Context, root, store blob.Store, opts Options, base *Manifest, naming Naming, t *Transaction) (*Dataset, error) {
+// commitTransaction commits t on top of base in store (the branch's root;
+// root is the dataset's), naming manifests with naming; base is nil, and
+// create set, when t creates the dataset. See Dataset.commit.
+func commitTransaction(ctx context.Context, root, store blob.Store, opts Options, base *Manifest, naming Naming, t *Transaction, create *newDataset) (*Dataset, error) {
 	noTxnFiles := base != nil && base.WriterFeatures&FeatureNoTransactionFiles != 0
 	if !noTxnFiles {
 		data, err := EncodeTransaction(t)
@@ -112,7 +112,7 @@ func commitTransaction(ctx context.Context, root, store blob.Store, opts Options
 	}
 	committer := opts.committer()
 	for range maxCommitAttempts {
-		next, err := buildManifest(ctx, store, opts, base, t, noTxnFiles)
+		next, err := buildManifest(ctx, store, opts, base, t, noTxnFiles, create)
 		if err != nil {
 			return nil, err
 		}
