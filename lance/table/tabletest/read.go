@@ -1,9 +1,9 @@
-package table
+package tabletest
 
 import (
 	"context"
 	"encoding/binary"
-	"path/filepath"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/lancens/lancens/lance/blob"
 	"github.com/lancens/lancens/lance/internal/pb/tablepb"
+	"github.com/lancens/lancens/lance/table"
 )
 
 // sdkHistory is what node/lance/write-history.mjs reports about the
@@ -46,33 +47,34 @@ var historyOperations = []string{
 	"CreateIndex", "Project", "Project", "ReserveFragments", "Rewrite", "CreateIndex",
 }
 
-// TestReadSDKDatasets reads every version of datasets the LanceDB SDK
-// wrote in each data storage version (and with V1 manifest names, and
-// with stable row ids) and checks what Go reads against what the SDK
+// ReadSDKWritten has the SDK write datasets (in newDataset's places) in
+// each data storage version, with V1 manifest names and with stable row
+// ids, and checks what Go reads in every version against what the SDK
 // reports: row counts (which need every deletion file), schemas, the
-// operation of each version, indexes, tags and branches.
-func TestReadSDKDatasets(t *testing.T) {
+// operation of each version, indexes, tags and branches; and that
+// re-encoding each manifest keeps every field.
+func ReadSDKWritten(t *testing.T, newDataset NewDataset) {
 	for _, tc := range []struct {
 		name    string
 		options map[string]string
 		format  string
-		naming  Naming
+		naming  table.Naming
 		stable  bool
 	}{
-		{"2.0", map[string]string{"new_table_data_storage_version": "2.0"}, "2.0", NamingV2, false},
-		{"2.1", map[string]string{"new_table_data_storage_version": "2.1"}, "2.1", NamingV2, false},
-		{"2.2", map[string]string{"new_table_data_storage_version": "2.2"}, "2.2", NamingV2, false},
-		{"V1 names", map[string]string{"new_table_enable_v2_manifest_paths": "false"}, "2.2", NamingV1, false},
-		{"stable row ids", map[string]string{"new_table_enable_stable_row_ids": "true"}, "2.2", NamingV2, true},
+		{"2.0", map[string]string{"new_table_data_storage_version": "2.0"}, "2.0", table.NamingV2, false},
+		{"2.1", map[string]string{"new_table_data_storage_version": "2.1"}, "2.1", table.NamingV2, false},
+		{"2.2", map[string]string{"new_table_data_storage_version": "2.2"}, "2.2", table.NamingV2, false},
+		{"V1 names", map[string]string{"new_table_enable_v2_manifest_paths": "false"}, "2.2", table.NamingV1, false},
+		{"stable row ids", map[string]string{"new_table_enable_stable_row_ids": "true"}, "2.2", table.NamingV2, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
-			dir := t.TempDir()
+			ds := newDataset(t)
 			var want sdkHistory
-			runNodeJSON(t, &want, "write-history.mjs", dir, "t", mustJSON(t, tc.options))
-			uri := filepath.Join(dir, "t.lance")
-			root := blob.NewDir(uri)
-			d, err := Open(ctx, root, Options{URI: uri})
+			runNodeJSON(t, &want, "write-history.mjs", ds.DB, ds.Name, mustJSON(t, merged(ds.Options, tc.options)))
+			uri := ds.URI()
+			root := ds.Store
+			d, err := table.Open(ctx, root, table.Options{URI: uri})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -87,7 +89,7 @@ func TestReadSDKDatasets(t *testing.T) {
 			if len(versions) != len(want.Versions) {
 				t.Fatalf("%d versions, SDK lists %d", len(versions), len(want.Versions))
 			}
-			sawKinds := map[DeletionKind]bool{}
+			sawKinds := map[table.DeletionKind]bool{}
 			for i, w := range want.Versions {
 				if versions[i].Version != w.Version || versions[i].Naming != tc.naming {
 					t.Errorf("version %d listed as %+v", w.Version, versions[i])
@@ -113,7 +115,7 @@ func TestReadSDKDatasets(t *testing.T) {
 				if m.WriterVersion.Library != "lance" || m.WriterVersion.Version != "12.0.0" {
 					t.Errorf("version %d: writer %+v", w.Version, m.WriterVersion)
 				}
-				if got := (m.ReaderFeatures & FeatureStableRowIDs) != 0; got != tc.stable {
+				if got := (m.ReaderFeatures & table.FeatureStableRowIDs) != 0; got != tc.stable {
 					t.Errorf("version %d: reader features %v", w.Version, m.ReaderFeatures)
 				}
 				if m.Transaction == nil || m.Transaction.Operation.Name() != historyOperations[i] {
@@ -134,7 +136,7 @@ func TestReadSDKDatasets(t *testing.T) {
 				}
 				checkManifestRoundTrip(t, ctx, root, versions[i])
 			}
-			if !sawKinds[DeletionArrow] || !sawKinds[DeletionBitmap] {
+			if !sawKinds[table.DeletionArrow] || !sawKinds[table.DeletionBitmap] {
 				t.Errorf("deletion file kinds seen: %v, want both", sawKinds)
 			}
 
@@ -149,7 +151,7 @@ func TestReadSDKDatasets(t *testing.T) {
 			for _, w := range want.Indexes {
 				// The SDK lists one index per name, with the uuid of one of
 				// its deltas.
-				i := slices.IndexFunc(m.Indexes, func(ix *Index) bool { return ix.UUID == w.UUID })
+				i := slices.IndexFunc(m.Indexes, func(ix *table.Index) bool { return ix.UUID == w.UUID })
 				if i < 0 {
 					t.Errorf("index %s (%s) missing", w.Name, w.UUID)
 					continue
@@ -199,7 +201,7 @@ func TestReadSDKDatasets(t *testing.T) {
 				if branches[i].Name != w.Name || branches[i].ParentVersion != w.ParentVersion || branches[i].Parent != "" {
 					t.Errorf("branch %+v, SDK lists %+v", branches[i], w)
 				}
-				b, err := OpenBranch(ctx, root, w.Name, Options{URI: uri})
+				b, err := table.OpenBranch(ctx, root, w.Name, table.Options{URI: uri})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -220,7 +222,7 @@ func TestReadSDKDatasets(t *testing.T) {
 						}
 					}
 				}
-				if _, err := OpenBranch(ctx, root, w.Name, Options{}); err != nil {
+				if _, err := table.OpenBranch(ctx, root, w.Name, table.Options{}); err != nil {
 					t.Errorf("opening a branch without a URI: %v", err)
 				}
 			}
@@ -230,25 +232,25 @@ func TestReadSDKDatasets(t *testing.T) {
 
 // checkTransactionFile checks that the transaction file m names holds the
 // transaction inline in m.
-func checkTransactionFile(t *testing.T, ctx context.Context, root blob.Store, m *Manifest) {
+func checkTransactionFile(t *testing.T, ctx context.Context, root blob.Store, m *table.Manifest) {
 	t.Helper()
 	store := root
 	if m.Branch != "" {
 		store = blob.Sub(root, "tree/"+m.Branch)
 	}
-	data, err := blob.ReadAll(ctx, store, "_transactions/"+m.TransactionFile, maxTransactionBytes)
+	data, err := blob.ReadAll(ctx, store, "_transactions/"+m.TransactionFile, 64<<20)
 	if err != nil {
 		t.Fatalf("version %d: %v", m.Version, err)
 	}
-	txn, err := DecodeTransaction(data)
+	txn, err := table.DecodeTransaction(data)
 	if err != nil {
 		t.Fatalf("version %d: %v", m.Version, err)
 	}
 	if txn.UUID != m.Transaction.UUID || txn.ReadVersion != m.Transaction.ReadVersion || txn.Operation.Name() != m.Transaction.Operation.Name() {
 		t.Errorf("version %d: transaction file %+v, inline %+v", m.Version, txn, m.Transaction)
 	}
-	if m.TransactionFile != transactionName(txn) {
-		t.Errorf("version %d: transaction file %s for transaction %s", m.Version, m.TransactionFile, transactionName(txn))
+	if name := fmt.Sprintf("%d-%s.txn", txn.ReadVersion, txn.UUID); m.TransactionFile != name {
+		t.Errorf("version %d: transaction file %s for transaction %s", m.Version, m.TransactionFile, name)
 	}
 }
 
@@ -256,19 +258,19 @@ func checkTransactionFile(t *testing.T, ctx context.Context, root blob.Store, m 
 // keeps every field of it: the manifest, its index section and its
 // transaction compare equal as protocol buffer messages (the positions of
 // the sections aside).
-func checkManifestRoundTrip(t *testing.T, ctx context.Context, root blob.Store, info VersionInfo) {
+func checkManifestRoundTrip(t *testing.T, ctx context.Context, root blob.Store, info table.VersionInfo) {
 	t.Helper()
-	orig, err := blob.ReadAll(ctx, root, info.Path, DefaultMaxManifestBytes)
+	orig, err := blob.ReadAll(ctx, root, info.Path, table.DefaultMaxManifestBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := DecodeManifest(orig)
+	m, err := table.DecodeManifest(orig)
 	if err != nil {
 		t.Fatal(err)
 	}
 	compared := []string{"manifest", "index section", "transaction"}
 	switch m.Transaction.Operation.(type) {
-	case *Append, *Delete, *Overwrite, *Merge, *Restore, *ReserveFragments, *Clone:
+	case *table.Append, *table.Delete, *table.Overwrite, *table.Merge, *table.Restore, *table.ReserveFragments, *table.Clone:
 	default:
 		// Operations this package does not write, or writes without all
 		// that Lance 12 records for them (a projection's field 2, a
@@ -276,7 +278,7 @@ func checkManifestRoundTrip(t *testing.T, ctx context.Context, root blob.Store, 
 		compared = compared[:2]
 		m.Transaction = nil
 	}
-	again, err := EncodeManifest(m)
+	again, err := table.EncodeManifest(m)
 	if err != nil {
 		t.Fatalf("version %d: %v", info.Version, err)
 	}
@@ -296,17 +298,14 @@ func manifestSections(t *testing.T, data []byte) [3]proto.Message {
 	n := len(data)
 	pos := binary.LittleEndian.Uint64(data[n-16:])
 	body := data[:n-16]
-	msg, _, err := sectionAt(body, pos, "manifest")
-	if err != nil {
-		t.Fatal(err)
-	}
+	msg := section(t, body, pos)
 	var m tablepb.Manifest
 	if err := proto.Unmarshal(msg, &m); err != nil {
 		t.Fatal(err)
 	}
 	out := [3]proto.Message{&m, (*tablepb.IndexSection)(nil), (*tablepb.Transaction)(nil)}
 	if m.IndexSection != nil {
-		raw, _, _ := sectionAt(body, m.GetIndexSection(), "")
+		raw := section(t, body, m.GetIndexSection())
 		s := &tablepb.IndexSection{}
 		if err := proto.Unmarshal(raw, s); err != nil {
 			t.Fatal(err)
@@ -314,7 +313,7 @@ func manifestSections(t *testing.T, data []byte) [3]proto.Message {
 		out[1] = s
 	}
 	if m.TransactionSection != nil {
-		raw, _, _ := sectionAt(body, m.GetTransactionSection(), "")
+		raw := section(t, body, m.GetTransactionSection())
 		s := &tablepb.Transaction{}
 		if err := proto.Unmarshal(raw, s); err != nil {
 			t.Fatal(err)
@@ -323,4 +322,17 @@ func manifestSections(t *testing.T, data []byte) [3]proto.Message {
 	}
 	m.IndexSection, m.TransactionSection = nil, nil
 	return out
+}
+
+// section returns the length-prefixed message at pos of body.
+func section(t *testing.T, body []byte, pos uint64) []byte {
+	t.Helper()
+	if pos+4 > uint64(len(body)) {
+		t.Fatalf("a section at %d is past the end (%d)", pos, len(body))
+	}
+	n := uint64(binary.LittleEndian.Uint32(body[pos:]))
+	if pos+4+n > uint64(len(body)) {
+		t.Fatalf("a section of %d bytes at %d overruns the manifest (%d)", n, pos, len(body))
+	}
+	return body[pos+4 : pos+4+n]
 }

@@ -1,4 +1,4 @@
-package table
+package tabletest
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/lancens/lancens/lance/blob"
 	"github.com/lancens/lancens/lance/schema"
+	"github.com/lancens/lancens/lance/table"
 )
 
 // sourceFiles are the data files of the dataset node/lance/write-source.mjs
@@ -19,8 +20,8 @@ import (
 // double_id, and the schema of the first three fields.
 type sourceFiles struct {
 	schema *schema.Schema
-	base   [3]*Fragment // one data file each: id, name, vec
-	extra  [3]DataFile  // double_id
+	base   [3]*table.Fragment // one data file each: id, name, vec
+	extra  [3]table.DataFile  // double_id
 }
 
 // copySource writes the source dataset with the SDK (in storage options
@@ -28,8 +29,8 @@ type sourceFiles struct {
 func copySource(t *testing.T, ctx context.Context, dst blob.Store, opts map[string]string) sourceFiles {
 	t.Helper()
 	dir := t.TempDir()
-	runNode(t, "write-source.mjs", dir, "s", mustJSON(t, opts))
-	src, err := Open(ctx, blob.NewDir(filepath.Join(dir, "s.lance")), Options{})
+	RunNode(t, "write-source.mjs", dir, "s", mustJSON(t, opts))
+	src, err := table.Open(ctx, blob.NewDir(filepath.Join(dir, "s.lance")), table.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +58,7 @@ func copySource(t *testing.T, ctx context.Context, dst blob.Store, opts map[stri
 				t.Fatal(err)
 			}
 		}
-		out.base[i] = &Fragment{PhysicalRows: f.PhysicalRows, Files: []DataFile{f.Files[0]}}
+		out.base[i] = &table.Fragment{PhysicalRows: f.PhysicalRows, Files: []table.DataFile{f.Files[0]}}
 		out.extra[i] = f.Files[1]
 	}
 	return out
@@ -98,24 +99,24 @@ type sdkReport struct {
 // goHistory builds a dataset in root with every operation of this
 // package, from the source's data files, and returns the ids of its rows
 // at the end. uri is the dataset's location as Lance names it.
-func goHistory(t *testing.T, ctx context.Context, root blob.Store, uri string, src sourceFiles, now time.Time) *Dataset {
+func goHistory(t *testing.T, ctx context.Context, root blob.Store, uri string, src sourceFiles) *table.Dataset {
 	t.Helper()
-	opts := Options{URI: uri}
-	step := func(d *Dataset, err error) *Dataset {
+	opts := table.Options{URI: uri}
+	step := func(d *table.Dataset, err error) *table.Dataset {
 		t.Helper()
 		if err != nil {
 			t.Fatal(err)
 		}
 		return d
 	}
-	d := step(Create(ctx, root, src.schema, []*Fragment{src.base[0]}, CreateOptions{Options: opts}))
-	d = step(d.Append(ctx, []*Fragment{src.base[1], src.base[2]}))
+	d := step(table.Create(ctx, root, src.schema, []*table.Fragment{src.base[0]}, table.CreateOptions{Options: opts}))
+	d = step(d.Append(ctx, []*table.Fragment{src.base[1], src.base[2]}))
 	fragIndex := map[uint64]int{}
 	for i, f := range d.Manifest().Fragments {
 		fragIndex[f.ID] = i
 	}
 	d = step(d.AddColumns(ctx, []*schema.Field{{Name: "double_id", LogicalType: "int64", Nullable: true}},
-		func(_ context.Context, f *Fragment, fields []*schema.Field) (DataFile, error) {
+		func(_ context.Context, f *table.Fragment, fields []*schema.Field) (table.DataFile, error) {
 			df := src.extra[fragIndex[f.ID]]
 			df.Fields = []int32{fields[0].ID}
 			return df, nil
@@ -140,19 +141,18 @@ func goHistory(t *testing.T, ctx context.Context, root blob.Store, uri string, s
 	return d
 }
 
-// TestSDKReadsGoDatasets writes a dataset with every operation of this
-// package and has the LanceDB SDK open it, read it (rows, a filter, a
-// vector search, tags, a branch, the versions cleanup kept), index it and
-// write on top; Go then reads the SDK's versions back.
-func TestSDKReadsGoDatasets(t *testing.T) {
+// SDKReadsGoWritten writes a dataset (in newDataset's place) with every
+// operation of lance/table and has the LanceDB SDK open it, read it (rows,
+// a filter, a vector search, tags, a branch, the versions cleanup kept),
+// index it and write on top; Go then reads the SDK's versions back.
+func SDKReadsGoWritten(t *testing.T, newDataset NewDataset) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	uri := filepath.Join(dir, "g.lance")
-	root := blob.NewDir(uri)
+	ds := newDataset(t)
+	root := ds.Store
 	src := copySource(t, ctx, root, map[string]string{})
-	d := goHistory(t, ctx, root, uri, src, time.Now())
+	d := goHistory(t, ctx, root, ds.URI(), src)
 
-	stats, err := d.Cleanup(ctx, CleanupOptions{Before: time.Now().Add(time.Second), DeleteUnverified: true})
+	stats, err := d.Cleanup(ctx, table.CleanupOptions{Before: time.Now().Add(time.Second), DeleteUnverified: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestSDKReadsGoDatasets(t *testing.T) {
 	}
 
 	var got sdkReport
-	runNodeJSON(t, &got, "check-dataset.mjs", dir, "g", "{}")
+	runNodeJSON(t, &got, "check-dataset.mjs", ds.DB, ds.Name, mustJSON(t, ds.Options))
 	var wantIDs []int64
 	for _, r := range [][2]int64{{0, 1000}, {7000, 8000}, {8010, 9000}} {
 		for id := r[0]; id < r[1]; id++ {
