@@ -53,10 +53,20 @@ func buildManifest(ctx context.Context, store blob.Store, opts Options, base *Ma
 		if err := assignFragmentIDs(m, op.Fragments, stable); err != nil {
 			return nil, err
 		}
+	case *Update:
+		if err := assignFragmentIDs(m, op.New, stable); err != nil {
+			return nil, err
+		}
 	case *Rewrite:
 		for _, g := range op.Groups {
+			first := len(m.Fragments)
 			if err := assignFragmentIDs(m, g.New, false); err != nil {
 				return nil, err
+			}
+			if stable {
+				// Rows keep their ids, which is what indexes hold: an index
+				// covering the old fragments covers the new ones.
+				moveIndexCoverage(m, g.Old, m.Fragments[first:])
 			}
 		}
 	}
@@ -163,19 +173,14 @@ func apply(m *Manifest, op Operation) error {
 	case *Append:
 		// Fragments are added with their ids, after this switch.
 	case *Delete:
-		removed := idSet(op.Removed)
-		for _, id := range op.Removed {
-			if m.Fragment(id) == nil {
-				return invalidf("a delete removes fragment %d, which version %d does not have", id, m.Version-1)
-			}
+		if err := replaceFragments(m, op.Updated, op.Removed); err != nil {
+			return err
 		}
-		m.Fragments = slices.DeleteFunc(m.Fragments, func(f *Fragment) bool { return removed[f.ID] })
-		for _, u := range op.Updated {
-			i := slices.IndexFunc(m.Fragments, func(f *Fragment) bool { return f.ID == u.ID })
-			if i < 0 {
-				return invalidf("a delete updates fragment %d, which version %d does not have", u.ID, m.Version-1)
-			}
-			m.Fragments[i] = u.Clone()
+		retainIndexes(m)
+	case *Update:
+		// The new fragments are added with their ids, after this switch.
+		if err := replaceFragments(m, op.Updated, op.Removed); err != nil {
+			return err
 		}
 		retainIndexes(m)
 	case *Merge:
@@ -218,6 +223,27 @@ func apply(m *Manifest, op Operation) error {
 	return nil
 }
 
+// replaceFragments replaces fragments of m by the updated ones of the same
+// ids and removes those in removed. It returns an error wrapping
+// ErrInvalid for an id m lacks.
+func replaceFragments(m *Manifest, updated []*Fragment, removed []uint64) error {
+	gone := idSet(removed)
+	for _, id := range removed {
+		if m.Fragment(id) == nil {
+			return invalidf("fragment %d is removed, but version %d does not have it", id, m.Version-1)
+		}
+	}
+	m.Fragments = slices.DeleteFunc(m.Fragments, func(f *Fragment) bool { return gone[f.ID] })
+	for _, u := range updated {
+		i := slices.IndexFunc(m.Fragments, func(f *Fragment) bool { return f.ID == u.ID })
+		if i < 0 {
+			return invalidf("fragment %d is updated, but version %d does not have it", u.ID, m.Version-1)
+		}
+		m.Fragments[i] = u.Clone()
+	}
+	return nil
+}
+
 // assignFragmentIDs gives each of fs the next fragment id of m, gives it
 // stable row ids and row versions when the dataset keeps them, and adds
 // it to m.
@@ -236,6 +262,25 @@ func assignFragmentIDs(m *Manifest, fs []*Fragment, stable bool) error {
 		m.Fragments = append(m.Fragments, c)
 	}
 	return nil
+}
+
+// moveIndexCoverage makes every index covering all of old cover fresh
+// instead.
+func moveIndexCoverage(m *Manifest, old, fresh []*Fragment) {
+	for _, ix := range m.Indexes {
+		if ix.Fragments == nil || !slices.ContainsFunc(old, func(f *Fragment) bool { return ix.Fragments.Contains(uint32(f.ID)) }) {
+			continue
+		}
+		if slices.ContainsFunc(old, func(f *Fragment) bool { return !ix.Fragments.Contains(uint32(f.ID)) }) {
+			continue // compaction never groups covered and uncovered fragments
+		}
+		for _, f := range old {
+			ix.Fragments.Remove(uint32(f.ID))
+		}
+		for _, f := range fresh {
+			ix.Fragments.Add(uint32(f.ID))
+		}
+	}
 }
 
 // retainIndexes drops the indexes a change of schema or fragments left

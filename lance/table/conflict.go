@@ -7,7 +7,7 @@ package table
 //   - Appends and reservations of fragment ids go on top of anything that
 //     leaves the schema and the fragments' meaning alone; an overwrite or
 //     a restore meanwhile makes them incompatible.
-//   - Deletes and compactions touch given fragments: any other change to
+//   - Deletes, updates and compactions touch given fragments: any other change to
 //     those fragments (a delete, an update, a compaction, a replacement of
 //     their data) is a retryable conflict, as is a merge, which rewrites
 //     every fragment. Deletions are not merged into each other: two
@@ -62,8 +62,13 @@ func conflict(t, other *Transaction, v uint64) error {
 		return nil
 
 	case *Delete:
-		touched := idSet(mine.Removed, fragmentIDs(mine.Updated))
-		if touches(other.Operation, touched) {
+		if touches(other.Operation, idSet(mine.Removed, fragmentIDs(mine.Updated))) {
+			return retry
+		}
+		return nil
+
+	case *Update:
+		if touches(other.Operation, idSet(mine.Removed, fragmentIDs(mine.Updated))) {
 			return retry
 		}
 		return nil

@@ -78,6 +78,9 @@ func (d *Dataset) Append(ctx context.Context, fragments []*Fragment) (*Dataset, 
 	if err := checkFragments(d.m.Schema, fragments, maxFieldID(d.m)); err != nil {
 		return nil, err
 	}
+	if err := checkFileFormat(d.m, fragments); err != nil {
+		return nil, err
+	}
 	return d.commit(ctx, &Transaction{Operation: &Append{Fragments: fragments}})
 }
 
@@ -108,22 +111,62 @@ func (d *Dataset) Overwrite(ctx context.Context, sch *schema.Schema, fragments [
 // version lacks or an offset beyond a fragment's rows, and the errors of
 // reading the old deletion files and of committing.
 func (d *Dataset) Delete(ctx context.Context, rows map[uint64]*roaring.Bitmap, predicate string) (*Dataset, error) {
-	op := &Delete{Predicate: predicate}
+	updated, removed, err := d.deleteRows(ctx, rows)
+	if err != nil {
+		return nil, err
+	}
+	if len(updated) == 0 && len(removed) == 0 {
+		return d, nil
+	}
+	return d.commit(ctx, &Transaction{Operation: &Delete{Updated: updated, Removed: removed, Predicate: predicate}})
+}
+
+// Update deletes rows by offset (as Delete does) and adds fragments
+// holding their new values, and any new rows, in one version: Lance's
+// Update in its rewrite-rows mode, which updates and merge-inserts are
+// made of. In a dataset with stable row ids, new fragments keep the row
+// ids they carry (a caller that moves rows gives them theirs) and get new
+// ones otherwise. It returns the errors of Delete and Append.
+func (d *Dataset) Update(ctx context.Context, rows map[uint64]*roaring.Bitmap, fragments []*Fragment) (*Dataset, error) {
+	if err := checkFragments(d.m.Schema, fragments, maxFieldID(d.m)); err != nil {
+		return nil, err
+	}
+	if err := checkFileFormat(d.m, fragments); err != nil {
+		return nil, err
+	}
+	updated, removed, err := d.deleteRows(ctx, rows)
+	if err != nil {
+		return nil, err
+	}
+	if len(updated) == 0 && len(removed) == 0 && len(fragments) == 0 {
+		return d, nil
+	}
+	return d.commit(ctx, &Transaction{Operation: &Update{Updated: updated, Removed: removed, New: fragments}})
+}
+
+// deleteRows stores the deletion files of deleting rows (fragment id to
+// offsets) and returns the fragments they update and those left empty. It
+// returns an error wrapping ErrInvalid for a fragment the version lacks or
+// an offset beyond a fragment's rows, and the errors of reading the old
+// deletion files and storing the new ones.
+func (d *Dataset) deleteRows(ctx context.Context, rows map[uint64]*roaring.Bitmap) ([]*Fragment, []uint64, error) {
+	var updated []*Fragment
+	var removed []uint64
 	for _, id := range slices.Sorted(maps.Keys(rows)) {
 		add := rows[id]
 		f := d.m.Fragment(id)
 		if f == nil {
-			return nil, invalidf("version %d has no fragment %d", d.m.Version, id)
+			return nil, nil, invalidf("version %d has no fragment %d", d.m.Version, id)
 		}
 		if add.IsEmpty() {
 			continue
 		}
 		if uint64(add.Maximum()) >= f.PhysicalRows {
-			return nil, invalidf("fragment %d has %d rows; row %d cannot be deleted", id, f.PhysicalRows, add.Maximum())
+			return nil, nil, invalidf("fragment %d has %d rows; row %d cannot be deleted", id, f.PhysicalRows, add.Maximum())
 		}
 		deleted, err := d.Deletions(ctx, f)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		before := deleted.GetCardinality()
 		deleted.Or(add)
@@ -132,24 +175,21 @@ func (d *Dataset) Delete(ctx context.Context, rows map[uint64]*roaring.Bitmap, p
 		case n == before:
 			continue
 		case n == f.PhysicalRows:
-			op.Removed = append(op.Removed, id)
+			removed = append(removed, id)
 			continue
 		}
 		kind, data, err := EncodeDeletions(deleted)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		u := f.Clone()
 		u.Deletion = &DeletionFile{Kind: kind, ReadVersion: d.m.Version, ID: randomUint64(), NumDeleted: n}
 		if err := blob.Put(ctx, d.store, deletionsDir+deletionName(id, u.Deletion), data); err != nil {
-			return nil, fmt.Errorf("storing a deletion file: %w", err)
+			return nil, nil, fmt.Errorf("storing a deletion file: %w", err)
 		}
-		op.Updated = append(op.Updated, u)
+		updated = append(updated, u)
 	}
-	if len(op.Updated) == 0 && len(op.Removed) == 0 {
-		return d, nil
-	}
-	return d.commit(ctx, &Transaction{Operation: op})
+	return updated, removed, nil
 }
 
 // ColumnWriter writes, for one fragment, a data file holding the values
@@ -196,6 +236,9 @@ func (d *Dataset) AddColumns(ctx context.Context, fields []*schema.Field, write 
 		c := f.Clone()
 		c.Files = append(c.Files, df)
 		frags[i] = c
+		if err := checkFileFormat(d.m, []*Fragment{{Files: []DataFile{df}}}); err != nil {
+			return nil, err
+		}
 	}
 	return d.commit(ctx, &Transaction{Operation: &Merge{Fragments: frags, Schema: sch}})
 }
@@ -276,6 +319,20 @@ func checkFragments(sch *schema.Schema, fs []*Fragment, maxID int32) error {
 				if id != FieldTombstone && !ids[id] && id > maxID {
 					return invalidf("data file %s holds field %d, which the schema does not have", df.Path, id)
 				}
+			}
+		}
+	}
+	return nil
+}
+
+// checkFileFormat returns an error wrapping ErrUnsupported when a data
+// file of fs is not of m's data format: all files of a dataset share one
+// format version, which its manifest declares.
+func checkFileFormat(m *Manifest, fs []*Fragment) error {
+	for _, f := range fs {
+		for _, df := range f.Files {
+			if v := fileVersionName(df.MajorVersion, df.MinorVersion); v != m.DataFormat.Version {
+				return unsupportedf("data file %s is format %s; the dataset's files are %s", df.Path, v, m.DataFormat.Version)
 			}
 		}
 	}

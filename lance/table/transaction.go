@@ -31,8 +31,8 @@ type Transaction struct {
 }
 
 // Operation is one of the operations of the format. This package writes
-// Append, Delete, Overwrite, Merge, Project, Restore, Rewrite,
-// ReserveFragments and Clone, and reads every kind Lance writes (those it does not
+// Append, Delete, Update (rewriting rows), Overwrite, Merge, Project,
+// Restore, Rewrite, ReserveFragments and Clone, and reads every kind Lance writes (those it does not
 // act on are *OtherOperation) to check its commits against them.
 type Operation interface {
 	// Name is Lance's name of the operation ("Append", "Delete", …).
@@ -347,6 +347,12 @@ func transactionToProto(t *Transaction) (*tablepb.Transaction, error) {
 		p.Operation = &tablepb.Transaction_Rewrite_{Rewrite: rw}
 	case *ReserveFragments:
 		p.Operation = &tablepb.Transaction_ReserveFragments_{ReserveFragments: &tablepb.Transaction_ReserveFragments{NumFragments: op.N}}
+	case *Update:
+		p.Operation = &tablepb.Transaction_Update_{Update: &tablepb.Transaction_Update{
+			RemovedFragmentIds: op.Removed, UpdatedFragments: fragmentsToProto(op.Updated),
+			NewFragments: fragmentsToProto(op.New), FieldsModified: op.FieldsModified,
+			UpdateMode: tablepb.Transaction_REWRITE_ROWS,
+		}}
 	case *Clone:
 		c := &tablepb.Transaction_Clone{IsShallow: op.Shallow, RefVersion: op.RefVersion, RefPath: op.RefPath}
 		if op.RefName != "" {

@@ -5,11 +5,14 @@
 // with it), appends rows, deletes some and merges (updates and inserts),
 // and reports the result, which the Go test reads back.
 //
-//   node check-dataset.mjs <dir> <table> '<storage options as JSON>'
+// With a fourth argument "read", it only reads: rows, ids, and a vector
+// search (which uses the index if there is one).
+//
+//   node check-dataset.mjs <dir> <table> '<storage options as JSON>' [read]
 import * as lancedb from "@lancedb/lancedb";
-import { sourceRows, vector } from "./rows.mjs";
+import { makeRows, vector } from "./rows.mjs";
 
-const [dir, name, optsJSON] = process.argv.slice(2);
+const [dir, name, optsJSON, mode] = process.argv.slice(2);
 const storageOptions = JSON.parse(optsJSON || "{}");
 const db = await lancedb.connect(dir, { storageOptions });
 const t = await db.openTable(name, [], { storageOptions });
@@ -21,6 +24,12 @@ const nearest = async (id) => {
   const hits = await t.query().nearestTo(vector(id)).nprobes(2).refineFactor(100).limit(1).toArray();
   return { id: Number(hits[0].id), distance: hits[0]._distance };
 };
+if (mode === "read") {
+  const all = await ids();
+  const probe = all[Math.floor(all.length / 2)];
+  console.log(JSON.stringify({ version: await t.version(), rows: await t.countRows(), ids: all, probe, nearest: await nearest(probe), indexes: (await t.listIndices()).length }));
+  process.exit(0);
+}
 const schema = await t.schema();
 const report = {
   version: await t.version(),
@@ -48,8 +57,8 @@ for (const b of report.branches) {
 
 await t.createIndex("vec", { config: lancedb.Index.ivfPq({ numPartitions: 2, numSubVectors: 2 }) });
 report.indexedNearest = await nearest(probe);
-await t.add(sourceRows(50000, 100, schema));
+await t.add(makeRows(50000, 100, schema));
 await t.delete("id % 10 = 3");
-await t.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(sourceRows(50090, 20, schema));
+await t.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(makeRows(50090, 20, schema));
 report.after = { version: await t.version(), rows: await t.countRows(), ids: await ids() };
 console.log(JSON.stringify(report));

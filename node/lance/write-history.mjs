@@ -49,7 +49,8 @@ await t.optimize({ cleanupOlderThan: new Date(0) });   // compaction; no cleanup
 const versions = [];
 for (const v of await t.listVersions()) {
   await t.checkout(v.version);
-  versions.push({ version: v.version, rows: await t.countRows(), fields: (await t.schema()).fields.map((f) => f.name) });
+  const ids = (await t.query().select(["id"]).toArray()).map((r) => Number(r.id));
+  versions.push({ version: v.version, rows: await t.countRows(), idSum: ids.reduce((a, b) => a + b, 0), fields: (await t.schema()).fields.map((f) => f.name) });
 }
 await t.checkoutLatest();
 const indexes = (await t.listIndices()).map((ix) => ({ name: ix.name, columns: ix.columns, uuid: ix.indexUuid, type: ix.typeUrl }));

@@ -2,66 +2,56 @@ package tabletest
 
 import (
 	"context"
-	"path/filepath"
+	"fmt"
+	"math"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/lancens/lancens/lance/blob"
+	"github.com/lancens/lancens/lance/file"
 	"github.com/lancens/lancens/lance/schema"
 	"github.com/lancens/lancens/lance/table"
 )
 
-// sourceFiles are the data files of the dataset node/lance/write-source.mjs
-// writes, copied into another dataset: per fragment (ids 0–7999,
-// 8000–8999, 9000–9999), its file of id, name and vec and its file of
-// double_id, and the schema of the first three fields.
-type sourceFiles struct {
-	schema *schema.Schema
-	base   [3]*table.Fragment // one data file each: id, name, vec
-	extra  [3]table.DataFile  // double_id
-}
+// dim is the vectors' dimension, as in node/lance/rows.mjs.
+const dim = 8
 
-// copySource writes the source dataset with the SDK (in storage options
-// opts) and copies its data files into dst's data/.
-func copySource(t *testing.T, ctx context.Context, dst blob.Store, opts map[string]string) sourceFiles {
-	t.Helper()
-	dir := t.TempDir()
-	RunNode(t, "write-source.mjs", dir, "s", mustJSON(t, opts))
-	src, err := table.Open(ctx, blob.NewDir(filepath.Join(dir, "s.lance")), table.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := src.Manifest()
-	if len(m.Fragments) != 3 {
-		t.Fatalf("the source has %d fragments", len(m.Fragments))
-	}
-	var out sourceFiles
-	out.schema = m.Schema.Clone()
-	out.schema.Fields = slices.DeleteFunc(out.schema.Fields, func(f *schema.Field) bool { return f.Name == "double_id" })
-	for i, f := range m.Fragments {
-		if len(f.Files) != 2 {
-			t.Fatalf("source fragment %d has %d data files", f.ID, len(f.Files))
+// rowSchema is node/lance/rows.mjs's schema: an id, a name (null for ids
+// divisible by 7) and a vector.
+var rowSchema = arrow.NewSchema([]arrow.Field{
+	{Name: "id", Type: arrow.PrimitiveTypes.Int64},
+	{Name: "name", Type: arrow.BinaryTypes.String, Nullable: true},
+	{Name: "vec", Type: arrow.FixedSizeListOfField(dim, arrow.Field{Name: "item", Type: arrow.PrimitiveTypes.Float32, Nullable: true}), Nullable: true},
+}, nil)
+
+// goRows returns the rows of ids [start, start+n) that node/lance/rows.mjs
+// makes: vector element j of row i is sin(i·8 + j).
+func goRows(start, n int) arrow.RecordBatch {
+	b := array.NewRecordBuilder(memory.DefaultAllocator, rowSchema)
+	defer b.Release()
+	ids := b.Field(0).(*array.Int64Builder)
+	names := b.Field(1).(*array.StringBuilder)
+	vecs := b.Field(2).(*array.FixedSizeListBuilder)
+	vals := vecs.ValueBuilder().(*array.Float32Builder)
+	for i := start; i < start+n; i++ {
+		ids.Append(int64(i))
+		if i%7 == 0 {
+			names.AppendNull()
+		} else {
+			names.Append(fmt.Sprint("row ", i))
 		}
-		for _, df := range f.Files {
-			s, p, err := src.DataFile(ctx, &df)
-			if err != nil {
-				t.Fatal(err)
-			}
-			data, err := blob.ReadAll(ctx, s, p, 1<<30)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := blob.Put(ctx, dst, "data/"+df.Path, data); err != nil {
-				t.Fatal(err)
-			}
+		vecs.Append(true)
+		for j := range dim {
+			vals.Append(float32(math.Sin(float64(i*dim + j))))
 		}
-		out.base[i] = &table.Fragment{PhysicalRows: f.PhysicalRows, Files: []table.DataFile{f.Files[0]}}
-		out.extra[i] = f.Files[1]
 	}
-	return out
+	return b.NewRecordBatch()
 }
 
 // sdkReport is what node/lance/check-dataset.mjs reports.
@@ -89,19 +79,23 @@ type sdkReport struct {
 		ID       int64
 		Distance float64
 	}
-	After struct {
+	Indexes int
+	After   struct {
 		Version uint64
 		Rows    uint64
 		IDs     []int64
 	}
 }
 
-// goHistory builds a dataset in root with every operation of this
-// package, from the source's data files, and returns the ids of its rows
-// at the end. uri is the dataset's location as Lance names it.
-func goHistory(t *testing.T, ctx context.Context, root blob.Store, uri string, src sourceFiles) *table.Dataset {
+// goHistory builds a dataset in root with every operation of lance/table,
+// writing its data with lance/file, and returns its last version: ids
+// 0–7999 (one fragment), 8000–9999 (two), an added column, deletes (a
+// bitmap, an Arrow file, a whole fragment), a rename, a drop, a tag, a
+// restore, a compaction and a branch. uri is the dataset's location as
+// Lance names it.
+func goHistory(t *testing.T, ctx context.Context, ds Dataset) *table.Dataset {
 	t.Helper()
-	opts := table.Options{URI: uri}
+	root := ds.Store
 	step := func(d *table.Dataset, err error) *table.Dataset {
 		t.Helper()
 		if err != nil {
@@ -109,18 +103,27 @@ func goHistory(t *testing.T, ctx context.Context, root blob.Store, uri string, s
 		}
 		return d
 	}
-	d := step(table.Create(ctx, root, src.schema, []*table.Fragment{src.base[0]}, table.CreateOptions{Options: opts}))
-	d = step(d.Append(ctx, []*table.Fragment{src.base[1], src.base[2]}))
-	fragIndex := map[uint64]int{}
-	for i, f := range d.Manifest().Fragments {
-		fragIndex[f.ID] = i
+	sch, err := schema.FromArrow(rowSchema)
+	if err != nil {
+		t.Fatal(err)
 	}
-	d = step(d.AddColumns(ctx, []*schema.Field{{Name: "double_id", LogicalType: "int64", Nullable: true}},
-		func(_ context.Context, f *table.Fragment, fields []*schema.Field) (table.DataFile, error) {
-			df := src.extra[fragIndex[f.ID]]
-			df.Fields = []int32{fields[0].ID}
-			return df, nil
-		}))
+	if _, err := sch.AssignIDs(0); err != nil {
+		t.Fatal(err)
+	}
+	write := func(start, n int) []*table.Fragment {
+		t.Helper()
+		rec := goRows(start, n)
+		defer rec.Release()
+		frags, err := table.WriteFragments(ctx, root, sch, table.Batches(rec), table.WriteOptions{MaxRowsPerFile: 8000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return frags
+	}
+	opts := table.Options{URI: ds.URI()}
+	d := step(table.Create(ctx, root, sch, write(0, 8000), table.CreateOptions{Options: opts}))
+	d = step(d.Append(ctx, append(write(8000, 1000), write(9000, 1000)...)))
+	d = step(d.AddColumns(ctx, []*schema.Field{{Name: "double_id", LogicalType: "int64", Nullable: true}}, doubleIDs(d, root)))
 	a, b, c := d.Manifest().Fragments[0].ID, d.Manifest().Fragments[1].ID, d.Manifest().Fragments[2].ID
 	bulk := roaring.New()
 	bulk.AddRange(1000, 7000)
@@ -135,29 +138,72 @@ func goHistory(t *testing.T, ctx context.Context, root blob.Store, uri string, s
 	}
 	d = step(d.Restore(ctx, 6))
 	d = step(d.DropColumns(ctx, "name"))
+	d, stats, err := d.Compact(ctx, table.CompactOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.FragmentsRemoved != 2 || stats.FragmentsAdded != 1 || d.Version() != 10 {
+		t.Fatalf("compaction %+v made version %d", stats, d.Version())
+	}
 	if _, err := d.CreateBranch(ctx, "exp"); err != nil {
 		t.Fatal(err)
 	}
 	return d
 }
 
+// doubleIDs is the ColumnWriter, for version d, of a column holding twice
+// each row's id, deleted rows included.
+func doubleIDs(d *table.Dataset, root blob.Store) table.ColumnWriter {
+	return func(ctx context.Context, f *table.Fragment, fields []*schema.Field) (table.DataFile, error) {
+		proj, err := d.Manifest().Schema.Project("id")
+		if err != nil {
+			return table.DataFile{}, err
+		}
+		fr, err := d.OpenFragment(ctx, f, proj, nil)
+		if err != nil {
+			return table.DataFile{}, err
+		}
+		rec, err := fr.ReadRange(ctx, 0, f.PhysicalRows)
+		if err != nil {
+			return table.DataFile{}, err
+		}
+		defer rec.Release()
+		b := array.NewInt64Builder(memory.DefaultAllocator)
+		defer b.Release()
+		for _, v := range rec.Column(0).(*array.Int64).Int64Values() {
+			b.Append(2 * v)
+		}
+		col := b.NewArray()
+		defer col.Release()
+		add := &schema.Schema{Fields: fields}
+		as, err := add.ToArrow()
+		if err != nil {
+			return table.DataFile{}, err
+		}
+		out := array.NewRecordBatch(as, []arrow.Array{col}, int64(col.Len()))
+		defer out.Release()
+		df, _, err := table.WriteDataFile(ctx, root, add, table.Batches(out), file.WriteOptions{})
+		return df, err
+	}
+}
+
 // SDKReadsGoWritten writes a dataset (in newDataset's place) with every
-// operation of lance/table and has the LanceDB SDK open it, read it (rows,
-// a filter, a vector search, tags, a branch, the versions cleanup kept),
-// index it and write on top; Go then reads the SDK's versions back.
+// operation of lance/table, data included, and has the LanceDB SDK open
+// it, read it (rows, a filter, a vector search, tags, a branch, the
+// versions cleanup kept), index it and write on top; Go then reads the
+// SDK's versions back row for row, compacts them, and the SDK reads the
+// result through its index.
 func SDKReadsGoWritten(t *testing.T, newDataset NewDataset) {
 	ctx := context.Background()
 	ds := newDataset(t)
-	root := ds.Store
-	src := copySource(t, ctx, root, map[string]string{})
-	d := goHistory(t, ctx, root, ds.URI(), src)
+	d := goHistory(t, ctx, ds)
 
 	stats, err := d.Cleanup(ctx, table.CleanupOptions{Before: time.Now().Add(time.Second), DeleteUnverified: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stats.Versions != 7 {
-		t.Errorf("cleanup removed %d versions, want 7 (all but the tagged one and the latest)", stats.Versions)
+	if stats.Versions != 8 {
+		t.Errorf("cleanup removed %d versions, want 8 (all but the tagged one and the latest)", stats.Versions)
 	}
 
 	var got sdkReport
@@ -168,22 +214,24 @@ func SDKReadsGoWritten(t *testing.T, newDataset NewDataset) {
 			wantIDs = append(wantIDs, id)
 		}
 	}
-	if got.Version != 9 || got.Rows != uint64(len(wantIDs)) || !slices.Equal(got.IDs, wantIDs) {
-		t.Errorf("the SDK reads version %d with %d rows (ids equal: %v), want version 9 with %d", got.Version, got.Rows, slices.Equal(got.IDs, wantIDs), len(wantIDs))
+	if got.Version != 10 || got.Rows != uint64(len(wantIDs)) || !slices.Equal(got.IDs, wantIDs) {
+		t.Errorf("the SDK reads version %d with %d rows (ids equal: %v), want version 10 with %d", got.Version, got.Rows, slices.Equal(got.IDs, wantIDs), len(wantIDs))
 	}
 	if got.Below100 != 100 || !slices.Equal(got.Fields, []string{"id", "vec", "twice"}) {
 		t.Errorf("the SDK counts %d rows below 100 and sees fields %v", got.Below100, got.Fields)
 	}
-	if !slices.Equal(got.Versions, []uint64{3, 9}) {
-		t.Errorf("the SDK lists versions %v, want the tagged 3 and the latest 9", got.Versions)
+	if !slices.Equal(got.Versions, []uint64{3, 10}) {
+		t.Errorf("the SDK lists versions %v, want the tagged 3 and the latest 10", got.Versions)
 	}
-	if got.Nearest.ID != got.Probe || got.Nearest.Distance != 0 || got.IndexedNearest.ID != got.Probe {
+	// Go's sin and JavaScript's may differ in the last bit of a float64,
+	// which float32 rounding nearly always hides: the distance is ~0.
+	if got.Nearest.ID != got.Probe || got.Nearest.Distance > 1e-9 || got.IndexedNearest.ID != got.Probe {
 		t.Errorf("vector search for row %d found %+v, with an index %+v", got.Probe, got.Nearest, got.IndexedNearest)
 	}
 	if len(got.Tags) != 1 || got.Tags[0].Name != "merged" || got.Tags[0].Version != 3 || got.Tags[0].Rows != 10000 {
 		t.Errorf("tags %+v", got.Tags)
 	}
-	if len(got.Branches) != 1 || got.Branches[0].Name != "exp" || got.Branches[0].ParentVersion != 9 || got.Branches[0].Rows != uint64(len(wantIDs)) {
+	if len(got.Branches) != 1 || got.Branches[0].Name != "exp" || got.Branches[0].ParentVersion != 10 || got.Branches[0].Rows != uint64(len(wantIDs)) {
 		t.Errorf("branches %+v", got.Branches)
 	}
 
@@ -194,18 +242,54 @@ func SDKReadsGoWritten(t *testing.T, newDataset NewDataset) {
 	if back.Version() != got.After.Version || back.Manifest().Rows() != got.After.Rows {
 		t.Errorf("Go reads version %d with %d rows after the SDK's writes, the SDK %d with %d", back.Version(), back.Manifest().Rows(), got.After.Version, got.After.Rows)
 	}
-	for v := d.Version() + 1; v <= back.Version(); v++ {
-		m, err := back.ReadVersion(ctx, v)
+	if ids := scanIDs(t, back); !slices.Equal(ids, got.After.IDs) {
+		t.Errorf("Go reads %d ids after the SDK's writes, the SDK %d", len(ids), len(got.After.IDs))
+	}
+	if len(back.Manifest().Indexes) == 0 {
+		t.Fatal("the SDK's index is not in the latest manifest")
+	}
+
+	// Compacting under the SDK's index: the index keeps the fragments it
+	// was built on, and Lance searches the new one without it.
+	compacted, stats2, err := back.Compact(ctx, table.CompactOptions{DeletedFraction: 0.01})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats2.FragmentsRemoved == 0 {
+		t.Fatalf("nothing compacted: %+v", back.Manifest().Fragments)
+	}
+	var after sdkReport
+	runNodeJSON(t, &after, "check-dataset.mjs", ds.DB, ds.Name, mustJSON(t, ds.Options), "read")
+	if after.Version != compacted.Version() || !slices.Equal(after.IDs, got.After.IDs) || after.Indexes == 0 {
+		t.Errorf("after compaction the SDK reads version %d (Go committed %d), %d ids (%d before), %d indexes", after.Version, compacted.Version(), len(after.IDs), len(got.After.IDs), after.Indexes)
+	}
+	if after.Nearest.ID != after.Probe {
+		t.Errorf("after compaction, the indexed search for row %d found %+v", after.Probe, after.Nearest)
+	}
+}
+
+// scanIDs returns the ids of d's live rows, sorted.
+func scanIDs(t *testing.T, d *table.Dataset) []int64 {
+	t.Helper()
+	ctx := context.Background()
+	proj, err := d.Manifest().Schema.Project("id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for _, f := range d.Manifest().Fragments {
+		fr, err := d.OpenFragment(ctx, f, proj, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, f := range m.Fragments {
-			if _, err := back.Deletions(ctx, f); err != nil {
-				t.Errorf("version %d fragment %d: %v", v, f.ID, err)
+		for b, err := range fr.Scan(ctx, 0) {
+			if err != nil {
+				t.Fatal(err)
 			}
+			ids = append(ids, b.Rows.Column(0).(*array.Int64).Int64Values()...)
+			b.Rows.Release()
 		}
 	}
-	if len(back.Manifest().Indexes) == 0 {
-		t.Error("the SDK's index is not in the latest manifest")
-	}
+	slices.Sort(ids)
+	return ids
 }

@@ -520,7 +520,8 @@ func (x *U64Segment_RangeWithHoles) GetHoles() *EncodedU64Array {
 }
 
 // RangeWithBitmap is the values of the range whose bit is set: byte i
-// covers start+8i … start+8i+7, most significant bit first.
+// covers start+8i … start+8i+7, least significant bit first (as Lance
+// writes them, whatever its own proto's comment says).
 type U64Segment_RangeWithBitmap struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Start         uint64                 `protobuf:"varint,1,opt,name=start,proto3" json:"start,omitempty"`
