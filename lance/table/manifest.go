@@ -290,3 +290,45 @@ func (m *Manifest) next() *Manifest {
 	c.BasePaths = slices.Clone(m.BasePaths)
 	return &c
 }
+
+// IndexColumns returns the paths of the fields ix indexes ("vec",
+// "meta.tag"). It returns an error wrapping ErrCorrupt when one is not in
+// the schema.
+func (m *Manifest) IndexColumns(ix *Index) ([]string, error) {
+	out := make([]string, len(ix.Fields))
+	for i, id := range ix.Fields {
+		p, err := m.Schema.Path(id)
+		if err != nil {
+			return nil, corruptf("index %s names field %d, which the schema of version %d lacks", ix.Name, id, m.Version)
+		}
+		out[i] = p
+	}
+	return out, nil
+}
+
+// Unindexed returns the ids of m's fragments that no delta of the index
+// called name covers: rows a search must scan without the index (those
+// appended since it was built, or rewritten by a compaction). It returns
+// false when m has no index of that name.
+func (m *Manifest) Unindexed(name string) ([]uint64, bool) {
+	covered := roaring.New()
+	found := false
+	for _, ix := range m.Indexes {
+		if ix.Name == name {
+			found = true
+			if ix.Fragments != nil {
+				covered.Or(ix.Fragments)
+			}
+		}
+	}
+	if !found {
+		return nil, false
+	}
+	var out []uint64
+	for _, f := range m.Fragments {
+		if !covered.Contains(uint32(f.ID)) {
+			out = append(out, f.ID)
+		}
+	}
+	return out, true
+}

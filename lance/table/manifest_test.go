@@ -214,3 +214,21 @@ func FuzzDecodeTransaction(f *testing.F) {
 		}
 	})
 }
+
+func TestIndexCoverage(t *testing.T) {
+	m := sampleManifest()
+	cols, err := m.IndexColumns(m.Indexes[0])
+	if err != nil || len(cols) != 1 || cols[0] != "vec" {
+		t.Errorf("IndexColumns = %v, %v", cols, err)
+	}
+	if un, ok := m.Unindexed("vec_idx"); !ok || len(un) != 1 || un[0] != 4 {
+		t.Errorf("Unindexed = %v, %v; want fragment 4", un, ok)
+	}
+	if _, ok := m.Unindexed("nope"); ok {
+		t.Error("Unindexed of a missing index")
+	}
+	m.Indexes[0].Fields = []int32{42}
+	if _, err := m.IndexColumns(m.Indexes[0]); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("an index on a missing field: %v", err)
+	}
+}

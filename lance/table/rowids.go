@@ -105,7 +105,7 @@ func decodeRowIDs(data []byte, n uint64) ([]uint64, error) {
 	if err := proto.Unmarshal(data, &seq); err != nil {
 		return nil, corruptf("row id sequence: %v", err)
 	}
-	out := make([]uint64, 0, min(n, 1<<24))
+	out := make([]uint64, 0, min(n, 1<<16))
 	for _, seg := range seq.GetSegments() {
 		var err error
 		if out, err = appendSegment(out, seg, n); err != nil {
@@ -125,7 +125,7 @@ func decodeVersions(data []byte, n uint64) ([]uint64, error) {
 	if err := proto.Unmarshal(data, &seq); err != nil {
 		return nil, corruptf("row version sequence: %v", err)
 	}
-	out := make([]uint64, 0, min(n, 1<<24))
+	out := make([]uint64, 0, min(n, 1<<16))
 	for _, run := range seq.GetRuns() {
 		count, err := segmentLen(run.GetSpan())
 		if err != nil {
