@@ -223,9 +223,10 @@ func apply(m *Manifest, op Operation) error {
 	return nil
 }
 
-// replaceFragments replaces fragments of m by the updated ones of the same
-// ids and removes those in removed. It returns an error wrapping
-// ErrInvalid for an id m lacks.
+// replaceFragments gives fragments of m the deletion files of the updated
+// ones of the same ids (a delete changes nothing else of a fragment, so
+// data files a concurrent commit changed are kept) and removes those in
+// removed. It returns an error wrapping ErrInvalid for an id m lacks.
 func replaceFragments(m *Manifest, updated []*Fragment, removed []uint64) error {
 	gone := idSet(removed)
 	for _, id := range removed {
@@ -235,11 +236,15 @@ func replaceFragments(m *Manifest, updated []*Fragment, removed []uint64) error 
 	}
 	m.Fragments = slices.DeleteFunc(m.Fragments, func(f *Fragment) bool { return gone[f.ID] })
 	for _, u := range updated {
-		i := slices.IndexFunc(m.Fragments, func(f *Fragment) bool { return f.ID == u.ID })
-		if i < 0 {
+		f := m.Fragment(u.ID)
+		if f == nil {
 			return invalidf("fragment %d is updated, but version %d does not have it", u.ID, m.Version-1)
 		}
-		m.Fragments[i] = u.Clone()
+		f.Deletion = nil
+		if u.Deletion != nil {
+			d := *u.Deletion
+			f.Deletion = &d
+		}
 	}
 	return nil
 }

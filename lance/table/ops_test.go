@@ -534,3 +534,23 @@ func TestCleanup(t *testing.T) {
 		t.Errorf("the tagged version: %v", err)
 	}
 }
+
+// TestRebasedDeleteKeepsConcurrentFileChanges checks that a delete rebased
+// over a projection that dropped a data file does not bring the file back.
+func TestRebasedDeleteKeepsConcurrentFileChanges(t *testing.T) {
+	ctx := context.Background()
+	f := frag("a", 10, 0)
+	f.Files = append(f.Files, DataFile{Path: "names.lance", Fields: []int32{1}, ColumnIndices: []int32{0}, MajorVersion: 2, MinorVersion: 2})
+	d0, _ := newTestDataset(t, CreateOptions{}, f)
+	if _, err := d0.DropColumns(ctx, "name"); err != nil {
+		t.Fatal(err)
+	}
+	d, err := d0.Delete(ctx, map[uint64]*roaring.Bitmap{0: roaring.BitmapOf(3)}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := d.Manifest().Fragments[0]
+	if len(got.Files) != 1 || got.Deletion == nil || got.Deletion.NumDeleted != 1 {
+		t.Errorf("rebased fragment %+v", got)
+	}
+}
