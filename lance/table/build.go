@@ -117,15 +117,15 @@ func overwriteManifest(base *Manifest, op *Overwrite, create *newDataset) *Manif
 }
 
 // dataFormatOf returns the data format of fragments' files ("lance" and
-// the version of the first file), or Lance's default for a dataset with
-// none.
+// the version of the first file), or, for a dataset created without any,
+// the version lance/file writes (2.0), so that its rows can be appended.
 func dataFormatOf(fs []*Fragment) DataFormat {
 	for _, f := range fs {
 		for _, df := range f.Files {
 			return DataFormat{FileFormat: "lance", Version: fileVersionName(df.MajorVersion, df.MinorVersion)}
 		}
 	}
-	return DataFormat{FileFormat: "lance", Version: "2.2"}
+	return DataFormat{FileFormat: "lance", Version: "2.0"}
 }
 
 // fileVersionName returns the data storage version name of a data file

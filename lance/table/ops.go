@@ -31,8 +31,8 @@ type CreateOptions struct {
 	// (FeatureStableRowIDs); it cannot be turned on later.
 	StableRowIDs bool
 	// DataFormat is the data file format the dataset declares; when
-	// empty it is that of the fragments' files, or "lance" "2.2" for a
-	// dataset created empty.
+	// empty it is that of the fragments' files, or, for a dataset created
+	// empty, "lance" "2.0" (what lance/file writes).
 	DataFormat DataFormat
 	// Config is the dataset's initial config.
 	Config map[string]string

@@ -27,7 +27,8 @@ const nearest = async (id) => {
 if (mode === "read") {
   const all = await ids();
   const probe = all[Math.floor(all.length / 2)];
-  console.log(JSON.stringify({ version: await t.version(), rows: await t.countRows(), ids: all, probe, nearest: await nearest(probe), indexes: (await t.listIndices()).length }));
+  const found = all.length > 0 ? await nearest(probe) : null;
+  console.log(JSON.stringify({ version: await t.version(), rows: await t.countRows(), ids: all, probe, nearest: found, indexes: (await t.listIndices()).length }));
   process.exit(0);
 }
 const schema = await t.schema();
