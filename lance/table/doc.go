@@ -38,6 +38,18 @@
 // reader flags include one this package does not know is not opened, and
 // one whose writer flags do is not written (ErrUnsupported).
 //
+// # Rows
+//
+// Data files are lance/file's. WriteFragments turns Arrow batches into new
+// data files and fragments (for Create, Append, Overwrite and Update);
+// OpenFragment reads a fragment's rows for a projection of the schema,
+// each field from the file holding it (nulls when none does), skipping
+// deleted rows or not. A dataset's data files all share one format
+// version (DataFormat); lance/file writes 2.0, so writes that add files
+// are refused (ErrUnsupported) on datasets of another version. Compact
+// rewrites small fragments, and those with many deleted rows, into fewer
+// ones holding only live rows.
+//
 // # Deletions
 //
 // Rows are deleted by offset within their fragment. A fragment's deleted
@@ -60,8 +72,9 @@
 // is the newest. When the version number is taken (ErrVersionExists from
 // the Committer), the transactions committed since the read version are
 // checked against the new one by Lance's rules: an append goes on top of
-// anything but an overwrite or a restore, while deletes, compactions and
-// merges fail on concurrent changes to the fragments they touch. A change
+// anything but an overwrite or a restore, while deletes, updates,
+// compactions and merges fail on concurrent changes to the fragments they
+// touch. A change
 // that still applies is rebuilt on the newest version and published again;
 // one that does not fails with a *ConflictError (ErrConflict), which says
 // whether redoing the operation on the new version is meaningful.
