@@ -71,6 +71,35 @@ func (PutIfAbsentCommitter) Commit(ctx context.Context, c *Commit) error {
 // commits before giving up with a retryable conflict.
 const maxCommitAttempts = 20
 
+// CommitOperation commits op, computed against d's version, as the next
+// version of d's branch, with the conflict checks and rebasing every
+// operation gets (see commit). It is the building block for operations
+// this package has no method for (an Update whose new fragments keep
+// stable row ids, a Rewrite planned elsewhere); the files op refers to
+// must be stored, and op consistent with d, which only the methods check.
+// It returns an error wrapping ErrInvalid for an operation this package
+// does not write, and the errors of committing.
+func (d *Dataset) CommitOperation(ctx context.Context, op Operation) (*Dataset, error) {
+	switch o := op.(type) {
+	case *Overwrite:
+		if o.Schema == nil {
+			return nil, invalidf("an overwrite needs a schema")
+		}
+	case *Merge:
+		if o.Schema == nil {
+			return nil, invalidf("a merge needs a schema")
+		}
+	case *Project:
+		if o.Schema == nil {
+			return nil, invalidf("a projection needs a schema")
+		}
+	}
+	if _, err := transactionToProto(&Transaction{Operation: op}); err != nil {
+		return nil, err
+	}
+	return d.commit(ctx, &Transaction{Operation: op})
+}
+
 // commit makes t, computed against d's version, the next version of d's
 // branch and returns its Dataset. The transaction file is stored first;
 // then the manifest built from t on top of the newest version is

@@ -113,8 +113,13 @@ func (d *Dataset) Branch() string { return d.m.Branch }
 // branch's root.
 func (d *Dataset) ManifestInfo() VersionInfo { return d.at }
 
-// Store returns the store of the dataset's (main) root.
-func (d *Dataset) Store() blob.Store { return d.root }
+// Root returns the store of the dataset's root (main's).
+func (d *Dataset) Root() blob.Store { return d.root }
+
+// Store returns the store new files of the version's branch go to (data
+// files for WriteFragments, say): Root on main, tree/<branch>/ below it on
+// a branch.
+func (d *Dataset) Store() blob.Store { return d.store }
 
 // Checkout returns version v of the same branch. It returns an error
 // wrapping ErrNotFound when the version does not exist (or was cleaned

@@ -554,3 +554,25 @@ func TestRebasedDeleteKeepsConcurrentFileChanges(t *testing.T) {
 		t.Errorf("rebased fragment %+v", got)
 	}
 }
+
+func TestCommitOperation(t *testing.T) {
+	ctx := context.Background()
+	d, _ := newTestDataset(t, CreateOptions{})
+	for _, op := range []Operation{&CreateIndex{}, &Overwrite{}, &Project{}, &OtherOperation{Kind: "x"}} {
+		if _, err := d.CommitOperation(ctx, op); !errors.Is(err, ErrInvalid) {
+			t.Errorf("CommitOperation(%s): %v, want ErrInvalid", op.Name(), err)
+		}
+	}
+	// An update whose new fragment keeps the row ids it carries.
+	s, _ := newTestDataset(t, CreateOptions{StableRowIDs: true})
+	moved := frag("m", 2, 0, 1)
+	moved.RowIDs = &Sequence{Inline: encodeU64Sequence([]uint64{3, 7})}
+	u, err := s.CommitOperation(ctx, &Update{New: []*Fragment{moved}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := decodeRowIDs(u.Manifest().Fragments[1].RowIDs.Inline, 2)
+	if err != nil || !slices.Equal(got, []uint64{3, 7}) || u.Manifest().NextRowID != 10 {
+		t.Errorf("row ids %v (%v), next %d", got, err, u.Manifest().NextRowID)
+	}
+}
