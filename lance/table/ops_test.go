@@ -576,3 +576,89 @@ func TestCommitOperation(t *testing.T) {
 		t.Errorf("row ids %v (%v), next %d", got, err, u.Manifest().NextRowID)
 	}
 }
+
+func TestBranches(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	root := blob.NewDir(dir)
+	opts := Options{URI: dir}
+	put := func(s blob.Store, p string) {
+		if err := blob.Put(ctx, s, p, []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(root, "data/a.lance")
+	d, err := Create(ctx, root, testSchema(), []*Fragment{frag("a", 10, 0, 1)}, CreateOptions{Options: opts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.CreateBranch(ctx, "main"); !errors.Is(err, ErrInvalid) {
+		t.Errorf("a branch called main: %v", err)
+	}
+	if _, err := (&Dataset{root: root, store: root, m: d.m, opts: Options{}}).CreateBranch(ctx, "x"); !errors.Is(err, ErrInvalid) {
+		t.Errorf("a branch without the dataset's URI: %v", err)
+	}
+	a, err := d.CreateBranch(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.CreateBranch(ctx, "a"); !errors.Is(err, ErrExists) {
+		t.Errorf("creating a branch twice: %v", err)
+	}
+	put(a.Store(), "data/b.lance")
+	a, err = a.Append(ctx, []*Fragment{frag("b", 5, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.CreateTag(ctx, "on-a", a.Version()); err != nil {
+		t.Fatal(err)
+	}
+	ab, err := a.CreateBranch(ctx, "a/b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each fragment's file is reached where it was written: a's first
+	// fragment at the root, its second in tree/a.
+	for _, f := range ab.Manifest().Fragments {
+		s, p, err := ab.DataFile(ctx, &f.Files[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Stat(ctx, p); err != nil {
+			t.Errorf("fragment %d of a/b: %v", f.ID, err)
+		}
+	}
+	if ab.Version() != 2 || ab.Manifest().Rows() != 15 {
+		t.Errorf("a/b starts at version %d with %d rows", ab.Version(), ab.Manifest().Rows())
+	}
+	tagged, err := d.CheckoutTag(ctx, "on-a")
+	if err != nil || tagged.Branch() != "a" || tagged.Version() != 2 {
+		t.Errorf("the tag on branch a: %v, %v", tagged, err)
+	}
+	branches, _ := d.Branches(ctx)
+	if len(branches) != 2 || branches[1].Name != "a/b" || branches[1].Parent != "a" || branches[1].ParentVersion != 2 {
+		t.Errorf("branches %+v", branches)
+	}
+	if err := d.DeleteBranch(ctx, "a"); !errors.Is(err, ErrInvalid) {
+		t.Errorf("deleting a branch another was made from: %v", err)
+	}
+	// A branch nested below another's directory, but made from main.
+	if _, err := d.CreateBranch(ctx, "a/c"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.DeleteBranch(ctx, "a/b"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.DeleteBranch(ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenBranch(ctx, root, "a", opts); !errors.Is(err, ErrNotFound) {
+		t.Errorf("the deleted branch opens: %v", err)
+	}
+	if c, err := OpenBranch(ctx, root, "a/c", opts); err != nil || c.Version() != 1 {
+		t.Errorf("a branch nested in the deleted one's directory: %v, %v", c, err)
+	}
+	if err := d.DeleteBranch(ctx, "nope"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("deleting a missing branch: %v", err)
+	}
+}

@@ -441,9 +441,11 @@ func (d *Dataset) CreateBranch(ctx context.Context, name string) (*Dataset, erro
 }
 
 // DeleteBranch removes branch name: its file and every object below
-// tree/<name>/ except those of other branches nested below it. It returns
-// an error wrapping ErrNotFound when there is no such branch, ErrInvalid
-// for a malformed name, and the store's errors.
+// tree/<name>/ except those of other branches nested below it. A branch
+// other branches were made from is not deleted: they may read its files.
+// It returns an error wrapping ErrNotFound when there is no such branch,
+// ErrInvalid for a malformed name or a branch with children, and the
+// store's errors.
 func (d *Dataset) DeleteBranch(ctx context.Context, name string) error {
 	if err := ValidBranchName(name); err != nil {
 		return err
@@ -458,6 +460,9 @@ func (d *Dataset) DeleteBranch(ctx context.Context, name string) error {
 	prefix := treeDir + name + "/"
 	var nested []string
 	for _, b := range all {
+		if b.Parent == name {
+			return invalidf("branch %q was made from branch %q, which so cannot be deleted", b.Name, name)
+		}
 		if strings.HasPrefix(b.Name, name+"/") {
 			nested = append(nested, treeDir+b.Name+"/")
 		}
