@@ -4,7 +4,8 @@
 // coordinator needs from storage and nothing more: reading small objects,
 // publishing an object under a new key only if that key is free
 // (put-if-absent), conditional deletes, and deleting everything under a
-// prefix.
+// prefix. S3Bucket.Blobs also serves the Lance packages' blob.Store (range
+// reads, multipart writes, put-if-absent, listing) on the same bucket.
 package objstore
 
 import (
