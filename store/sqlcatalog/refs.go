@@ -1,0 +1,306 @@
+package sqlcatalog
+
+import (
+	"context"
+	"errors"
+	"strconv"
+
+	"github.com/lancens/lancens/store"
+)
+
+// ListTags implements store.Tags.
+func (c *Catalog) ListTags(ctx context.Context, id []string, page store.Page) ([]store.Tag, string, error) {
+	after, err := store.DecodePageToken(page.Token)
+	if err != nil {
+		return nil, "", err
+	}
+	size := store.PageSize(page.Limit)
+	var out []store.Tag
+	err = c.db.Read(ctx, func(tx Tx) error {
+		t, err := c.ops.FindTable(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, `SELECT g.name, g.branch, g.version, coalesce(v.manifest_size, 0)
+			FROM table_tags g LEFT JOIN table_versions v ON v.table_id = g.table_id AND v.branch = g.branch AND v.version = g.version
+			WHERE g.table_id = $1 AND g.name > $2 ORDER BY g.name LIMIT $3`, t.RowID, after, size+1)
+		if err != nil {
+			return internal("list tags", err)
+		}
+		defer rows.Close()
+		out = []store.Tag{}
+		for rows.Next() {
+			var g store.Tag
+			if err := rows.Scan(&g.Name, &g.Branch, &g.Version, &g.ManifestSize); err != nil {
+				return internal("list tags", err)
+			}
+			out = append(out, g)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	out, next := store.CutPage(out, size, func(x store.Tag) string { return x.Name })
+	return out, next, nil
+}
+
+func (o *Ops) getTag(ctx context.Context, tx Tx, t *Table, name string) (*store.Tag, error) {
+	g := store.Tag{Name: name}
+	err := tx.QueryRow(ctx, `SELECT g.branch, g.version, coalesce(v.manifest_size, 0)
+		FROM table_tags g LEFT JOIN table_versions v ON v.table_id = g.table_id AND v.branch = g.branch AND v.version = g.version
+		WHERE g.table_id = $1 AND g.name = $2`, t.RowID, name).Scan(&g.Branch, &g.Version, &g.ManifestSize)
+	if o.d.NoRows(err) {
+		return nil, store.Errorf(store.CodeTableTagNotFound, "tag %q of table %s not found", name, DisplayID(t.ID))
+	}
+	if err != nil {
+		return nil, internal("get tag", err)
+	}
+	return &g, nil
+}
+
+// GetTag implements store.Tags.
+func (c *Catalog) GetTag(ctx context.Context, id []string, name string) (*store.Tag, error) {
+	var out *store.Tag
+	err := c.db.Read(ctx, func(tx Tx) error {
+		t, err := c.ops.FindTable(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		out, err = c.ops.getTag(ctx, tx, t, name)
+		return err
+	})
+	return out, err
+}
+
+// CreateTag implements store.Tags.
+func (c *Catalog) CreateTag(ctx context.Context, id []string, name, branch string, version int64) (string, error) {
+	return c.writeTag(ctx, id, name, branch, version, "CreateTableTag", func(ctx context.Context, tx Tx, t *Table) error {
+		if _, err := c.ops.getTag(ctx, tx, t, name); err == nil {
+			return store.Errorf(store.CodeTableTagAlreadyExists, "tag %q of table %s already exists", name, DisplayID(id))
+		} else if !errors.Is(err, store.ErrTableTagNotFound) {
+			return err
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO table_tags (table_id, name, branch, version, created_at) VALUES ($1, $2, $3, $4, $5)`,
+			t.RowID, name, branch, version, tx.Now().UnixMilli())
+		if c.ops.d.UniqueViolation(err) {
+			return conflict(err, store.CodeTableTagAlreadyExists, "tag %q of table %s already exists", name, DisplayID(id))
+		}
+		return internal("create tag", err)
+	})
+}
+
+// UpdateTag implements store.Tags.
+func (c *Catalog) UpdateTag(ctx context.Context, id []string, name, branch string, version int64) (string, error) {
+	return c.writeTag(ctx, id, name, branch, version, "UpdateTableTag", func(ctx context.Context, tx Tx, t *Table) error {
+		if _, err := c.ops.getTag(ctx, tx, t, name); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `UPDATE table_tags SET branch = $1, version = $2 WHERE table_id = $3 AND name = $4`,
+			branch, version, t.RowID, name)
+		return internal("update tag", err)
+	})
+}
+
+// writeTag checks the tag name and its target version, runs apply and
+// records the transaction.
+func (c *Catalog) writeTag(ctx context.Context, id []string, name, branch string, version int64, op string,
+	apply func(ctx context.Context, tx Tx, t *Table) error) (string, error) {
+	if err := store.ValidateName("tag", name); err != nil {
+		return "", err
+	}
+	var txID string
+	err := c.db.WriteTable(ctx, func(tx Tx) error {
+		o := c.ops
+		t, err := o.lockedTable(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if err := o.CheckBranch(ctx, tx, t, branch); err != nil {
+			return err
+		}
+		if _, err := o.GetVersion(ctx, tx, t, branch, version); err != nil {
+			return err
+		}
+		if err := apply(ctx, tx, t); err != nil {
+			return err
+		}
+		txID, err = o.RecordTx(ctx, tx, op, &t.Table, store.TxSucceeded,
+			map[string]string{"tag": name, "branch": store.BranchName(branch), "version": strconv.FormatInt(version, 10)}, nil)
+		return err
+	})
+	return txID, err
+}
+
+// lockedTable finds table id and takes its row lock.
+func (o *Ops) lockedTable(ctx context.Context, tx Tx, id []string) (*Table, error) {
+	t, err := o.FindTable(ctx, tx, id)
+	if err != nil {
+		return nil, err
+	}
+	return t, o.lockTable(ctx, tx, t)
+}
+
+// DeleteTag implements store.Tags.
+func (c *Catalog) DeleteTag(ctx context.Context, id []string, name string) (string, error) {
+	var txID string
+	err := c.db.WriteTable(ctx, func(tx Tx) error {
+		o := c.ops
+		t, err := o.lockedTable(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if _, err := o.getTag(ctx, tx, t, name); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM table_tags WHERE table_id = $1 AND name = $2`, t.RowID, name); err != nil {
+			return internal("delete tag", err)
+		}
+		txID, err = o.RecordTx(ctx, tx, "DeleteTableTag", &t.Table, store.TxSucceeded, map[string]string{"tag": name}, nil)
+		return err
+	})
+	return txID, err
+}
+
+// CreateBranch implements store.Branches.
+func (c *Catalog) CreateBranch(ctx context.Context, id []string, name, fromBranch string, fromVersion *int64) (string, error) {
+	if name == "" {
+		return "", store.Errorf(store.CodeInvalidInput, "branch name must not be empty")
+	}
+	if name != store.MainBranch {
+		if _, err := store.NormalizeBranch(name); err != nil {
+			return "", err
+		}
+	}
+	var txID string
+	err := c.db.WriteTable(ctx, func(tx Tx) error {
+		o := c.ops
+		t, err := o.lockedTable(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if name == store.MainBranch {
+			return store.Errorf(store.CodeTableBranchAlreadyExists, "branch main of table %s already exists", DisplayID(id))
+		}
+		if err := o.CheckBranch(ctx, tx, t, fromBranch); err != nil {
+			return store.Errorf(store.CodeInvalidInput, "source branch %q of table %s does not exist", store.BranchName(fromBranch), DisplayID(id))
+		}
+		if fromVersion != nil && *fromVersion <= 0 {
+			return store.Errorf(store.CodeInvalidInput, "from_version must be positive")
+		}
+		src, err := o.describeVersion(ctx, tx, t, fromBranch, fromVersion)
+		if errors.Is(err, store.ErrTableVersionNotFound) {
+			return store.Errorf(store.CodeInvalidInput, "source version of the branch does not exist: %s", err.Error())
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := o.findBranch(ctx, tx, t, name); err == nil {
+			return store.Errorf(store.CodeTableBranchAlreadyExists, "branch %q of table %s already exists", name, DisplayID(id))
+		} else if !errors.Is(err, store.ErrTableBranchNotFound) {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO table_branches (table_id, name, parent_branch, parent_version, created_at)
+			VALUES ($1, $2, $3, $4, $5)`, t.RowID, name, fromBranch, src.Version, tx.Now().UnixMilli()); err != nil {
+			if o.d.UniqueViolation(err) {
+				return conflict(err, store.CodeTableBranchAlreadyExists, "branch %q of table %s already exists", name, DisplayID(id))
+			}
+			return internal("create branch", err)
+		}
+		txID, err = o.RecordTx(ctx, tx, "CreateTableBranch", &t.Table, store.TxSucceeded, map[string]string{
+			"branch": name, "parent_branch": store.BranchName(fromBranch), "parent_version": strconv.FormatInt(src.Version, 10)}, nil)
+		if err != nil || o.m == nil {
+			return err
+		}
+		return o.m.BranchCreated(ctx, tx, t, name, fromBranch, src.Version, txID)
+	})
+	return txID, err
+}
+
+// ListBranches implements store.Branches.
+func (c *Catalog) ListBranches(ctx context.Context, id []string, page store.Page) ([]store.Branch, string, error) {
+	after, err := store.DecodePageToken(page.Token)
+	if err != nil {
+		return nil, "", err
+	}
+	size := store.PageSize(page.Limit)
+	var out []store.Branch
+	err = c.db.Read(ctx, func(tx Tx) error {
+		t, err := c.ops.FindTable(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, `SELECT b.name, b.parent_branch, b.parent_version, b.created_at, b.metadata,
+			coalesce(v.manifest_size, 0)
+			FROM table_branches b LEFT JOIN table_versions v
+				ON v.table_id = b.table_id AND v.branch = b.parent_branch AND v.version = b.parent_version
+			WHERE b.table_id = $1 AND b.name > $2 ORDER BY b.name LIMIT $3`, t.RowID, after, size+1)
+		if err != nil {
+			return internal("list branches", err)
+		}
+		defer rows.Close()
+		out = []store.Branch{}
+		for rows.Next() {
+			var b store.Branch
+			var created int64
+			var meta string
+			if err := rows.Scan(&b.Name, &b.ParentBranch, &b.ParentVersion, &created, &meta, &b.ManifestSize); err != nil {
+				return internal("list branches", err)
+			}
+			b.CreatedAt = msTime(created)
+			if b.Metadata, err = decodeMap(meta); err != nil {
+				return err
+			}
+			out = append(out, b)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	out, next := store.CutPage(out, size, func(x store.Branch) string { return x.Name })
+	return out, next, nil
+}
+
+// DeleteBranch implements store.Branches.
+func (c *Catalog) DeleteBranch(ctx context.Context, id []string, name string) (string, error) {
+	var txID string
+	err := c.db.WriteTable(ctx, func(tx Tx) error {
+		o := c.ops
+		t, err := o.lockedTable(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if name == "" || name == store.MainBranch {
+			return store.Errorf(store.CodeInvalidInput, "the main branch cannot be deleted")
+		}
+		if err := o.CheckBranch(ctx, tx, t, name); err != nil {
+			return err
+		}
+		var children int
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM table_branches WHERE table_id = $1 AND parent_branch = $2`,
+			t.RowID, name).Scan(&children); err != nil {
+			return internal("delete branch", err)
+		}
+		if children > 0 {
+			return store.Errorf(store.CodeInvalidInput, "branch %q of table %s has %d branches forked from it; delete them first", name, DisplayID(id), children)
+		}
+		if o.m != nil {
+			if err := o.m.BranchDeleting(ctx, tx, t, name); err != nil {
+				return err
+			}
+		}
+		for _, q := range []string{
+			`DELETE FROM table_tags WHERE table_id = $1 AND branch = $2`,
+			`DELETE FROM table_versions WHERE table_id = $1 AND branch = $2`,
+			`DELETE FROM table_branches WHERE table_id = $1 AND name = $2`,
+		} {
+			if _, err := tx.Exec(ctx, q, t.RowID, name); err != nil {
+				return internal("delete branch", err)
+			}
+		}
+		txID, err = o.RecordTx(ctx, tx, "DeleteTableBranch", &t.Table, store.TxSucceeded, map[string]string{"branch": name}, nil)
+		return err
+	})
+	return txID, err
+}

@@ -1,0 +1,53 @@
+package sqlcatalog
+
+import "fmt"
+
+// statements are the texts that depend on the backend: its dialect, and
+// whether its tables record their kind (a backend with managed tables).
+// Each is built once, so each is still one fixed text.
+type statements struct {
+	findTable        string // $1 namespace row id, $2 name
+	tablesUnder      string // $1 namespace row id, $2 idSeparator
+	insertTable      string
+	locationAncestor string // $1 the ancestors' keys (a list), $2 a row id to leave out
+}
+
+// tableColumns are the columns scanTable reads, after the kind (see
+// newStatements).
+const tableColumns = `t.id, t.namespace_id, t.uuid, %s, t.location, t.owned, t.managed_versioning,
+	t.declared, t.properties, t.storage_options, t.created_at`
+
+// idSeparator joins the names of an identifier into one sort key in SQL:
+// names hold no control characters (store.ValidateName), so the key splits
+// back unambiguously, and sorts as the identifiers do name by name, since
+// it sorts before every character a name may hold. PostgreSQL's text
+// cannot hold NUL, hence 0x01.
+const idSeparator = "\x01"
+
+// namespacePaths is a recursive query of every namespace under the one
+// whose row id is $1 (itself included), with its path below it: its
+// names, each followed by $2 (idSeparator). The path starts from the
+// empty name of a column, so that it has the collation of names in both
+// databases (a recursive query needs one collation throughout).
+const namespacePaths = `WITH RECURSIVE ns_path (id, path) AS (
+		SELECT id, substr(name, 1, 0) FROM namespaces WHERE id = $1
+		UNION ALL
+		SELECT n.id, p.path || n.name || $2 FROM namespaces n JOIN ns_path p ON n.parent_id = p.id
+	)`
+
+func newStatements(d Dialect, kinds bool) statements {
+	kind, kindColumn, kindValue := `'external'`, ``, ``
+	if kinds {
+		kind, kindColumn, kindValue = `t.kind`, `, kind`, `, $12`
+	}
+	columns := fmt.Sprintf(tableColumns, kind)
+	return statements{
+		findTable: `SELECT ` + columns + ` FROM tables t WHERE t.namespace_id = $1 AND t.name = $2`,
+		tablesUnder: namespacePaths + `
+			SELECT p.path || t.name, ` + columns + ` FROM tables t JOIN ns_path p ON p.id = t.namespace_id`,
+		insertTable: `INSERT INTO tables (uuid, namespace_id, name, location, location_key, owned, managed_versioning,
+			declared, properties, storage_options, created_at` + kindColumn + `)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11` + kindValue + `)`,
+		locationAncestor: `SELECT uuid, location FROM tables WHERE ` + d.InList("location_key", "$1") + ` AND id <> $2 LIMIT 1`,
+	}
+}
