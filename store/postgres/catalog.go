@@ -7,6 +7,9 @@ package postgres
 import (
 	"context"
 	"errors"
+	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -38,12 +41,13 @@ func (t transactions) WriteTable(ctx context.Context, fn func(tx sqlcatalog.Tx) 
 	return t.db.writeTable(ctx, func(tx *tx) error { return fn(catalogTx{tx}) })
 }
 
-// catalogTx is a transaction as the catalog uses it. pgx prepares each
-// statement text once per connection and keeps it (its statement cache).
+// catalogTx is a transaction as the catalog uses it. Its statements get
+// PostgreSQL's placeholders (rebind); pgx then prepares each text once per
+// connection and keeps it (its statement cache).
 type catalogTx struct{ tx *tx }
 
 func (c catalogTx) Exec(ctx context.Context, query string, args ...any) (int64, error) {
-	tag, err := c.tx.Exec(ctx, query, args...)
+	tag, err := c.tx.Exec(ctx, rebind(query), args...)
 	if err != nil {
 		return 0, err
 	}
@@ -51,11 +55,11 @@ func (c catalogTx) Exec(ctx context.Context, query string, args ...any) (int64, 
 }
 
 func (c catalogTx) QueryRow(ctx context.Context, query string, args ...any) sqlcatalog.Row {
-	return c.tx.QueryRow(ctx, query, args...)
+	return c.tx.QueryRow(ctx, rebind(query), args...)
 }
 
 func (c catalogTx) Query(ctx context.Context, query string, args ...any) (sqlcatalog.Rows, error) {
-	rows, err := c.tx.Query(ctx, query, args...)
+	rows, err := c.tx.Query(ctx, rebind(query), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -89,8 +93,8 @@ func (dialect) UniqueViolation(err error) bool {
 func (dialect) RowLocks() bool { return true }
 
 // InList reads a list parameter as a text array.
-func (dialect) InList(column, param string) string {
-	return column + ` = ANY(CAST(` + param + ` AS text[]))`
+func (dialect) InList(column string) string {
+	return column + ` = ANY(CAST(? AS text[]))`
 }
 
 func (dialect) List(values []string) any {
@@ -100,14 +104,14 @@ func (dialect) List(values []string) any {
 	return values
 }
 
-// walkNamespaces is a query that follows the names in $1 (text[]) down
-// from the root and yields the deepest namespace reached (id) and how many
-// names it followed (depth).
+// walkNamespaces is a query that follows the names in its parameters (the
+// same text array, twice) down from the root and yields the deepest
+// namespace reached (id) and how many names it followed (depth).
 const walkNamespaces = `WITH RECURSIVE walk (id, depth) AS (
 		SELECT 1::bigint, 0
 		UNION ALL
-		SELECT n.id, w.depth + 1 FROM walk w JOIN namespaces n ON n.parent_id = w.id AND n.name = ($1::text[])[w.depth + 1]
-		WHERE w.depth < cardinality($1::text[])
+		SELECT n.id, w.depth + 1 FROM walk w JOIN namespaces n ON n.parent_id = w.id AND n.name = (CAST(? AS text[]))[w.depth + 1]
+		WHERE w.depth < cardinality(CAST(? AS text[]))
 	)
 	SELECT id, depth FROM walk ORDER BY depth DESC LIMIT 1`
 
@@ -116,6 +120,50 @@ const walkNamespaces = `WITH RECURSIVE walk (id, depth) AS (
 func (dialect) WalkNamespaces(ctx context.Context, tx sqlcatalog.Tx, id []string) (int64, int, error) {
 	var rowID int64
 	var depth int
-	err := tx.QueryRow(ctx, walkNamespaces, id).Scan(&rowID, &depth)
+	err := tx.QueryRow(ctx, walkNamespaces, id, id).Scan(&rowID, &depth)
 	return rowID, depth, err
+}
+
+// rebound holds the PostgreSQL text of each catalog statement.
+var rebound struct {
+	sync.RWMutex
+	texts map[string]string
+}
+
+// rebind returns query with its placeholders (?) numbered $1, $2, … in
+// order, as PostgreSQL wants them; a ? inside quotes is text and stays.
+// The catalog's statements are fixed texts, so each is rewritten once.
+func rebind(query string) string {
+	rebound.RLock()
+	q, ok := rebound.texts[query]
+	rebound.RUnlock()
+	if ok {
+		return q
+	}
+	var b strings.Builder
+	n, quote := 0, byte(0)
+	for i := 0; i < len(query); i++ {
+		c := query[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '?':
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteByte(c)
+	}
+	q = b.String()
+	rebound.Lock()
+	if rebound.texts == nil {
+		rebound.texts = map[string]string{}
+	}
+	rebound.texts[query] = q
+	rebound.Unlock()
+	return q
 }

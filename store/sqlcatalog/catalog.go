@@ -13,7 +13,9 @@ import (
 )
 
 // Tx is one transaction of a backend, as the catalog uses it. Every query is
-// fixed text (see the package comment).
+// fixed text with positional placeholders (?), one per argument in order:
+// a backend whose database numbers its parameters rewrites them (see the
+// package comment).
 type Tx interface {
 	// Exec runs a statement and returns how many rows it changed.
 	Exec(ctx context.Context, query string, args ...any) (int64, error)
@@ -77,8 +79,9 @@ type Dialect interface {
 	// none.
 	RowLocks() bool
 	// InList returns a condition that is true when column equals one of
-	// the strings of the list parameter param ("$3"), which List encodes.
-	InList(column, param string) string
+	// the strings of a list parameter (one placeholder), which List
+	// encodes.
+	InList(column string) string
 	// List encodes values as one list parameter (see InList).
 	List(values []string) any
 	// WalkNamespaces follows the names of id down from the root namespace

@@ -18,17 +18,21 @@
 //     PostgreSQL runs the first kind of write SERIALIZABLE and the second
 //     at READ COMMITTED under the table's row lock; SQLite, whose writes
 //     run one at a time on one writer, runs both alike.
-//   - a Tx per transaction: statements, the transaction's clock, and a
-//     note that the transaction leaves a job queued.
+//   - a Tx per transaction: statements (rewriting their placeholders if
+//     its database wants), the transaction's clock, and a note that the
+//     transaction leaves a job queued.
 //   - a Dialect: what the two databases spell differently. That is the
 //     classification of two driver errors (no row, unique violation),
 //     whether writers of one table need row locks, a list parameter, and
 //     the walk down the namespace tree.
 //
-// Every statement is fixed text with numbered placeholders ($1, $2, …),
-// which PostgreSQL binds natively and modernc.org/sqlite binds by number
-// too; a backend may therefore cache or prepare each statement by its text
-// (SQLite's statement cache, pgx's prepared statements). Values keep to
+// Every statement is fixed text with positional placeholders (?), one per
+// argument in order, as SQLite binds them fastest (a numbered or named
+// parameter costs modernc.org/sqlite an allocation per binding); a backend
+// whose database numbers its parameters (PostgreSQL: $1, $2, …) rewrites
+// each text once. A backend may therefore cache or prepare each statement
+// by its text (SQLite's statement cache, pgx's prepared statements).
+// Values keep to
 // what both databases store alike: integers (times are Unix milliseconds),
 // text, booleans (SQLite stores 0 and 1), and string maps as JSON text
 // (JSONB in PostgreSQL).

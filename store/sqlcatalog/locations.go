@@ -33,7 +33,7 @@ func (o *Ops) findLocationClash(ctx context.Context, tx Tx, key string, rowID in
 	}
 	// The same place, or one inside it.
 	c, err := scan(tx.QueryRow(ctx, `SELECT uuid, location FROM tables
-		WHERE location_key >= $1 AND location_key < $2 AND id <> $3 LIMIT 1`, key, store.LocationKeyRangeEnd(key), rowID))
+		WHERE location_key >= ? AND location_key < ? AND id <> ? LIMIT 1`, key, store.LocationKeyRangeEnd(key), rowID))
 	if c != nil || err != nil {
 		return c, err
 	}
@@ -44,7 +44,7 @@ func (o *Ops) findLocationClash(ctx context.Context, tx Tx, key string, rowID in
 	// A SQLite catalog from before location keys keeps the tables that
 	// shared a location with an older one without a key (PostgreSQL's
 	// catalog has none: its keys are required).
-	rows, err := tx.Query(ctx, `SELECT uuid, location FROM tables WHERE location_key IS NULL AND id <> $1`, rowID)
+	rows, err := tx.Query(ctx, `SELECT uuid, location FROM tables WHERE location_key IS NULL AND id <> ?`, rowID)
 	if err != nil {
 		return nil, internal("check location", err)
 	}
@@ -105,7 +105,7 @@ func (o *Ops) checkLocationFree(ctx context.Context, tx Tx, location string) err
 // with key, contains it or lies inside it; txID is "" when there is none.
 func findPendingDeletion(ctx context.Context, tx Tx, key string) (txID, location string, err error) {
 	rows, err := tx.Query(ctx, `SELECT id, coalesce(payload->>'location', '') FROM transactions
-		WHERE status IN ('Queued', 'Running') AND kind = $1`, store.JobDeleteTableData)
+		WHERE status IN ('Queued', 'Running') AND kind = ?`, store.JobDeleteTableData)
 	if err != nil {
 		return "", "", internal("check location", err)
 	}

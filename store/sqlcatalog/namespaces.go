@@ -54,7 +54,7 @@ func (c *Catalog) CreateNamespace(ctx context.Context, id []string, mode store.C
 		case !errors.Is(err, store.ErrNamespaceNotFound):
 			return err
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO namespaces (parent_id, name, properties, created_at) VALUES ($1, $2, $3, $4)`,
+		if _, err := tx.Exec(ctx, `INSERT INTO namespaces (parent_id, name, properties, created_at) VALUES (?, ?, ?, ?)`,
 			parentID, id[len(id)-1], props, tx.Now().UnixMilli()); err != nil {
 			if o.d.UniqueViolation(err) {
 				return conflict(err, store.CodeNamespaceAlreadyExists, "namespace %s already exists", DisplayID(id))
@@ -72,7 +72,7 @@ func (c *Catalog) CreateNamespace(ctx context.Context, id []string, mode store.C
 
 func (o *Ops) describeNamespace(ctx context.Context, tx Tx, id []string, rowID int64) (*store.Namespace, error) {
 	var props string
-	if err := tx.QueryRow(ctx, `SELECT properties FROM namespaces WHERE id = $1`, rowID).Scan(&props); err != nil {
+	if err := tx.QueryRow(ctx, `SELECT properties FROM namespaces WHERE id = ?`, rowID).Scan(&props); err != nil {
 		return nil, internal("describe namespace", err)
 	}
 	m, err := decodeMap(props)
@@ -95,7 +95,7 @@ func (c *Catalog) ListNamespaces(ctx context.Context, parent []string, page stor
 		if err != nil {
 			return err
 		}
-		names, err = queryStrings(ctx, tx, `SELECT name FROM namespaces WHERE parent_id = $1 AND name > $2 ORDER BY name LIMIT $3`,
+		names, err = queryStrings(ctx, tx, `SELECT name FROM namespaces WHERE parent_id = ? AND name > ? ORDER BY name LIMIT ?`,
 			parentID, after, size+1)
 		return err
 	})
@@ -151,8 +151,8 @@ func (c *Catalog) DropNamespace(ctx context.Context, id []string, mode store.Dro
 		}
 		if behavior == store.DropRestrict {
 			var children bool
-			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM namespaces WHERE parent_id = $1)
-				OR EXISTS (SELECT 1 FROM tables WHERE namespace_id = $1)`, rowID).Scan(&children); err != nil {
+			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM namespaces WHERE parent_id = ?)
+				OR EXISTS (SELECT 1 FROM tables WHERE namespace_id = ?)`, rowID, rowID).Scan(&children); err != nil {
 				return internal("count children", err)
 			}
 			if children {
@@ -196,7 +196,7 @@ func (o *Ops) dropNamespaceTree(ctx context.Context, tx Tx, id []string, rowID i
 		}
 		txIDs = append(txIDs, txID)
 	}
-	if _, err := tx.Exec(ctx, `DELETE FROM namespaces WHERE id = $1`, rowID); err != nil {
+	if _, err := tx.Exec(ctx, `DELETE FROM namespaces WHERE id = ?`, rowID); err != nil {
 		return nil, internal("delete namespace", err)
 	}
 	return txIDs, nil

@@ -23,7 +23,7 @@ func (c *Catalog) ListTags(ctx context.Context, id []string, page store.Page) ([
 		}
 		rows, err := tx.Query(ctx, `SELECT g.name, g.branch, g.version, coalesce(v.manifest_size, 0)
 			FROM table_tags g LEFT JOIN table_versions v ON v.table_id = g.table_id AND v.branch = g.branch AND v.version = g.version
-			WHERE g.table_id = $1 AND g.name > $2 ORDER BY g.name LIMIT $3`, t.RowID, after, size+1)
+			WHERE g.table_id = ? AND g.name > ? ORDER BY g.name LIMIT ?`, t.RowID, after, size+1)
 		if err != nil {
 			return internal("list tags", err)
 		}
@@ -49,7 +49,7 @@ func (o *Ops) getTag(ctx context.Context, tx Tx, t *Table, name string) (*store.
 	g := store.Tag{Name: name}
 	err := tx.QueryRow(ctx, `SELECT g.branch, g.version, coalesce(v.manifest_size, 0)
 		FROM table_tags g LEFT JOIN table_versions v ON v.table_id = g.table_id AND v.branch = g.branch AND v.version = g.version
-		WHERE g.table_id = $1 AND g.name = $2`, t.RowID, name).Scan(&g.Branch, &g.Version, &g.ManifestSize)
+		WHERE g.table_id = ? AND g.name = ?`, t.RowID, name).Scan(&g.Branch, &g.Version, &g.ManifestSize)
 	if o.d.NoRows(err) {
 		return nil, store.Errorf(store.CodeTableTagNotFound, "tag %q of table %s not found", name, DisplayID(t.ID))
 	}
@@ -81,7 +81,7 @@ func (c *Catalog) CreateTag(ctx context.Context, id []string, name, branch strin
 		} else if !errors.Is(err, store.ErrTableTagNotFound) {
 			return err
 		}
-		_, err := tx.Exec(ctx, `INSERT INTO table_tags (table_id, name, branch, version, created_at) VALUES ($1, $2, $3, $4, $5)`,
+		_, err := tx.Exec(ctx, `INSERT INTO table_tags (table_id, name, branch, version, created_at) VALUES (?, ?, ?, ?, ?)`,
 			t.RowID, name, branch, version, tx.Now().UnixMilli())
 		if c.ops.d.UniqueViolation(err) {
 			return conflict(err, store.CodeTableTagAlreadyExists, "tag %q of table %s already exists", name, DisplayID(id))
@@ -96,7 +96,7 @@ func (c *Catalog) UpdateTag(ctx context.Context, id []string, name, branch strin
 		if _, err := c.ops.getTag(ctx, tx, t, name); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, `UPDATE table_tags SET branch = $1, version = $2 WHERE table_id = $3 AND name = $4`,
+		_, err := tx.Exec(ctx, `UPDATE table_tags SET branch = ?, version = ? WHERE table_id = ? AND name = ?`,
 			branch, version, t.RowID, name)
 		return internal("update tag", err)
 	})
@@ -153,7 +153,7 @@ func (c *Catalog) DeleteTag(ctx context.Context, id []string, name string) (stri
 		if _, err := o.getTag(ctx, tx, t, name); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `DELETE FROM table_tags WHERE table_id = $1 AND name = $2`, t.RowID, name); err != nil {
+		if _, err := tx.Exec(ctx, `DELETE FROM table_tags WHERE table_id = ? AND name = ?`, t.RowID, name); err != nil {
 			return internal("delete tag", err)
 		}
 		txID, err = o.RecordTx(ctx, tx, "DeleteTableTag", &t.Table, store.TxSucceeded, map[string]string{"tag": name}, nil)
@@ -201,7 +201,7 @@ func (c *Catalog) CreateBranch(ctx context.Context, id []string, name, fromBranc
 			return err
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO table_branches (table_id, name, parent_branch, parent_version, created_at)
-			VALUES ($1, $2, $3, $4, $5)`, t.RowID, name, fromBranch, src.Version, tx.Now().UnixMilli()); err != nil {
+			VALUES (?, ?, ?, ?, ?)`, t.RowID, name, fromBranch, src.Version, tx.Now().UnixMilli()); err != nil {
 			if o.d.UniqueViolation(err) {
 				return conflict(err, store.CodeTableBranchAlreadyExists, "branch %q of table %s already exists", name, DisplayID(id))
 			}
@@ -234,7 +234,7 @@ func (c *Catalog) ListBranches(ctx context.Context, id []string, page store.Page
 			coalesce(v.manifest_size, 0)
 			FROM table_branches b LEFT JOIN table_versions v
 				ON v.table_id = b.table_id AND v.branch = b.parent_branch AND v.version = b.parent_version
-			WHERE b.table_id = $1 AND b.name > $2 ORDER BY b.name LIMIT $3`, t.RowID, after, size+1)
+			WHERE b.table_id = ? AND b.name > ? ORDER BY b.name LIMIT ?`, t.RowID, after, size+1)
 		if err != nil {
 			return internal("list branches", err)
 		}
@@ -278,7 +278,7 @@ func (c *Catalog) DeleteBranch(ctx context.Context, id []string, name string) (s
 			return err
 		}
 		var children int
-		if err := tx.QueryRow(ctx, `SELECT count(*) FROM table_branches WHERE table_id = $1 AND parent_branch = $2`,
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM table_branches WHERE table_id = ? AND parent_branch = ?`,
 			t.RowID, name).Scan(&children); err != nil {
 			return internal("delete branch", err)
 		}
@@ -291,9 +291,9 @@ func (c *Catalog) DeleteBranch(ctx context.Context, id []string, name string) (s
 			}
 		}
 		for _, q := range []string{
-			`DELETE FROM table_tags WHERE table_id = $1 AND branch = $2`,
-			`DELETE FROM table_versions WHERE table_id = $1 AND branch = $2`,
-			`DELETE FROM table_branches WHERE table_id = $1 AND name = $2`,
+			`DELETE FROM table_tags WHERE table_id = ? AND branch = ?`,
+			`DELETE FROM table_versions WHERE table_id = ? AND branch = ?`,
+			`DELETE FROM table_branches WHERE table_id = ? AND name = ?`,
 		} {
 			if _, err := tx.Exec(ctx, q, t.RowID, name); err != nil {
 				return internal("delete branch", err)

@@ -6,10 +6,10 @@ import "fmt"
 // whether its tables record their kind (a backend with managed tables).
 // Each is built once, so each is still one fixed text.
 type statements struct {
-	findTable        string // $1 namespace row id, $2 name
-	tablesUnder      string // $1 namespace row id, $2 idSeparator
+	findTable        string // namespace row id, name
+	tablesUnder      string // namespace row id, idSeparator
 	insertTable      string
-	locationAncestor string // $1 the ancestors' keys (a list), $2 a row id to leave out
+	locationAncestor string // the ancestors' keys (a list), a row id to leave out
 }
 
 // tableColumns are the columns scanTable reads, after the kind (see
@@ -25,29 +25,29 @@ const tableColumns = `t.id, t.namespace_id, t.uuid, %s, t.location, t.owned, t.m
 const idSeparator = "\x01"
 
 // namespacePaths is a recursive query of every namespace under the one
-// whose row id is $1 (itself included), with its path below it: its
-// names, each followed by $2 (idSeparator). The path starts from the
+// whose row id is its first parameter (itself included), with its path
+// below it: its names, each followed by the second (idSeparator). The path starts from the
 // empty name of a column, so that it has the collation of names in both
 // databases (a recursive query needs one collation throughout).
 const namespacePaths = `WITH RECURSIVE ns_path (id, path) AS (
-		SELECT id, substr(name, 1, 0) FROM namespaces WHERE id = $1
+		SELECT id, substr(name, 1, 0) FROM namespaces WHERE id = ?
 		UNION ALL
-		SELECT n.id, p.path || n.name || $2 FROM namespaces n JOIN ns_path p ON n.parent_id = p.id
+		SELECT n.id, p.path || n.name || ? FROM namespaces n JOIN ns_path p ON n.parent_id = p.id
 	)`
 
 func newStatements(d Dialect, kinds bool) statements {
 	kind, kindColumn, kindValue := `'external'`, ``, ``
 	if kinds {
-		kind, kindColumn, kindValue = `t.kind`, `, kind`, `, $12`
+		kind, kindColumn, kindValue = `t.kind`, `, kind`, `, ?`
 	}
 	columns := fmt.Sprintf(tableColumns, kind)
 	return statements{
-		findTable: `SELECT ` + columns + ` FROM tables t WHERE t.namespace_id = $1 AND t.name = $2`,
+		findTable: `SELECT ` + columns + ` FROM tables t WHERE t.namespace_id = ? AND t.name = ?`,
 		tablesUnder: namespacePaths + `
 			SELECT p.path || t.name, ` + columns + ` FROM tables t JOIN ns_path p ON p.id = t.namespace_id`,
 		insertTable: `INSERT INTO tables (uuid, namespace_id, name, location, location_key, owned, managed_versioning,
 			declared, properties, storage_options, created_at` + kindColumn + `)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11` + kindValue + `)`,
-		locationAncestor: `SELECT uuid, location FROM tables WHERE ` + d.InList("location_key", "$1") + ` AND id <> $2 LIMIT 1`,
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?` + kindValue + `)`,
+		locationAncestor: `SELECT uuid, location FROM tables WHERE ` + d.InList("location_key") + ` AND id <> ? LIMIT 1`,
 	}
 }

@@ -78,7 +78,7 @@ func (o *Ops) lockTable(ctx context.Context, tx Tx, t *Table) error {
 	if !o.d.RowLocks() {
 		return nil
 	}
-	err := tx.QueryRow(ctx, `SELECT declared FROM tables WHERE id = $1 FOR UPDATE`, t.RowID).Scan(&t.Declared)
+	err := tx.QueryRow(ctx, `SELECT declared FROM tables WHERE id = ? FOR UPDATE`, t.RowID).Scan(&t.Declared)
 	if o.d.NoRows(err) {
 		return store.Errorf(store.CodeTableNotFound, "table %s not found", DisplayID(t.ID))
 	}
@@ -98,8 +98,8 @@ func (c *Catalog) ListTables(ctx context.Context, ns []string, includeDeclared b
 		if err != nil {
 			return err
 		}
-		names, err = queryStrings(ctx, tx, `SELECT name FROM tables WHERE namespace_id = $1 AND name > $2 AND ($3 OR NOT declared)
-			ORDER BY name LIMIT $4`, nsID, after, includeDeclared, size+1)
+		names, err = queryStrings(ctx, tx, `SELECT name FROM tables WHERE namespace_id = ? AND name > ? AND (? OR NOT declared)
+			ORDER BY name LIMIT ?`, nsID, after, includeDeclared, size+1)
 		return err
 	})
 	if err != nil {
@@ -125,8 +125,8 @@ func (c *Catalog) ListAllTables(ctx context.Context, includeDeclared bool, page 
 			SELECT key FROM (
 				SELECT p.path || t.name AS key, t.declared FROM tables t JOIN ns_path p ON p.id = t.namespace_id
 			) k
-			WHERE key > $3 AND ($4 OR NOT declared)
-			ORDER BY key LIMIT $5`, rootNamespaceID, idSeparator, after, includeDeclared, size+1)
+			WHERE key > ? AND (? OR NOT declared)
+			ORDER BY key LIMIT ?`, rootNamespaceID, idSeparator, after, includeDeclared, size+1)
 		return err
 	})
 	if err != nil {
@@ -183,7 +183,7 @@ func (o *Ops) InsertTable(ctx context.Context, tx Tx, id []string, t store.Table
 	// The name is checked first: declaring a table twice is "already
 	// exists", whatever the location.
 	var taken bool
-	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM tables WHERE namespace_id = $1 AND name = $2)`,
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM tables WHERE namespace_id = ? AND name = ?)`,
 		nsID, id[len(id)-1]).Scan(&taken); err != nil {
 		return nil, internal("insert table", err)
 	}
@@ -317,7 +317,7 @@ func (o *Ops) DeleteTable(ctx context.Context, tx Tx, t *Table) error {
 			return err
 		}
 	}
-	if _, err := tx.Exec(ctx, `DELETE FROM tables WHERE id = $1`, t.RowID); err != nil {
+	if _, err := tx.Exec(ctx, `DELETE FROM tables WHERE id = ?`, t.RowID); err != nil {
 		return internal("delete table", err)
 	}
 	return nil
@@ -375,14 +375,14 @@ func (c *Catalog) RenameTable(ctx context.Context, id []string, newNamespace []s
 		}
 		newID := append(append([]string(nil), target...), newName)
 		var taken bool
-		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM tables WHERE namespace_id = $1 AND name = $2 AND id <> $3)`,
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM tables WHERE namespace_id = ? AND name = ? AND id <> ?)`,
 			nsID, newName, t.RowID).Scan(&taken); err != nil {
 			return internal("rename table", err)
 		}
 		if taken {
 			return store.Errorf(store.CodeTableAlreadyExists, "table %s already exists", DisplayID(newID))
 		}
-		if _, err := tx.Exec(ctx, `UPDATE tables SET namespace_id = $1, name = $2 WHERE id = $3`, nsID, newName, t.RowID); err != nil {
+		if _, err := tx.Exec(ctx, `UPDATE tables SET namespace_id = ?, name = ? WHERE id = ?`, nsID, newName, t.RowID); err != nil {
 			if o.d.UniqueViolation(err) {
 				return conflict(err, store.CodeTableAlreadyExists, "table %s already exists", DisplayID(newID))
 			}
@@ -400,15 +400,15 @@ func (c *Catalog) RenameTable(ctx context.Context, id []string, newNamespace []s
 func (o *Ops) TableIDByUUID(ctx context.Context, tx Tx, uuid string) ([]string, error) {
 	// The namespaces up from the table's, then the table's own name.
 	id, err := queryStrings(ctx, tx, `WITH RECURSIVE up (id, parent_id, name, depth) AS (
-			SELECT n.id, n.parent_id, n.name, 1 FROM tables t JOIN namespaces n ON n.id = t.namespace_id WHERE t.uuid = $1
+			SELECT n.id, n.parent_id, n.name, 1 FROM tables t JOIN namespaces n ON n.id = t.namespace_id WHERE t.uuid = ?
 			UNION ALL
 			SELECT n.id, n.parent_id, n.name, u.depth + 1 FROM namespaces n JOIN up u ON n.id = u.parent_id
 		)
 		SELECT name FROM (
 			SELECT name, depth FROM up WHERE parent_id IS NOT NULL
 			UNION ALL
-			SELECT name, 0 FROM tables WHERE uuid = $1
-		) names ORDER BY depth DESC`, uuid)
+			SELECT name, 0 FROM tables WHERE uuid = ?
+		) names ORDER BY depth DESC`, uuid, uuid)
 	if err != nil {
 		return nil, internal("find table", err)
 	}

@@ -38,7 +38,7 @@ func (o *Ops) RecordTx(ctx context.Context, tx Tx, kind string, t *store.Table, 
 	id := NewUUID()
 	now := tx.Now().UnixMilli()
 	if _, err := tx.Exec(ctx, `INSERT INTO transactions (id, kind, status, table_uuid, properties, payload, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`, id, kind, string(status), tableUUID, propsJSON, string(payloadJSON), now); err != nil {
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, id, kind, string(status), tableUUID, propsJSON, string(payloadJSON), now, now); err != nil {
 		return "", internal("record transaction", err)
 	}
 	if status == store.TxQueued {
@@ -58,7 +58,7 @@ func (o *Ops) findTransaction(ctx context.Context, tx Tx, id []string) (string, 
 		return "", notFound
 	}
 	var txID string
-	err := tx.QueryRow(ctx, `SELECT id FROM transactions WHERE id = $1`, id[len(id)-1]).Scan(&txID)
+	err := tx.QueryRow(ctx, `SELECT id FROM transactions WHERE id = ?`, id[len(id)-1]).Scan(&txID)
 	if err == nil {
 		return txID, nil
 	}
@@ -73,7 +73,7 @@ func (o *Ops) findTransaction(ctx context.Context, tx Tx, id []string) (string, 
 	if err != nil {
 		return "", notFound
 	}
-	err = tx.QueryRow(ctx, `SELECT transaction_id FROM table_versions WHERE table_id = $1 AND branch = '' AND version = $2`,
+	err = tx.QueryRow(ctx, `SELECT transaction_id FROM table_versions WHERE table_id = ? AND branch = '' AND version = ?`,
 		t.RowID, v).Scan(&txID)
 	if o.d.NoRows(err) {
 		return "", notFound
@@ -87,7 +87,7 @@ func (o *Ops) findTransaction(ctx context.Context, tx Tx, id []string) (string, 
 func (o *Ops) loadTransaction(ctx context.Context, tx Tx, txID string) (*store.Transaction, error) {
 	var status, props string
 	var tableUUID *string
-	if err := tx.QueryRow(ctx, `SELECT status, properties, table_uuid FROM transactions WHERE id = $1`, txID).
+	if err := tx.QueryRow(ctx, `SELECT status, properties, table_uuid FROM transactions WHERE id = ?`, txID).
 		Scan(&status, &props, &tableUUID); err != nil {
 		return nil, internal("load transaction", err)
 	}
@@ -146,7 +146,7 @@ func (c *Catalog) AlterTransaction(ctx context.Context, id []string, actions []s
 		if err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `UPDATE transactions SET status = $1, properties = $2, updated_at = $3 WHERE id = $4`,
+		if _, err := tx.Exec(ctx, `UPDATE transactions SET status = ?, properties = ?, updated_at = ? WHERE id = ?`,
 			string(t.Status), props, tx.Now().UnixMilli(), txID); err != nil {
 			return internal("alter transaction", err)
 		}

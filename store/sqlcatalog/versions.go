@@ -24,7 +24,7 @@ func (o *Ops) findBranch(ctx context.Context, tx Tx, t *Table, branch string) (*
 	var created int64
 	var meta string
 	err := tx.QueryRow(ctx, `SELECT name, parent_branch, parent_version, created_at, metadata FROM table_branches
-		WHERE table_id = $1 AND name = $2`, t.RowID, branch).Scan(&b.Name, &b.ParentBranch, &b.ParentVersion, &created, &meta)
+		WHERE table_id = ? AND name = ?`, t.RowID, branch).Scan(&b.Name, &b.ParentBranch, &b.ParentVersion, &created, &meta)
 	if o.d.NoRows(err) {
 		return nil, store.Errorf(store.CodeTableBranchNotFound, "branch %q of table %s not found", branch, DisplayID(t.ID))
 	}
@@ -61,7 +61,7 @@ func scanVersion(row Row) (*store.TableVersion, error) {
 // LatestVersion returns the newest version of a branch of table t, or nil
 // if it has none.
 func (o *Ops) LatestVersion(ctx context.Context, tx Tx, t *Table, branch string) (*store.TableVersion, error) {
-	v, err := scanVersion(tx.QueryRow(ctx, `SELECT `+versionColumns+` FROM table_versions WHERE table_id = $1 AND branch = $2
+	v, err := scanVersion(tx.QueryRow(ctx, `SELECT `+versionColumns+` FROM table_versions WHERE table_id = ? AND branch = ?
 		ORDER BY version DESC LIMIT 1`, t.RowID, branch))
 	if o.d.NoRows(err) {
 		return nil, nil
@@ -76,7 +76,7 @@ func (o *Ops) LatestVersion(ctx context.Context, tx Tx, t *Table, branch string)
 // TableVersionNotFound (11).
 func (o *Ops) GetVersion(ctx context.Context, tx Tx, t *Table, branch string, v int64) (*store.TableVersion, error) {
 	out, err := scanVersion(tx.QueryRow(ctx, `SELECT `+versionColumns+` FROM table_versions
-		WHERE table_id = $1 AND branch = $2 AND version = $3`, t.RowID, branch, v))
+		WHERE table_id = ? AND branch = ? AND version = ?`, t.RowID, branch, v))
 	if o.d.NoRows(err) {
 		return nil, store.Errorf(store.CodeTableVersionNotFound, "version %d of table %s not found on branch %s", v, DisplayID(t.ID), store.BranchName(branch))
 	}
@@ -140,7 +140,7 @@ func (o *Ops) commitVersion(ctx context.Context, tx Tx, t *Table, vc store.Versi
 	var staged, storedTx string
 	var size *int64
 	err := tx.QueryRow(ctx, `SELECT staged_path, manifest_size, transaction_id FROM table_versions
-		WHERE table_id = $1 AND branch = $2 AND version = $3`, t.RowID, vc.Branch, vc.Version).Scan(&staged, &size, &storedTx)
+		WHERE table_id = ? AND branch = ? AND version = ?`, t.RowID, vc.Branch, vc.Version).Scan(&staged, &size, &storedTx)
 	switch {
 	case err == nil:
 		if staged == vc.StagedPath && (vc.ManifestSize == nil || size == nil || *size == *vc.ManifestSize) {
@@ -177,7 +177,7 @@ func (o *Ops) commitVersion(ctx context.Context, tx Tx, t *Table, vc store.Versi
 	}
 	ts := tx.Now().UnixMilli()
 	if _, err := tx.Exec(ctx, `INSERT INTO table_versions (table_id, branch, version, manifest_path, staged_path,
-		manifest_size, e_tag, timestamp_millis, metadata, transaction_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+		manifest_size, e_tag, timestamp_millis, metadata, transaction_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		t.RowID, vc.Branch, vc.Version, vc.ManifestPath, vc.StagedPath, vc.ManifestSize, vc.ETag, ts, meta, txID); err != nil {
 		if o.d.UniqueViolation(err) {
 			return nil, "", conflict(err, store.CodeConcurrentModification, "version %d of table %s already exists", vc.Version, DisplayID(t.ID))
@@ -185,7 +185,7 @@ func (o *Ops) commitVersion(ctx context.Context, tx Tx, t *Table, vc store.Versi
 		return nil, "", internal("insert version", err)
 	}
 	if t.Declared {
-		if _, err := tx.Exec(ctx, `UPDATE tables SET declared = false WHERE id = $1`, t.RowID); err != nil {
+		if _, err := tx.Exec(ctx, `UPDATE tables SET declared = false WHERE id = ?`, t.RowID); err != nil {
 			return nil, "", internal("mark table created", err)
 		}
 		t.Declared = false
@@ -196,17 +196,17 @@ func (o *Ops) commitVersion(ctx context.Context, tx Tx, t *Table, vc store.Versi
 		ETag: vc.ETag, Timestamp: msTime(ts), Metadata: vc.Metadata}, txID, nil
 }
 
-// listVersions are the queries of a page of versions ($1 the table, $2 the
-// branch, then the version to resume after if any, then the limit), by
+// listVersions are the queries of a page of versions (parameters: the
+// table, the branch, the version to resume after if any, the limit), by
 // [descending][resuming].
 var listVersions = [2][2]string{
 	{
-		`SELECT ` + versionColumns + ` FROM table_versions WHERE table_id = $1 AND branch = $2 ORDER BY version ASC LIMIT $3`,
-		`SELECT ` + versionColumns + ` FROM table_versions WHERE table_id = $1 AND branch = $2 AND version > $3 ORDER BY version ASC LIMIT $4`,
+		`SELECT ` + versionColumns + ` FROM table_versions WHERE table_id = ? AND branch = ? ORDER BY version ASC LIMIT ?`,
+		`SELECT ` + versionColumns + ` FROM table_versions WHERE table_id = ? AND branch = ? AND version > ? ORDER BY version ASC LIMIT ?`,
 	},
 	{
-		`SELECT ` + versionColumns + ` FROM table_versions WHERE table_id = $1 AND branch = $2 ORDER BY version DESC LIMIT $3`,
-		`SELECT ` + versionColumns + ` FROM table_versions WHERE table_id = $1 AND branch = $2 AND version < $3 ORDER BY version DESC LIMIT $4`,
+		`SELECT ` + versionColumns + ` FROM table_versions WHERE table_id = ? AND branch = ? ORDER BY version DESC LIMIT ?`,
+		`SELECT ` + versionColumns + ` FROM table_versions WHERE table_id = ? AND branch = ? AND version < ? ORDER BY version DESC LIMIT ?`,
 	},
 }
 
@@ -338,8 +338,8 @@ func (o *Ops) deleteVersions(ctx context.Context, tx Tx, t *Table, branch string
 	}
 	var total int64
 	for _, r := range ranges {
-		n, err := tx.Exec(ctx, `DELETE FROM table_versions WHERE table_id = $1 AND branch = $2 AND version >= $3
-			AND ($4 < 0 OR version < $4)`, t.RowID, branch, r.Start, r.End)
+		n, err := tx.Exec(ctx, `DELETE FROM table_versions WHERE table_id = ? AND branch = ? AND version >= ?
+			AND (? < 0 OR version < ?)`, t.RowID, branch, r.Start, r.End, r.End)
 		if err != nil {
 			return 0, internal("delete versions", err)
 		}

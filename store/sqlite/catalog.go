@@ -93,8 +93,8 @@ func (dialect) UniqueViolation(err error) bool { return isConstraint(err) }
 func (dialect) RowLocks() bool { return false }
 
 // InList reads a list parameter as a JSON array.
-func (dialect) InList(column, param string) string {
-	return column + ` IN (SELECT value FROM json_each(` + param + `))`
+func (dialect) InList(column string) string {
+	return column + ` IN (SELECT value FROM json_each(?))`
 }
 
 func (dialect) List(values []string) any {
@@ -110,7 +110,7 @@ func (dialect) List(values []string) any {
 func (dialect) WalkNamespaces(ctx context.Context, tx sqlcatalog.Tx, id []string) (int64, int, error) {
 	rowID := int64(1)
 	for i, name := range id {
-		err := tx.QueryRow(ctx, `SELECT id FROM namespaces WHERE parent_id = $1 AND name = $2`, rowID, name).Scan(&rowID)
+		err := tx.QueryRow(ctx, `SELECT id FROM namespaces WHERE parent_id = ? AND name = ?`, rowID, name).Scan(&rowID)
 		if errors.Is(err, sql.ErrNoRows) {
 			return rowID, i, nil
 		}
@@ -126,7 +126,9 @@ type managedRows struct{}
 
 // Found refuses, in a write, a table a staged write holds (tableBusy).
 func (managedRows) Found(_ context.Context, tx sqlcatalog.Tx, t *sqlcatalog.Table) error {
-	return storeTx(tx).notHeld(rowOf(t))
+	held := tableRow{rowID: t.RowID} // what notHeld reads, on the stack
+	held.UUID = t.UUID
+	return storeTx(tx).notHeld(&held)
 }
 
 // Deleting lets the cached data of t go once the transaction commits and
