@@ -13,7 +13,7 @@
 //
 //	func TestConformance(t *testing.T) {
 //		conformance.Run(t, conformance.Config{
-//			New:          func(t conformance.T) conformance.Target { return openStore(t) },
+//			New:          func(t conformance.T) store.Catalog { return openStore(t) },
 //			Capabilities: conformance.Full(),
 //		})
 //	}
