@@ -223,24 +223,40 @@ func conflict(err error, code store.Code, format string, args ...any) error {
 	return &store.Error{Code: code, Message: fmt.Sprintf(format, args...), Cause: err}
 }
 
-// queryStrings runs a query of one string column and returns its values
-// (an empty slice for none).
-func queryStrings(ctx context.Context, tx Tx, query string, args ...any) ([]string, error) {
+// readTable runs fn on table id in a read transaction.
+func (c *Catalog) readTable(ctx context.Context, id []string, fn func(tx Tx, t *Table) error) error {
+	return c.db.Read(ctx, func(tx Tx) error {
+		t, err := c.ops.FindTable(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		return fn(tx, t)
+	})
+}
+
+// queryRows runs a query and returns its rows as scan reads each (an
+// empty slice for none).
+func queryRows[T any](ctx context.Context, tx Tx, scan func(r Row) (T, error), query string, args ...any) ([]T, error) {
 	rows, err := tx.Query(ctx, query, args...)
 	if err != nil {
-		return nil, internal("query", err)
+		return nil, err
 	}
 	defer rows.Close()
-	out := []string{}
+	out := []T{}
 	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, internal("query", err)
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
 		}
-		out = append(out, s)
+		out = append(out, v)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, internal("query", err)
-	}
-	return out, nil
+	return out, rows.Err()
+}
+
+// QueryStrings runs a query of one string column in tx and returns its
+// values (an empty slice for none), or the database's error. Backends use
+// it for statements of their own.
+func QueryStrings(ctx context.Context, tx Tx, query string, args ...any) ([]string, error) {
+	out, err := queryRows(ctx, tx, func(r Row) (s string, err error) { return s, r.Scan(&s) }, query, args...)
+	return out, internal("query", err)
 }

@@ -84,6 +84,13 @@ func (o *Ops) describeNamespace(ctx context.Context, tx Tx, id []string, rowID i
 
 // ListNamespaces implements store.Namespaces.
 func (c *Catalog) ListNamespaces(ctx context.Context, parent []string, page store.Page) ([]string, string, error) {
+	return c.listNames(ctx, parent, page, `SELECT name FROM namespaces WHERE parent_id = ? AND name > ? ORDER BY name LIMIT ?`)
+}
+
+// listNames returns a page of the names query lists in namespace ns. Its
+// parameters are the namespace's row id, the name to resume after, those
+// of filter, and the number of names to read.
+func (c *Catalog) listNames(ctx context.Context, ns []string, page store.Page, query string, filter ...any) ([]string, string, error) {
 	after, err := store.NameAfter(page.Token)
 	if err != nil {
 		return nil, "", err
@@ -91,12 +98,12 @@ func (c *Catalog) ListNamespaces(ctx context.Context, parent []string, page stor
 	size := store.PageSize(page.Limit)
 	var names []string
 	err = c.db.Read(ctx, func(tx Tx) error {
-		parentID, err := c.ops.findNamespace(ctx, tx, parent)
+		nsID, err := c.ops.findNamespace(ctx, tx, ns)
 		if err != nil {
 			return err
 		}
-		names, err = queryStrings(ctx, tx, `SELECT name FROM namespaces WHERE parent_id = ? AND name > ? ORDER BY name LIMIT ?`,
-			parentID, after, size+1)
+		args := append(append([]any{nsID, after}, filter...), size+1)
+		names, err = QueryStrings(ctx, tx, query, args...)
 		return err
 	})
 	if err != nil {

@@ -87,26 +87,8 @@ func (o *Ops) lockTable(ctx context.Context, tx Tx, t *Table) error {
 
 // ListTables implements store.Tables.
 func (c *Catalog) ListTables(ctx context.Context, ns []string, includeDeclared bool, page store.Page) ([]string, string, error) {
-	after, err := store.NameAfter(page.Token)
-	if err != nil {
-		return nil, "", err
-	}
-	size := store.PageSize(page.Limit)
-	var names []string
-	err = c.db.Read(ctx, func(tx Tx) error {
-		nsID, err := c.ops.findNamespace(ctx, tx, ns)
-		if err != nil {
-			return err
-		}
-		names, err = queryStrings(ctx, tx, `SELECT name FROM tables WHERE namespace_id = ? AND name > ? AND (? OR NOT declared)
-			ORDER BY name LIMIT ?`, nsID, after, includeDeclared, size+1)
-		return err
-	})
-	if err != nil {
-		return nil, "", err
-	}
-	names, next := store.CutNames(names, size)
-	return names, next, nil
+	return c.listNames(ctx, ns, page, `SELECT name FROM tables WHERE namespace_id = ? AND name > ? AND (? OR NOT declared)
+		ORDER BY name LIMIT ?`, includeDeclared)
 }
 
 // ListAllTables implements store.Tables. Identifiers sort as their keys
@@ -121,7 +103,7 @@ func (c *Catalog) ListAllTables(ctx context.Context, includeDeclared bool, page 
 	size := store.PageSize(page.Limit)
 	var keys []string
 	err = c.db.Read(ctx, func(tx Tx) error {
-		keys, err = queryStrings(ctx, tx, namespacePaths+`
+		keys, err = QueryStrings(ctx, tx, namespacePaths+`
 			SELECT key FROM (
 				SELECT p.path || t.name AS key, t.declared FROM tables t JOIN ns_path p ON p.id = t.namespace_id
 			) k
@@ -251,11 +233,7 @@ func (c *Catalog) RegisterTable(ctx context.Context, id []string, reg store.Tabl
 // DescribeTable implements store.Tables.
 func (c *Catalog) DescribeTable(ctx context.Context, id []string) (*store.Table, error) {
 	var out *store.Table
-	err := c.db.Read(ctx, func(tx Tx) error {
-		t, err := c.ops.FindTable(ctx, tx, id)
-		if err != nil {
-			return err
-		}
+	err := c.readTable(ctx, id, func(_ Tx, t *Table) error {
 		out = &t.Table
 		return nil
 	})
@@ -399,7 +377,7 @@ func (c *Catalog) RenameTable(ctx context.Context, id []string, newNamespace []s
 // Returns TableNotFound (4) when there is none (it was dropped).
 func (o *Ops) TableIDByUUID(ctx context.Context, tx Tx, uuid string) ([]string, error) {
 	// The namespaces up from the table's, then the table's own name.
-	id, err := queryStrings(ctx, tx, `WITH RECURSIVE up (id, parent_id, name, depth) AS (
+	id, err := QueryStrings(ctx, tx, `WITH RECURSIVE up (id, parent_id, name, depth) AS (
 			SELECT n.id, n.parent_id, n.name, 1 FROM tables t JOIN namespaces n ON n.id = t.namespace_id WHERE t.uuid = ?
 			UNION ALL
 			SELECT n.id, n.parent_id, n.name, u.depth + 1 FROM namespaces n JOIN up u ON n.id = u.parent_id

@@ -166,24 +166,15 @@ func (c *Catalog) AlterTransaction(ctx context.Context, id []string, actions []s
 // from the partial index of pending transactions.
 func (c *Catalog) PendingJobs(ctx context.Context) ([]store.JobCount, error) {
 	var out []store.JobCount
-	err := c.db.Read(ctx, func(tx Tx) error {
-		out = nil
-		rows, err := tx.Query(ctx, `SELECT kind, status, count(*) FROM transactions
-			WHERE status IN ('Queued', 'Running') GROUP BY kind, status ORDER BY kind, status`)
-		if err != nil {
-			return internal("count jobs", err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var j store.JobCount
+	err := c.db.Read(ctx, func(tx Tx) (err error) {
+		out, err = queryRows(ctx, tx, func(r Row) (j store.JobCount, err error) {
 			var status string
-			if err := rows.Scan(&j.Kind, &status, &j.Count); err != nil {
-				return internal("count jobs", err)
-			}
+			err = r.Scan(&j.Kind, &status, &j.Count)
 			j.Status = store.TransactionStatus(status)
-			out = append(out, j)
-		}
-		return rows.Err()
+			return j, err
+		}, `SELECT kind, status, count(*) FROM transactions
+			WHERE status IN ('Queued', 'Running') GROUP BY kind, status ORDER BY kind, status`)
+		return internal("count jobs", err)
 	})
 	return out, err
 }

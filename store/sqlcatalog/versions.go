@@ -226,11 +226,7 @@ func (c *Catalog) ListVersions(ctx context.Context, id []string, branch string, 
 	}
 	size := store.PageSize(page.Limit)
 	var out []store.TableVersion
-	err = c.db.Read(ctx, func(tx Tx) error {
-		t, err := c.ops.FindTable(ctx, tx, id)
-		if err != nil {
-			return err
-		}
+	err = c.readTable(ctx, id, func(tx Tx, t *Table) error {
 		if err := c.ops.CheckBranch(ctx, tx, t, branch); err != nil {
 			return err
 		}
@@ -243,20 +239,15 @@ func (c *Catalog) ListVersions(ctx context.Context, id []string, branch string, 
 			resume = 1
 			args = append(args, *after)
 		}
-		rows, err := tx.Query(ctx, listVersions[desc][resume], append(args, size+1)...)
-		if err != nil {
-			return internal("list versions", err)
-		}
-		defer rows.Close()
-		out = []store.TableVersion{}
-		for rows.Next() {
-			v, err := scanVersion(rows)
+		var err error
+		out, err = queryRows(ctx, tx, func(r Row) (store.TableVersion, error) {
+			v, err := scanVersion(r)
 			if err != nil {
-				return internal("list versions", err)
+				return store.TableVersion{}, err
 			}
-			out = append(out, *v)
-		}
-		return rows.Err()
+			return *v, nil
+		}, listVersions[desc][resume], append(args, size+1)...)
+		return internal("list versions", err)
 	})
 	if err != nil {
 		return nil, "", err
@@ -268,11 +259,7 @@ func (c *Catalog) ListVersions(ctx context.Context, id []string, branch string, 
 // DescribeVersion implements store.Versions.
 func (c *Catalog) DescribeVersion(ctx context.Context, id []string, branch string, v *int64) (*store.TableVersion, error) {
 	var out *store.TableVersion
-	err := c.db.Read(ctx, func(tx Tx) error {
-		t, err := c.ops.FindTable(ctx, tx, id)
-		if err != nil {
-			return err
-		}
+	err := c.readTable(ctx, id, func(tx Tx, t *Table) (err error) {
 		out, err = c.ops.describeVersion(ctx, tx, t, branch, v)
 		return err
 	})

@@ -248,6 +248,12 @@ func tableIDByUUID(ctx context.Context, tx *Tx, uuid string) ([]string, error) {
 	return tx.db.ops.TableIDByUUID(ctx, catalogTx{tx}, uuid)
 }
 
+// queryStrings runs a fixed query of one string column and returns its
+// values.
+func queryStrings(ctx context.Context, tx *Tx, query sqlitedb.Const, args ...any) ([]string, error) {
+	return sqlcatalog.QueryStrings(ctx, catalogTx{tx}, string(query), args...)
+}
+
 // displayID renders an identifier for messages.
 func displayID(id []string) string { return sqlcatalog.DisplayID(id) }
 
