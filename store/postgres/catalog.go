@@ -104,14 +104,14 @@ func (dialect) List(values []string) any {
 	return values
 }
 
-// walkNamespaces is a query that follows the names in its parameters (the
-// same text array, twice) down from the root and yields the deepest
-// namespace reached (id) and how many names it followed (depth).
-const walkNamespaces = `WITH RECURSIVE walk (id, depth) AS (
-		SELECT 1::bigint, 0
+// walkNamespaces is a query that follows the names in its parameter (a
+// text array) down from the root and yields the deepest namespace reached
+// (id) and how many names it followed (depth).
+const walkNamespaces = `WITH RECURSIVE walk (id, depth, names) AS (
+		SELECT 1::bigint, 0, CAST(? AS text[])
 		UNION ALL
-		SELECT n.id, w.depth + 1 FROM walk w JOIN namespaces n ON n.parent_id = w.id AND n.name = (CAST(? AS text[]))[w.depth + 1]
-		WHERE w.depth < cardinality(CAST(? AS text[]))
+		SELECT n.id, w.depth + 1, w.names FROM walk w JOIN namespaces n ON n.parent_id = w.id AND n.name = w.names[w.depth + 1]
+		WHERE w.depth < cardinality(w.names)
 	)
 	SELECT id, depth FROM walk ORDER BY depth DESC LIMIT 1`
 
@@ -120,7 +120,7 @@ const walkNamespaces = `WITH RECURSIVE walk (id, depth) AS (
 func (dialect) WalkNamespaces(ctx context.Context, tx sqlcatalog.Tx, id []string) (int64, int, error) {
 	var rowID int64
 	var depth int
-	err := tx.QueryRow(ctx, walkNamespaces, id, id).Scan(&rowID, &depth)
+	err := tx.QueryRow(ctx, walkNamespaces, id).Scan(&rowID, &depth)
 	return rowID, depth, err
 }
 

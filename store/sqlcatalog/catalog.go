@@ -195,7 +195,7 @@ func encodeMap(m map[string]string) (string, error) {
 // decodeMap reads a JSON object of strings; "" is an empty map.
 func decodeMap(s string) (map[string]string, error) {
 	m := map[string]string{}
-	if s == "" {
+	if s == "" || s == "{}" { // most maps are empty: no need to parse them
 		return m, nil
 	}
 	if err := json.Unmarshal([]byte(s), &m); err != nil {
