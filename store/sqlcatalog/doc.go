@@ -32,10 +32,9 @@
 // whose database numbers its parameters (PostgreSQL: $1, $2, …) rewrites
 // each text once. A backend may therefore cache or prepare each statement
 // by its text (SQLite's statement cache, pgx's prepared statements).
-// Values keep to
-// what both databases store alike: integers (times are Unix milliseconds),
-// text, booleans (SQLite stores 0 and 1), and string maps as JSON text
-// (JSONB in PostgreSQL).
+// Values keep to what both databases store alike: integers (times are Unix
+// milliseconds), text, booleans (SQLite stores 0 and 1), and string maps as
+// JSON text (JSONB in PostgreSQL).
 //
 // # Conflicts
 //

@@ -3,8 +3,9 @@ package sqlcatalog
 import "fmt"
 
 // statements are the texts that depend on the backend: its dialect, and
-// whether its tables record their kind (a backend with managed tables).
-// Each is built once, so each is still one fixed text.
+// whether its tables record their kind (a backend with managed tables;
+// the others' tables are all external). Each is built once, so each is
+// still one fixed text. The comments list their parameters.
 type statements struct {
 	findTable        string // namespace row id, name
 	tablesUnder      string // namespace row id, idSeparator
@@ -26,9 +27,10 @@ const idSeparator = "\x01"
 
 // namespacePaths is a recursive query of every namespace under the one
 // whose row id is its first parameter (itself included), with its path
-// below it: its names, each followed by the second (idSeparator). The path starts from the
-// empty name of a column, so that it has the collation of names in both
-// databases (a recursive query needs one collation throughout).
+// below it: its names, each followed by the second (idSeparator). The path
+// starts from the empty name of a column, so that it has the collation of
+// names in both databases (a recursive query needs one collation
+// throughout).
 const namespacePaths = `WITH RECURSIVE ns_path (id, path) AS (
 		SELECT id, substr(name, 1, 0) FROM namespaces WHERE id = ?
 		UNION ALL

@@ -273,7 +273,7 @@ func (o *Ops) dropTable(ctx context.Context, tx Tx, t *Table) (string, error) {
 // When another table's location is the same, contains it or lies inside it
 // (which the catalog refuses, but an older catalog or a table registered
 // by hand may hold), the data stays and the transaction, recorded as
-// succeeded, says why.
+// succeeded, says why. It returns the database's error.
 func (o *Ops) QueueDataDeletion(ctx context.Context, tx Tx, t *Table) (string, error) {
 	c, err := o.findLocationClash(ctx, tx, store.LocationKey(t.Location), t.RowID)
 	if err != nil {
@@ -288,7 +288,8 @@ func (o *Ops) QueueDataDeletion(ctx context.Context, tx Tx, t *Table) (string, e
 
 // DeleteTable removes the catalog entry of t, after the backend's Managed
 // has let go of what it keeps for t; versions, branches and tags go with
-// the entry (ON DELETE CASCADE).
+// the entry (ON DELETE CASCADE). It returns the errors of
+// Managed.Deleting and the database's.
 func (o *Ops) DeleteTable(ctx context.Context, tx Tx, t *Table) error {
 	if o.m != nil {
 		if err := o.m.Deleting(ctx, tx, t); err != nil {

@@ -13,7 +13,7 @@ import (
 // none) and returns its id. props are added to the standard properties
 // (operation, table, table_uuid); payload, when not nil, is the input of a
 // queued job, which the transaction leaves queued when status is
-// TxQueued.
+// TxQueued. It returns the database's error, or Tx.JobQueued's.
 func (o *Ops) RecordTx(ctx context.Context, tx Tx, kind string, t *store.Table, status store.TransactionStatus, props map[string]string, payload any) (string, error) {
 	all := map[string]string{"operation": kind}
 	var tableUUID *string

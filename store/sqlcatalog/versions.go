@@ -59,7 +59,7 @@ func scanVersion(row Row) (*store.TableVersion, error) {
 }
 
 // LatestVersion returns the newest version of a branch of table t, or nil
-// if it has none.
+// if it has none. It returns the database's error.
 func (o *Ops) LatestVersion(ctx context.Context, tx Tx, t *Table, branch string) (*store.TableVersion, error) {
 	v, err := scanVersion(tx.QueryRow(ctx, `SELECT `+versionColumns+` FROM table_versions WHERE table_id = ? AND branch = ?
 		ORDER BY version DESC LIMIT 1`, t.RowID, branch))
