@@ -211,6 +211,20 @@ var groups = []Group{
 // Groups returns the groups of the suite in run order.
 func Groups() []Group { return append([]Group(nil), groups...) }
 
+// GroupsFor returns the names of the groups whose needs c meets, in run
+// order: for Config.Groups, to leave out the groups a kind of target can
+// never exercise (an HTTPTarget reaches no store.Jobs, for one) rather
+// than report them as gaps.
+func GroupsFor(c Capabilities) []string {
+	var out []string
+	for _, g := range groups {
+		if !slices.ContainsFunc(g.Needs, func(n string) bool { return !c.has(n) }) {
+			out = append(out, g.Name)
+		}
+	}
+	return out
+}
+
 // has reports whether c includes the capability named name (a field of
 // Capabilities).
 func (c Capabilities) has(name string) bool {
