@@ -2,6 +2,7 @@ package sqlcatalog_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -118,6 +119,69 @@ func TestDroppedTreeRecordsFullIdentifiers(t *testing.T) {
 				t.Errorf("a drop records table %q, want one of %v", tx.Properties["table"], want)
 			}
 			delete(want, tx.Properties["table"])
+		}
+	})
+}
+
+// TestLocationClashes checks the store's own guard: a table cannot be
+// recorded at, inside or around another table's location, in any spelling;
+// distinct locations are unaffected.
+func TestLocationClashes(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db store.Backend) {
+		ctx := t.Context()
+		for i, loc := range []string{"/wh/a.lance", "s3://bucket/p/t", "gs://b/x"} {
+			if _, _, err := db.DeclareTable(ctx, []string{fmt.Sprintf("base%d", i)}, store.TableDeclaration{Location: loc}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, tc := range []struct {
+			location string
+			clash    bool
+		}{
+			{"/wh/a.lance", true},
+			{"/wh/a.lance/", true},
+			{"/wh//a.lance", true},
+			{"/wh/./a.lance", true},
+			{"file:///wh/a.lance", true},
+			{"file://localhost/wh/a.lance", true},
+			{"/wh/a.lance/data", true},
+			{"/wh", true},
+			{"/", true},
+			{"file:///", true},
+			{"S3://bucket/p/t", true},
+			{"s3://bucket/p/t/", true},
+			{"s3://bucket/p", true},
+			{"s3://bucket", true},
+			{"s3://bucket/p/t/_versions", true},
+			{"gs://b/x/y", true},
+			{"/wh/a.lance2", false},
+			{"/wh/a", false},
+			{"/wh/b.lance", false},
+			{"s3://bucket/p/t2", false},
+			{"s3://other/p/t", false},
+			{"gs://bucket/p/t", false},
+			{"/bucket/p/t", false},
+		} {
+			t.Run(tc.location, func(t *testing.T) {
+				id := []string{"t"}
+				_, _, err := db.DeclareTable(ctx, id, store.TableDeclaration{Location: tc.location})
+				if tc.clash {
+					if store.ErrorCode(err) != store.CodeInvalidInput {
+						t.Fatalf("declare at %q: %v, want InvalidInput", tc.location, err)
+					}
+					_, _, err = db.RegisterTable(ctx, id, store.TableRegistration{Location: tc.location})
+					if store.ErrorCode(err) != store.CodeInvalidInput {
+						t.Fatalf("register at %q: %v, want InvalidInput", tc.location, err)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatalf("declare at %q: %v", tc.location, err)
+				}
+				if _, _, err := db.DeregisterTable(ctx, id); err != nil {
+					t.Fatal(err)
+				}
+			})
 		}
 	})
 }
