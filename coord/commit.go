@@ -12,13 +12,15 @@ import (
 	"github.com/lancens/lancens/warehouse"
 )
 
-// CommitStore is what the commit coordinator needs of the catalog: it
-// decides whether a commit happens (put-if-not-exists, strict chain).
+// CommitStore is what the commit coordinator needs of a store.Backend: the
+// catalog decides whether a commit happens (put-if-not-exists, strict
+// chain), and its location locks keep the processes sharing it apart.
 type CommitStore interface {
 	DescribeTable(ctx context.Context, id []string) (*store.Table, error)
 	DescribeVersion(ctx context.Context, id []string, branch string, v *int64) (*store.TableVersion, error)
 	CommitVersion(ctx context.Context, id []string, c store.VersionCommit) (*store.TableVersion, string, error)
 	CommitBatch(ctx context.Context, ops []store.BatchOperation) ([]store.BatchResult, string, error)
+	store.LocationLocker
 }
 
 // Manifests puts the manifests Lance clients stage under their final
@@ -59,22 +61,21 @@ type Manifests interface {
 // record is never trusted: the next commit of that version replaces it,
 // unless it holds the very content being committed — on object storage
 // only when lancens published it, so a manifest another writer put in the
-// bucket is never overwritten. When several
-// processes share the store (replicas on PostgreSQL), the lock of a
-// location whose manifests lancens publishes (on local disk or on the
-// warehouse's object store) is also the store's, which every replica
-// respects: otherwise two replicas could each publish a manifest for one
-// version, and the loser replace or remove the winner's. (A SQLite store
-// is served by one process only, which holds an OS lock on it, so this
-// process's lock covers every commit.) The conditional put alone already
+// bucket is never overwritten. The lock of a location whose manifests
+// lancens publishes (on local disk or on the warehouse's object store) is
+// also the store's (store.LocationLocker), which every process sharing the
+// store respects (replicas on PostgreSQL): otherwise two replicas could
+// each publish a manifest for one version, and the loser replace or remove
+// the winner's. (A SQLite store is served by one process only, which holds
+// an OS lock on it: its location locks have nobody else to keep out, and
+// this process's lock covers every commit.) The conditional put alone already
 // lets only one of racing first publications through; the lock is what
 // makes replacing or removing a manifest safe.
 type Committer struct {
 	store     CommitStore
 	manifests Manifests
 	log       *slog.Logger
-	// shared, when the store is shared by several processes, locks
-	// locations across all of them.
+	// shared locks locations across every process sharing the store.
 	shared store.LocationLocker
 	mu     sync.Mutex
 	locks  map[string]*lockEntry
@@ -86,12 +87,10 @@ type lockEntry struct {
 }
 
 // NewCommitter returns a commit coordinator over st and m that logs to log.
-// When st is shared by several processes it should implement
-// store.LocationLocker: commits then lock table locations across all of
-// them.
+// Commits lock table locations in this process and, through st's
+// LockLocations, across every process sharing st.
 func NewCommitter(st CommitStore, m Manifests, log *slog.Logger) *Committer {
-	shared, _ := st.(store.LocationLocker)
-	return &Committer{store: st, manifests: m, log: log, shared: shared, locks: map[string]*lockEntry{}}
+	return &Committer{store: st, manifests: m, log: log, shared: st, locks: map[string]*lockEntry{}}
 }
 
 // lock takes the commit locks of the given locations, in a fixed order, and
@@ -101,9 +100,6 @@ func NewCommitter(st CommitStore, m Manifests, log *slog.Logger) *Committer {
 // first).
 func (m *Committer) lock(ctx context.Context, locations []string) (func(), error) {
 	unlock := m.lockHere(locations)
-	if m.shared == nil {
-		return unlock, nil
-	}
 	var reached []string
 	for _, loc := range locations {
 		if m.manifests.Reaches(loc) {

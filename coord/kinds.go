@@ -6,7 +6,8 @@ import (
 	"github.com/lancens/lancens/store"
 )
 
-// JobStore is what the store's own job kinds need of it.
+// JobStore is what the store's own job kinds need of it: the job-side
+// methods of store.ManagedTables.
 type JobStore interface {
 	Backfill(ctx context.Context, job store.BackfillColumn) (store.WriteResult, error)
 	BuildIndex(ctx context.Context, job store.BuildIndex) error

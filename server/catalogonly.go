@@ -9,35 +9,6 @@ import (
 	"github.com/lancens/lancens/store"
 )
 
-// Catalog is what the server needs from any store: the catalog and the
-// queue of deferred work. store/postgres offers this much.
-type Catalog interface {
-	store.Namespaces
-	store.Tables
-	store.Versions
-	store.Batches
-	store.Tags
-	store.Branches
-	store.Transactions
-	store.Jobs
-}
-
-// Data is what managed tables (rows kept by lancens) need besides the
-// catalog. store/sqlite offers it.
-type Data interface {
-	store.ManagedData
-	store.BranchedData
-	store.Indexes
-	store.Views
-	store.VersionCleanup
-}
-
-// Store is a catalog that also keeps managed tables: store/sqlite.
-type Store interface {
-	Catalog
-	Data
-}
-
 // managedOperations are the operations on the rows, schemas and indexes of
 // managed tables. A server whose store keeps no managed tables refuses
 // them before reading the request (see refuseManaged).
@@ -72,10 +43,10 @@ func (s *Server) refuseManaged(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// catalogOnly makes a Catalog a Store whose managed-table calls all
-// answer Unsupported (0): the job runner and the handlers then need no
-// second kind of store.
-type catalogOnly struct{ Catalog }
+// catalogOnly makes a store.Backend a store.ManagedBackend whose
+// managed-table calls all answer Unsupported (0): the job runner and the
+// handlers then need no second kind of store.
+type catalogOnly struct{ store.Backend }
 
 func (catalogOnly) CreateTable(context.Context, []string, store.NewTable) (*store.Table, store.WriteResult, error) {
 	return nil, store.WriteResult{}, errNoManagedTables("CreateTable")

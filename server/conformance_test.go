@@ -5,6 +5,7 @@ import (
 
 	"github.com/lancens/lancens/internal/apitest"
 	"github.com/lancens/lancens/internal/conformance"
+	"github.com/lancens/lancens/store"
 )
 
 // TestConformance runs the whole suite over HTTP: client → server → store,
@@ -14,7 +15,7 @@ import (
 func TestConformance(t *testing.T) {
 	s := apitest.Start(t, apitest.Options{ExternalRoots: []string{"s3://conformance-bucket"}})
 	conformance.Run(t, conformance.Config{
-		New: func(t conformance.T) conformance.Target {
+		New: func(t conformance.T) store.Catalog {
 			tg, err := conformance.NewHTTPTarget(s.URL, s.HTTP)
 			if err != nil {
 				t.Fatalf("target: %v", err)
@@ -24,6 +25,6 @@ func TestConformance(t *testing.T) {
 			}
 			return tg
 		},
-		Capabilities: conformance.Full(),
+		Capabilities: conformance.Data(),
 	})
 }

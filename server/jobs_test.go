@@ -106,14 +106,14 @@ func TestFailedIndexBuild(t *testing.T) {
 // cancelled, then run (and fail, being cancelled): a build interrupted by
 // shutdown at a known point.
 type blockedBuilds struct {
-	server.Store
+	store.ManagedBackend
 	started chan struct{}
 }
 
 func (b *blockedBuilds) BuildIndex(ctx context.Context, job store.BuildIndex) error {
 	b.started <- struct{}{}
 	<-ctx.Done()
-	return b.Store.BuildIndex(ctx, job)
+	return b.ManagedBackend.BuildIndex(ctx, job)
 }
 
 // TestShutdownRequeuesIndexBuild stops a server while it builds an index;
@@ -133,7 +133,7 @@ func TestShutdownRequeuesIndexBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := &blockedBuilds{Store: db, started: make(chan struct{}, 1)}
+	st := &blockedBuilds{ManagedBackend: db, started: make(chan struct{}, 1)}
 	srv, err := server.New(server.Config{Store: st, Warehouse: wh, JobsQueued: jobsQueued})
 	if err != nil {
 		t.Fatal(err)

@@ -16,7 +16,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/lancens/lancens/internal/buildinfo"
-	"github.com/lancens/lancens/store"
 )
 
 // Route labels of requests that are not spec operations. Every other label
@@ -243,10 +242,7 @@ func (sc *storeCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(descCacheBytes, prometheus.GaugeValue, float64(cs.CacheBytes()))
 		ch <- prometheus.MustNewConstMetric(descCacheBudget, prometheus.GaugeValue, float64(cs.CacheBudget()))
 	}
-	probe, ok := sc.s.cfg.Store.(store.Probe)
-	if !ok {
-		return
-	}
+	probe := sc.s.cfg.Store
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if size, err := probe.SizeBytes(ctx); err != nil {

@@ -93,13 +93,13 @@ func writeProbeError(w http.ResponseWriter, r *http.Request, status int, code st
 // logged when it starts and when it ends, not at every probe.
 type readiness struct{ failing atomic.Bool }
 
-// ready checks the store (when it is a store.Probe) and the warehouse. The
+// ready checks the store (its store.Probe) and the warehouse. The
 // first failure after a success is logged at level warn with its cause,
 // and the recovery at level info.
 func (s *Server) ready(ctx context.Context) error {
 	err := s.warehouse.Ready(ctx)
-	if p, ok := s.cfg.Store.(store.Probe); ok && err == nil {
-		err = p.Ready(ctx)
+	if err == nil {
+		err = s.cfg.Store.Ready(ctx)
 	}
 	if err != nil {
 		if !s.readiness.failing.Swap(true) {

@@ -24,10 +24,11 @@ import (
 
 // Config configures a Server.
 type Config struct {
-	// Store holds the catalog. Required. A store that also implements
-	// Data (store/sqlite) serves managed tables too; one that does not
-	// (store/postgres) answers their operations Unsupported (0).
-	Store Catalog
+	// Store holds the catalog. Required. A store that is also a
+	// store.ManagedBackend (store/sqlite) serves managed tables too; one
+	// that is not (store/postgres) answers their operations Unsupported
+	// (0).
+	Store store.Backend
 	// Warehouse is where declared tables get their locations. Required.
 	Warehouse *warehouse.Warehouse
 	// Vendor decides the storage options answered for tables on the
@@ -112,7 +113,7 @@ const (
 // Unsupported (0).
 type Server struct {
 	cfg       Config
-	store     Store
+	store     store.ManagedBackend
 	warehouse *warehouse.Warehouse
 	log       *slog.Logger
 	echo      *echo.Echo
@@ -172,7 +173,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.RetainVersionsFor == 0 {
 		cfg.RetainVersionsFor = store.DefaultRetainVersionsFor
 	}
-	st, managed := cfg.Store.(Store)
+	st, managed := cfg.Store.(store.ManagedBackend)
 	if !managed {
 		st = catalogOnly{cfg.Store}
 	}

@@ -91,11 +91,13 @@ type Jobs interface {
 	RecoverJobs(ctx context.Context) (int, error)
 }
 
-// LocationLocker is implemented by stores that several lancens processes
-// share (store/postgres): its locks exclude every process using the store,
-// not only the calling one. The commit coordinator holds them while it
-// moves manifest files into place on local disk, where the store cannot
-// arbitrate.
+// LocationLocker locks table locations across every process using the
+// store, not only the calling one. The commit coordinator holds its locks
+// while it moves manifest files into place, where the store cannot
+// arbitrate. Every backend implements it (see store.Backend): one that
+// several processes share (store/postgres) with locks of the database;
+// one that a single process holds (store/sqlite) by answering at once,
+// since there is no other process to keep out.
 type LocationLocker interface {
 	// LockLocations takes exclusive locks on the table locations, in an
 	// order every process follows, and returns the function that releases

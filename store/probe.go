@@ -10,8 +10,8 @@ type JobCount struct {
 }
 
 // Probe is what operators ask a store about its health and size: the
-// readiness endpoint and the metrics use it. A backend that does not
-// implement it is reported as ready and without those metrics.
+// readiness endpoint and the metrics use it. Every backend implements it
+// (see Backend).
 type Probe interface {
 	// Ready returns nil when the database answers a query and its schema
 	// is migrated to what this build expects, otherwise the reason.

@@ -569,7 +569,7 @@ func displayDB(db string) string {
 // replicas may share, or a SQLite file, which one server holds (it logs the
 // tables whose locations clash, which older versions allowed). It returns
 // the function that closes the store.
-func openStore(ctx context.Context, cfg *serveConfig, jobsQueued *coord.Signal, logger *slog.Logger) (server.Catalog, func(), error) {
+func openStore(ctx context.Context, cfg *serveConfig, jobsQueued *coord.Signal, logger *slog.Logger) (store.Backend, func(), error) {
 	if isPostgresURL(cfg.dbPath) {
 		db, err := postgres.Open(ctx, cfg.dbPath, postgres.Options{OnJobQueued: jobsQueued.Notify})
 		if err != nil {

@@ -25,6 +25,7 @@ import (
 	"github.com/lancens/lancens/gen"
 	"github.com/lancens/lancens/internal/contract"
 	"github.com/lancens/lancens/server"
+	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/store/postgres"
 	"github.com/lancens/lancens/store/sqlite"
 	"github.com/lancens/lancens/warehouse"
@@ -39,7 +40,7 @@ type Options struct {
 	DBPath string
 	// Store, when set, is the store the server uses instead of a SQLite
 	// database (DBPath is then ignored); the test closes it.
-	Store server.Catalog
+	Store store.Backend
 	// Postgres, when set, is the connection string of a PostgreSQL
 	// database to keep the catalog on instead (Store and DBPath are then
 	// ignored): the server is a replica, which others may share the
@@ -67,7 +68,7 @@ type Server struct {
 	API *server.Server
 	// DB is the SQLite database, nil when the test gave a Store.
 	DB        *sqlite.DB
-	Store     server.Catalog
+	Store     store.Backend
 	Warehouse *warehouse.Warehouse
 	Client    *client.Client
 	// HTTP sends raw requests; responses are validated like the client's.

@@ -13,7 +13,7 @@ type ClientTarget struct {
 	C *client.Client
 }
 
-var _ Target = ClientTarget{}
+var _ store.Catalog = ClientTarget{}
 
 // CreateNamespace implements store.Namespaces over HTTP.
 func (a ClientTarget) CreateNamespace(ctx context.Context, id []string, mode store.CreateMode, properties map[string]string) (*store.Namespace, error) {

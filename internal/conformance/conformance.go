@@ -13,7 +13,7 @@
 //
 //	func TestConformance(t *testing.T) {
 //		conformance.Run(t, conformance.Config{
-//			New:          func(t conformance.T) conformance.Target { return openStore(t) },
+//			New:          func(t conformance.T) store.Catalog { return openStore(t) },
 //			Capabilities: conformance.Full(),
 //		})
 //	}
@@ -73,30 +73,26 @@ func Subtest(t T, name string, fn func(t T)) bool {
 	panic(fmt.Sprintf("conformance: %T cannot run subtests", t))
 }
 
-// Target is what the catalog cases exercise. A backend that offers only
-// some of these interfaces implements the others by returning Unsupported
+// The catalog cases exercise a store.Catalog. A backend that offers only
+// some of its interfaces implements the others by returning Unsupported
 // (0) and leaves their capabilities out.
-type Target interface {
-	store.Namespaces
-	store.Tables
-	store.Versions
-	store.Batches
-	store.Tags
-	store.Branches
-	store.Transactions
-}
 
-// DataTarget is a Target that also keeps rows: what the data-plane cases
-// exercise. Work a backend queues (vector index builds) must finish on its
-// own or before the queuing call returns (see InlineJobs).
+// DataTarget is a store.Catalog that also keeps rows: what the data-plane
+// cases exercise, and what a target serving the API's data operations
+// (HTTPTarget) implements. Work a backend queues (vector index builds)
+// must finish on its own or before the queuing call returns (see
+// InlineJobs). The groups of the other interfaces of a backend (Views,
+// BranchedData, VersionCleanup, Jobs, Probe, LocationLocks) need the
+// target to implement that interface of store too.
 type DataTarget interface {
-	Target
+	store.Catalog
 	store.ManagedData
 	store.Indexes
 }
 
 // Capabilities say what a backend offers; cases needing a capability it
-// lacks are skipped.
+// lacks are skipped. Every interface of store's backend contract has one
+// (store.ManagedData several).
 type Capabilities struct {
 	Namespaces   bool // create, list, describe, drop namespaces
 	Tables       bool // declare, register, describe, list, rename, drop tables
@@ -113,13 +109,46 @@ type Capabilities struct {
 	VectorSearch    bool // exact nearest-neighbour queries
 	VectorIndexes   bool // IVF vector indexes
 	FullTextSearch  bool // INVERTED indexes and full-text queries
+	// Views: materialized views (store.Views), refreshed from their source.
+	Views bool
+	// BranchedData: reads and writes of managed tables on branches
+	// (store.BranchedData).
+	BranchedData bool
+	// VersionCleanup: the retention of the versions of managed tables
+	// (store.VersionCleanup).
+	VersionCleanup bool
+	// Jobs: the queue of deferred work (store.Jobs).
+	Jobs bool
+	// Probe: readiness and size for operators (store.Probe).
+	Probe bool
+	// LocationLocks: locks on table locations (store.LocationLocker).
+	LocationLocks bool
 }
 
-// Full returns every capability: what lancens with SQLite offers.
+// Full returns every capability: what lancens with SQLite offers, the
+// store tested directly.
 func Full() Capabilities {
+	c := Data()
+	c.Jobs, c.Probe, c.LocationLocks = true, true, true
+	c.Views, c.BranchedData, c.VersionCleanup = true, true, true
+	return c
+}
+
+// Data returns the catalog and the data plane of managed tables as the
+// API's data operations serve them: what an HTTPTarget offers.
+func Data() Capabilities {
 	c := Catalog()
 	c.ManagedData, c.SchemaEvolution, c.ScalarIndexes = true, true, true
 	c.VectorSearch, c.VectorIndexes, c.FullTextSearch = true, true, true
+	return c
+}
+
+// Backend returns what a backend that keeps no rows offers tested
+// directly (store/postgres): the catalog, the job queue, the probe and
+// the location locks.
+func Backend() Capabilities {
+	c := Catalog()
+	c.Jobs, c.Probe, c.LocationLocks = true, true, true
 	return c
 }
 
@@ -134,7 +163,7 @@ type Config struct {
 	// New returns a fresh, empty target for one case; it registers its own
 	// clean-up with t. Required. It must return a DataTarget when the
 	// capabilities include ManagedData.
-	New func(t T) Target
+	New func(t T) store.Catalog
 	// Capabilities the target claims.
 	Capabilities Capabilities
 	// Shared says each target is a view into a live catalog that also
@@ -171,10 +200,30 @@ var groups = []Group{
 	{"VectorSearch", "exact nearest neighbours, filters, metrics, batches of vectors", []string{"ManagedData", "VectorSearch"}, (*suite).vectorSearch},
 	{"VectorIndexes", "IVF index builds and searches through them", []string{"ManagedData", "VectorSearch", "VectorIndexes"}, (*suite).vectorIndexes},
 	{"FullTextSearch", "INVERTED indexes and full-text queries", []string{"ManagedData", "FullTextSearch"}, (*suite).fullTextSearch},
+	{"Views", "materialized views: create, refresh from the source, errors", []string{"ManagedData", "Views"}, (*suite).views},
+	{"BranchedData", "rows of managed tables on branches: writes leave other branches alone", []string{"ManagedData", "Branches", "BranchedData"}, (*suite).branchedData},
+	{"VersionCleanup", "removing old versions of managed tables and what keeps one", []string{"ManagedData", "Tags", "VersionCleanup"}, (*suite).versionCleanup},
+	{"Jobs", "claiming, finishing and releasing queued work; a queued deletion holds its location", []string{"Tables", "Jobs"}, (*suite).jobs},
+	{"Probe", "readiness, pending jobs and size", []string{"Tables", "Probe"}, (*suite).probe},
+	{"LocationLocks", "locks on table locations are released and taken again", []string{"LocationLocks"}, (*suite).locationLocks},
 }
 
 // Groups returns the groups of the suite in run order.
 func Groups() []Group { return append([]Group(nil), groups...) }
+
+// GroupsFor returns the names of the groups whose needs c meets, in run
+// order: for Config.Groups, to leave out the groups a kind of target can
+// never exercise (an HTTPTarget reaches no store.Jobs, for one) rather
+// than report them as gaps.
+func GroupsFor(c Capabilities) []string {
+	var out []string
+	for _, g := range groups {
+		if !slices.ContainsFunc(g.Needs, func(n string) bool { return !c.has(n) }) {
+			out = append(out, g.Name)
+		}
+	}
+	return out
+}
 
 // has reports whether c includes the capability named name (a field of
 // Capabilities).
@@ -206,6 +255,18 @@ func (c Capabilities) has(name string) bool {
 		return c.VectorIndexes
 	case "FullTextSearch":
 		return c.FullTextSearch
+	case "Views":
+		return c.Views
+	case "BranchedData":
+		return c.BranchedData
+	case "VersionCleanup":
+		return c.VersionCleanup
+	case "Jobs":
+		return c.Jobs
+	case "Probe":
+		return c.Probe
+	case "LocationLocks":
+		return c.LocationLocks
 	}
 	panic("conformance: unknown capability " + name)
 }
@@ -244,7 +305,7 @@ func Run(t T, cfg Config) {
 }
 
 // target returns a fresh target for one case.
-func (s *suite) target(t T) Target {
+func (s *suite) target(t T) store.Catalog {
 	t.Helper()
 	tg := s.cfg.New(t)
 	if tg == nil {
@@ -262,6 +323,18 @@ func (s *suite) dataTarget(t T) DataTarget {
 		t.Fatalf("conformance: the target claims ManagedData but %T does not implement DataTarget", tg)
 	}
 	return dt
+}
+
+// implementing returns tg as an I, and fails the case when the target
+// claims the capability named capability but does not implement I.
+func implementing[I any](t T, tg store.Catalog, capability string) I {
+	t.Helper()
+	x, ok := tg.(I)
+	if !ok {
+		var want *I
+		t.Fatalf("conformance: the target claims %s but %T does not implement %T", capability, tg, want)
+	}
+	return x
 }
 
 // skipShared skips a case that would touch the root of a shared catalog.
@@ -342,7 +415,7 @@ func ctx(t T) context.Context { return t.Context() }
 // Empty drops every namespace and every table of tg's catalog, so that one
 // backend can serve case after case as a fresh one (Config.New may call
 // it). It returns the first error of the listing or the drops.
-func Empty(ctx context.Context, tg Target) error {
+func Empty(ctx context.Context, tg store.Catalog) error {
 	for {
 		names, _, err := tg.ListNamespaces(ctx, []string{}, store.Page{})
 		if err != nil {

@@ -136,7 +136,7 @@ func (s *suite) data(t T) {
 	})
 
 	Subtest(t, "MergeInsert", func(t T) {
-		// Target rows 1..6; source rows 5, 6 (renamed) and 7, 8 (new).
+		// store.Catalog rows 1..6; source rows 5, 6 (renamed) and 7, 8 (new).
 		source := makeItems(5, 8)
 		for i := range source {
 			source[i].Name = "merged"

@@ -259,7 +259,7 @@ func (s *suite) namespaces(t T) {
 }
 
 // collect lists every child of parent, following pages.
-func collect(t T, tg Target, parent []string) []string {
+func collect(t T, tg store.Catalog, parent []string) []string {
 	t.Helper()
 	out := []string{}
 	token := ""

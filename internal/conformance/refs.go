@@ -7,7 +7,7 @@ import (
 )
 
 // versioned declares table "t" and commits versions 1..n on main.
-func versioned(t T, tg Target, n int64) []string {
+func versioned(t T, tg store.Catalog, n int64) []string {
 	t.Helper()
 	declare(t, tg, "t")
 	for v := int64(1); v <= n; v++ {

@@ -136,7 +136,7 @@ func rows(t T, res *store.Result) []row {
 }
 
 // query runs q and returns its rows.
-func query(t T, tg DataTarget, id []string, q store.Query) ([]row, *store.Result) {
+func query(t T, tg store.ManagedData, id []string, q store.Query) ([]row, *store.Result) {
 	t.Helper()
 	res, err := tg.Query(ctx(t), id, q)
 	noErr(t, err)
@@ -197,7 +197,7 @@ func fieldNames(s *arrow.Schema) []string {
 }
 
 // count counts rows matching predicate at a version (nil: latest).
-func count(t T, tg DataTarget, id []string, version *int64, predicate string) int64 {
+func count(t T, tg store.ManagedData, id []string, version *int64, predicate string) int64 {
 	t.Helper()
 	n, _, err := tg.CountRows(ctx(t), id, version, predicate)
 	noErr(t, err)

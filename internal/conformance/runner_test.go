@@ -116,3 +116,31 @@ func TestRunnerOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupsFor: the groups of a set of capabilities are those whose needs
+// it meets, in run order; every group is some set's.
+func TestGroupsFor(t *testing.T) {
+	catalog := []string{"Namespaces", "Tables", "Versions", "Batches", "Tags", "Branches", "Transactions"}
+	data := append(slices.Clone(catalog), "Data", "SchemaEvolution", "ScalarIndexes", "VectorSearch", "VectorIndexes", "FullTextSearch")
+	for _, tc := range []struct {
+		name string
+		caps conformance.Capabilities
+		want []string
+	}{
+		{"Catalog", conformance.Catalog(), catalog},
+		{"Backend", conformance.Backend(), append(slices.Clone(catalog), "Jobs", "Probe", "LocationLocks")},
+		{"Data", conformance.Data(), data},
+		{"Full", conformance.Full(), func() (all []string) {
+			for _, g := range conformance.Groups() {
+				all = append(all, g.Name)
+			}
+			return all
+		}()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := conformance.GroupsFor(tc.caps); !slices.Equal(got, tc.want) {
+				t.Fatalf("GroupsFor = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

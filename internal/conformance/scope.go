@@ -27,12 +27,12 @@ func remote(name string) string { return suiteLocations + "/" + name }
 // unchanged; one of several parts names a table and a version, and is
 // scoped. Data operations need an inner DataTarget; otherwise they answer
 // Unsupported (0).
-func Scope(inner Target, prefix []string, locationRoot string) DataTarget {
+func Scope(inner store.Catalog, prefix []string, locationRoot string) DataTarget {
 	return &scoped{inner: inner, prefix: slices.Clone(prefix), locRoot: strings.TrimSuffix(locationRoot, "/")}
 }
 
 type scoped struct {
-	inner   Target
+	inner   store.Catalog
 	prefix  []string
 	locRoot string
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/lancens/lancens/store"
 )
 
-func declare(t T, tg Target, id ...string) *store.Table {
+func declare(t T, tg store.Catalog, id ...string) *store.Table {
 	t.Helper()
 	tbl, _, err := tg.DeclareTable(ctx(t), id, store.TableDeclaration{Location: remote(strings.Join(id, "/"))})
 	if err != nil {
@@ -17,7 +17,7 @@ func declare(t T, tg Target, id ...string) *store.Table {
 	return tbl
 }
 
-func listTables(t T, tg Target, ns []string, includeDeclared bool) []string {
+func listTables(t T, tg store.Catalog, ns []string, includeDeclared bool) []string {
 	t.Helper()
 	var out []string
 	token := ""

@@ -12,7 +12,6 @@ package postgres
 
 import (
 	"context"
-	crand "crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -26,6 +25,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/lancens/lancens/store"
+	"github.com/lancens/lancens/store/sqlcatalog"
 )
 
 // Options tune the store.
@@ -60,6 +60,8 @@ type Options struct {
 
 // DB is an open catalog on a PostgreSQL database.
 type DB struct {
+	// catalog implements the catalog interfaces of store.
+	*catalog
 	pool *pgxpool.Pool
 	// locks holds the sessions of advisory locks (see LockLocations).
 	locks    *pgxpool.Pool
@@ -107,6 +109,7 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	db := &DB{pool: pool, locks: locks, now: opts.Now, attempts: opts.Attempts, owner: newOwner(), onJobQueued: opts.OnJobQueued}
+	db.catalog = sqlcatalog.New(transactions{db}, sqlcatalog.NewOps(dialect{}, nil))
 	if err := db.checkServer(ctx); err != nil {
 		db.closePools()
 		return nil, err
@@ -129,7 +132,7 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 // pid and a random part.
 func newOwner() string {
 	host, _ := os.Hostname()
-	return fmt.Sprintf("%s:%d:%s", host, os.Getpid(), newUUID()[:8])
+	return fmt.Sprintf("%s:%d:%s", host, os.Getpid(), sqlcatalog.NewUUID()[:8])
 }
 
 // checkServer checks the server's version and encoding.
@@ -325,16 +328,4 @@ func internal(op string, err error) error {
 		return err
 	}
 	return fmt.Errorf("postgres: %s: %w", op, err)
-}
-
-// msTime converts milliseconds since the Unix epoch to a UTC time.
-func msTime(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
-
-// newUUID returns a random (version 4) UUID.
-func newUUID() string {
-	var b [16]byte
-	_, _ = crand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/lancens/lancens/internal/apitest"
 	"github.com/lancens/lancens/internal/conformance"
 	"github.com/lancens/lancens/internal/pgtest"
+	"github.com/lancens/lancens/store"
 )
 
 // replica starts a lancens server on the PostgreSQL database at url, with
@@ -20,7 +21,7 @@ func replica(t testing.TB, url, wh string) *apitest.Server {
 }
 
 // httpTarget returns a conformance target that talks to s over HTTP.
-func httpTarget(t conformance.T, s *apitest.Server) conformance.Target {
+func httpTarget(t conformance.T, s *apitest.Server) store.Catalog {
 	tg, err := conformance.NewHTTPTarget(s.URL, s.HTTP)
 	if err != nil {
 		t.Fatalf("target: %v", err)
@@ -34,7 +35,7 @@ func httpTarget(t conformance.T, s *apitest.Server) conformance.Target {
 func TestConformanceHTTP(t *testing.T) {
 	s := replica(t, pgtest.Database(t), t.TempDir())
 	conformance.Run(t, conformance.Config{
-		New: func(t conformance.T) conformance.Target {
+		New: func(t conformance.T) store.Catalog {
 			tg := httpTarget(t, s)
 			if err := conformance.Empty(t.Context(), tg); err != nil {
 				t.Fatalf("empty the catalog: %v", err)
@@ -52,7 +53,7 @@ func TestReplicasConformance(t *testing.T) {
 	url, wh := pgtest.Database(t), t.TempDir()
 	a, b := replica(t, url, wh), replica(t, url, wh)
 	conformance.Run(t, conformance.Config{
-		New: func(t conformance.T) conformance.Target {
+		New: func(t conformance.T) store.Catalog {
 			tg := conformance.Alternate(httpTarget(t, a), httpTarget(t, b))
 			if err := conformance.Empty(t.Context(), tg); err != nil {
 				t.Fatalf("empty the catalog: %v", err)

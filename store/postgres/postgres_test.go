@@ -6,6 +6,7 @@ import (
 
 	"github.com/lancens/lancens/internal/conformance"
 	"github.com/lancens/lancens/internal/pgtest"
+	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/store/postgres"
 )
 
@@ -22,17 +23,19 @@ func open(t testing.TB, url string, opts postgres.Options) *postgres.DB {
 	return db
 }
 
-// TestConformance runs the catalog groups of the conformance suite against
-// the store directly. The cases share one database, emptied before each.
+// TestConformance runs the groups of the conformance suite a backend without
+// managed tables passes against the store directly: the catalog, jobs,
+// probe and location locks. The cases share one database, emptied before
+// each.
 func TestConformance(t *testing.T) {
 	db := open(t, pgtest.Database(t), postgres.Options{})
 	conformance.Run(t, conformance.Config{
-		New: func(t conformance.T) conformance.Target {
+		New: func(t conformance.T) store.Catalog {
 			if err := conformance.Empty(t.Context(), db); err != nil {
 				t.Fatalf("empty the catalog: %v", err)
 			}
 			return db
 		},
-		Capabilities: conformance.Catalog(),
+		Capabilities: conformance.Backend(),
 	})
 }

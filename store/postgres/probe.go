@@ -29,31 +29,6 @@ func (db *DB) Ready(ctx context.Context) error {
 	})
 }
 
-// PendingJobs implements store.Probe, from the partial index of queued and
-// running transactions.
-func (db *DB) PendingJobs(ctx context.Context) ([]store.JobCount, error) {
-	var out []store.JobCount
-	err := db.read(ctx, func(tx *tx) error {
-		rows, err := tx.Query(ctx, `SELECT kind, status, count(*) FROM transactions
-			WHERE status IN ('Queued', 'Running') GROUP BY kind, status ORDER BY kind, status`)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var c store.JobCount
-			var status string
-			if err := rows.Scan(&c.Kind, &status, &c.Count); err != nil {
-				return err
-			}
-			c.Status = store.TransactionStatus(status)
-			out = append(out, c)
-		}
-		return rows.Err()
-	})
-	return out, err
-}
-
 // SizeBytes implements store.Probe: the size of the whole database, as
 // PostgreSQL counts it.
 func (db *DB) SizeBytes(ctx context.Context) (int64, error) {

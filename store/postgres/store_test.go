@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -232,106 +231,6 @@ func TestRacingDeclares(t *testing.T) {
 		}
 		if err := errors.Join(errSameA, errSameB); store.ErrorCode(err) != store.CodeTableAlreadyExists {
 			t.Fatalf("round %d: same-name declare failed with %v, want code 5", round, err)
-		}
-	}
-}
-
-// TestTransactionTable: a transaction names the table it was about by the
-// identifier the table has now: after a rename the new one, once the
-// table is gone none, and none for a transaction about no single table.
-func TestTransactionTable(t *testing.T) {
-	ctx := t.Context()
-	db := open(t, pgtest.Database(t), postgres.Options{})
-	for _, ns := range [][]string{{"a"}, {"b"}} {
-		if _, err := db.CreateNamespace(ctx, ns, store.ModeCreate, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	_, declared, err := db.DeclareTable(ctx, []string{"a", "t"}, store.TableDeclaration{Location: "s3://bucket/a/t"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	table := func(txID string) []string {
-		t.Helper()
-		tx, err := db.DescribeTransaction(ctx, []string{txID})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tx.Table
-	}
-	if got := table(declared); !slices.Equal(got, []string{"a", "t"}) {
-		t.Fatalf("declared: %q", got)
-	}
-	renamed, err := db.RenameTable(ctx, []string{"a", "t"}, []string{"b"}, "u")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, txID := range []string{declared, renamed} {
-		if got := table(txID); !slices.Equal(got, []string{"b", "u"}) {
-			t.Fatalf("after the rename: %q", got)
-		}
-	}
-	if _, _, err := db.DeregisterTable(ctx, []string{"b", "u"}); err != nil {
-		t.Fatal(err)
-	}
-	if got := table(declared); got != nil {
-		t.Fatalf("after the table went: %q", got)
-	}
-	_, batch, err := db.CommitBatch(ctx, []store.BatchOperation{{ID: []string{"a", "x"}, Declare: &store.TableDeclaration{Location: "s3://bucket/a/x"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := table(batch); got != nil {
-		t.Fatalf("a batch: %q", got)
-	}
-}
-
-// TestLocationHeldUntilDeleted checks that the location of a dropped table
-// whose data lancens deletes stays taken, for every replica, while the
-// deletion is queued or running: a table declared or registered there
-// meanwhile would have its files removed by that deletion. Once the job
-// has finished, succeeded or failed, the location is free again.
-func TestLocationHeldUntilDeleted(t *testing.T) {
-	url := pgtest.Database(t)
-	a, b := open(t, url, postgres.Options{}), open(t, url, postgres.Options{})
-	ctx := t.Context()
-	for _, outcome := range []error{nil, errors.New("store down")} {
-		if _, _, err := a.DeclareTable(ctx, []string{"old"}, store.TableDeclaration{Location: "s3://b/wh/a.lance", Owned: true}); err != nil {
-			t.Fatal(err)
-		}
-		if _, txID, err := a.DropTable(ctx, []string{"old"}); err != nil || txID == "" {
-			t.Fatalf("drop = %q, %v; want a queued deletion", txID, err)
-		}
-		refused := func(stage string) {
-			t.Helper()
-			for _, loc := range []string{"s3://b/wh/a.lance", "s3://b/wh/a.lance/sub", "s3://b/wh"} {
-				if _, _, err := b.DeclareTable(ctx, []string{"new"}, store.TableDeclaration{Location: loc}); store.ErrorCode(err) != store.CodeInvalidInput {
-					t.Fatalf("%s: declare at %s = %v, want InvalidInput", stage, loc, err)
-				}
-				if _, _, err := b.RegisterTable(ctx, []string{"new"}, store.TableRegistration{Location: loc}); store.ErrorCode(err) != store.CodeInvalidInput {
-					t.Fatalf("%s: register at %s = %v, want InvalidInput", stage, loc, err)
-				}
-			}
-		}
-		refused("queued")
-		if _, _, err := b.DeclareTable(ctx, []string{"other"}, store.TableDeclaration{Location: "s3://b/wh/a.lance2"}); err != nil {
-			t.Fatal(err)
-		}
-		job, err := a.ClaimJob(ctx, store.JobDeleteTableData)
-		if err != nil || job == nil {
-			t.Fatalf("claim = %v, %v", job, err)
-		}
-		refused("running")
-		if err := a.FinishJob(ctx, job.TransactionID, outcome); err != nil {
-			t.Fatal(err)
-		}
-		if _, _, err := b.DeclareTable(ctx, []string{"new"}, store.TableDeclaration{Location: "s3://b/wh/a.lance"}); err != nil {
-			t.Fatalf("declare after the deletion finished (%v): %v", outcome, err)
-		}
-		for _, id := range []string{"new", "other"} {
-			if _, _, err := b.DeregisterTable(ctx, []string{id}); err != nil {
-				t.Fatal(err)
-			}
 		}
 	}
 }

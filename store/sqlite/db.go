@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lancens/lancens/expr"
+	"github.com/lancens/lancens/store/sqlcatalog"
 	"github.com/lancens/lancens/store/sqlite/internal/sqlitedb"
 )
 
@@ -44,6 +45,10 @@ type Options struct {
 
 // DB is an open lancens database.
 type DB struct {
+	// catalog implements the catalog interfaces of store; ops runs its
+	// operations inside the store's own transactions.
+	*catalog
+	ops  *sqlcatalog.Ops
 	base *sqlitedb.DB
 	// lock keeps any other DB, in this process or another, from opening
 	// the same file while this one is open.
@@ -92,6 +97,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	}
 	db := &DB{lock: lock, cache: newMemCache(opts.CacheBytes), onJobQueued: opts.OnJobQueued}
 	db.staging.chunk = chunkLimits{rows: opts.WriteChunkRows, bytes: opts.WriteChunkBytes}
+	db.openCatalog()
 	// Recovery runs on the writer alone, before any read: tables recorded
 	// before location keys existed get theirs, and what staged writes left
 	// when the process stopped goes.

@@ -16,17 +16,6 @@ func encodeMap(m map[string]string) (string, error) {
 	return string(b), nil
 }
 
-func decodeMap(s string) (map[string]string, error) {
-	m := map[string]string{}
-	if s == "" {
-		return m, nil
-	}
-	if err := json.Unmarshal([]byte(s), &m); err != nil {
-		return nil, internal("decode map", err)
-	}
-	return m, nil
-}
-
 func orEmpty(m map[string]string) map[string]string {
 	if m == nil {
 		return map[string]string{}

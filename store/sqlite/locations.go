@@ -1,136 +1,17 @@
 package sqlite
 
+// Locations recorded before location keys: the catalog (package
+// sqlcatalog) keeps two tables from sharing files; a database from before
+// it may hold tables that do.
+
 import (
 	"context"
-	"database/sql"
-	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
 
 	"github.com/lancens/lancens/store"
 )
-
-// clashTable is a table whose location clashes with another.
-type clashTable struct {
-	uuid, location string
-}
-
-// findLocationClash returns a table other than rowID whose location is
-// the same as the one with key, contains it or lies inside it, or nil.
-func findLocationClash(ctx context.Context, tx *Tx, key string, rowID int64) (*clashTable, error) {
-	scan := func(row *sql.Row) (*clashTable, error) {
-		var c clashTable
-		err := row.Scan(&c.uuid, &c.location)
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil, nil
-		}
-		if err != nil {
-			return nil, internal("check location", err)
-		}
-		return &c, nil
-	}
-	// The same place, or one inside it.
-	c, err := scan(tx.QueryRowCached(ctx, `SELECT uuid, location FROM tables
-		WHERE location_key >= ? AND location_key < ? AND id != ? LIMIT 1`, key, store.LocationKeyRangeEnd(key), rowID))
-	if c != nil || err != nil {
-		return c, err
-	}
-	// A place that contains it.
-	ancestors, err := json.Marshal(store.LocationKeyAncestors(key))
-	if err != nil {
-		return nil, internal("check location", err)
-	}
-	c, err = scan(tx.QueryRowCached(ctx, `SELECT uuid, location FROM tables
-		WHERE location_key IN (SELECT value FROM json_each(?)) AND id != ? LIMIT 1`, string(ancestors), rowID))
-	if c != nil || err != nil {
-		return c, err
-	}
-	// Tables of an older database that shared a location have no key.
-	rows, err := tx.QueryCached(ctx, `SELECT uuid, location FROM tables WHERE location_key IS NULL AND id != ?`, rowID)
-	if err != nil {
-		return nil, internal("check location", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var c clashTable
-		if err := rows.Scan(&c.uuid, &c.location); err != nil {
-			return nil, internal("check location", err)
-		}
-		if other := store.LocationKey(c.location); strings.HasPrefix(other, key) || strings.HasPrefix(key, other) {
-			return &c, nil
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, internal("check location", err)
-	}
-	return nil, nil
-}
-
-// clashMessage describes, for the record of a drop, how location clashes
-// with table c, naming it.
-func clashMessage(ctx context.Context, tx *Tx, location string, c *clashTable) string {
-	name := c.uuid
-	if id, err := tableIDByUUID(ctx, tx, c.uuid); err == nil {
-		name = displayID(id)
-	}
-	return store.ClashMessage(location, c.location, name)
-}
-
-// checkLocationFree returns InvalidInput (13) when location is the location
-// of another table, lies inside one or contains one: two tables never share
-// files, so that dropping one never deletes the other's data. The same
-// holds for the location of a dropped table whose data is still queued
-// for deletion or being deleted: that deletion would remove the new
-// table's files.
-func checkLocationFree(ctx context.Context, tx *Tx, location string) error {
-	key := store.LocationKey(location)
-	c, err := findLocationClash(ctx, tx, key, 0)
-	if err != nil {
-		return err
-	}
-	if c != nil {
-		return store.Errorf(store.CodeInvalidInput, "%s; two tables cannot share files", store.ClashMessage(location, c.location, ""))
-	}
-	txID, pending, err := findPendingDeletion(ctx, tx, key)
-	if err != nil {
-		return err
-	}
-	if txID != "" {
-		return store.Errorf(store.CodeInvalidInput, "location %s overlaps %s, the location of a dropped table whose files are being deleted "+
-			"(transaction %s); use it again once that transaction has finished", location, pending, txID)
-	}
-	return nil
-}
-
-// findPendingDeletion returns the transaction and the location of a
-// deletion of table data, queued or running, whose location is the one
-// with key, contains it or lies inside it; txID is "" when there is none.
-func findPendingDeletion(ctx context.Context, tx *Tx, key string) (txID, location string, err error) {
-	rows, err := tx.QueryCached(ctx, `SELECT id, json_extract(payload, '$.location') FROM transactions
-		WHERE status IN ('Queued', 'Running') AND kind = ?`, store.JobDeleteTableData)
-	if err != nil {
-		return "", "", internal("check location", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id string
-		var loc sql.NullString
-		if err := rows.Scan(&id, &loc); err != nil {
-			return "", "", internal("check location", err)
-		}
-		if !loc.Valid {
-			continue
-		}
-		if other := store.LocationKey(loc.String); strings.HasPrefix(other, key) || strings.HasPrefix(key, other) {
-			return id, loc.String, nil
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return "", "", internal("check location", err)
-	}
-	return "", "", nil
-}
 
 // keyLocations fills in the location keys of tables recorded before keys
 // existed. A table whose key another table has already is left without one:
@@ -195,8 +76,7 @@ func (db *DB) LocationConflicts(ctx context.Context) ([]LocationConflict, error)
 			return internal("list locations", err)
 		}
 		type keyed struct {
-			clashTable
-			key string
+			uuid, location, key string
 		}
 		var all []keyed
 		for rows.Next() {

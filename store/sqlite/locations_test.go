@@ -14,69 +14,6 @@ import (
 	"github.com/lancens/lancens/store/sqlite"
 )
 
-// TestLocationClashes checks the store's own guard: a table cannot be
-// recorded at, inside or around another table's location, in any spelling;
-// managed tables and distinct locations are unaffected.
-func TestLocationClashes(t *testing.T) {
-	db := mustOpen(t, filepath.Join(t.TempDir(), "lancens.db"))
-	defer db.Close()
-	ctx := t.Context()
-	for i, loc := range []string{"/wh/a.lance", "s3://bucket/p/t", "gs://b/x"} {
-		if _, _, err := db.DeclareTable(ctx, []string{fmt.Sprintf("base%d", i)}, store.TableDeclaration{Location: loc}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, tc := range []struct {
-		location string
-		clash    bool
-	}{
-		{"/wh/a.lance", true},
-		{"/wh/a.lance/", true},
-		{"/wh//a.lance", true},
-		{"/wh/./a.lance", true},
-		{"file:///wh/a.lance", true},
-		{"file://localhost/wh/a.lance", true},
-		{"/wh/a.lance/data", true},
-		{"/wh", true},
-		{"/", true},
-		{"file:///", true},
-		{"S3://bucket/p/t", true},
-		{"s3://bucket/p/t/", true},
-		{"s3://bucket/p", true},
-		{"s3://bucket", true},
-		{"s3://bucket/p/t/_versions", true},
-		{"gs://b/x/y", true},
-		{"/wh/a.lance2", false},
-		{"/wh/a", false},
-		{"/wh/b.lance", false},
-		{"s3://bucket/p/t2", false},
-		{"s3://other/p/t", false},
-		{"gs://bucket/p/t", false},
-		{"/bucket/p/t", false},
-	} {
-		t.Run(tc.location, func(t *testing.T) {
-			id := []string{"t"}
-			_, _, err := db.DeclareTable(ctx, id, store.TableDeclaration{Location: tc.location})
-			if tc.clash {
-				if store.ErrorCode(err) != store.CodeInvalidInput {
-					t.Fatalf("declare at %q: %v, want InvalidInput", tc.location, err)
-				}
-				_, _, err = db.RegisterTable(ctx, id, store.TableRegistration{Location: tc.location})
-				if store.ErrorCode(err) != store.CodeInvalidInput {
-					t.Fatalf("register at %q: %v, want InvalidInput", tc.location, err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("declare at %q: %v", tc.location, err)
-			}
-			if _, _, err := db.DeregisterTable(ctx, id); err != nil {
-				t.Fatal(err)
-			}
-		})
-	}
-}
-
 // TestLocationClashRace declares tables at one location from many
 // goroutines: exactly one gets it.
 func TestLocationClashRace(t *testing.T) {
@@ -229,56 +166,5 @@ func TestLegacyReopen(t *testing.T) {
 			t.Fatalf("declare at a shared location: %v", err)
 		}
 		db.Close()
-	}
-}
-
-// TestLocationHeldUntilDeleted checks that the location of a dropped table
-// whose data lancens deletes stays taken while the deletion is queued or
-// running: a table declared or registered there meanwhile would have its
-// files removed by that deletion. Once the job has finished, succeeded or
-// failed, the location is free again.
-func TestLocationHeldUntilDeleted(t *testing.T) {
-	db := mustOpen(t, filepath.Join(t.TempDir(), "lancens.db"))
-	defer db.Close()
-	ctx := t.Context()
-	for _, outcome := range []error{nil, fmt.Errorf("store down")} {
-		if _, _, err := db.DeclareTable(ctx, []string{"old"}, store.TableDeclaration{Location: "s3://b/wh/a.lance", Owned: true}); err != nil {
-			t.Fatal(err)
-		}
-		if _, txID, err := db.DropTable(ctx, []string{"old"}); err != nil || txID == "" {
-			t.Fatalf("drop = %q, %v; want a queued deletion", txID, err)
-		}
-		refused := func(stage string) {
-			t.Helper()
-			for _, loc := range []string{"s3://b/wh/a.lance", "s3://b/wh/a.lance/sub", "s3://b/wh"} {
-				if _, _, err := db.DeclareTable(ctx, []string{"new"}, store.TableDeclaration{Location: loc}); store.ErrorCode(err) != store.CodeInvalidInput {
-					t.Fatalf("%s: declare at %s = %v, want InvalidInput", stage, loc, err)
-				}
-				if _, _, err := db.RegisterTable(ctx, []string{"new"}, store.TableRegistration{Location: loc}); store.ErrorCode(err) != store.CodeInvalidInput {
-					t.Fatalf("%s: register at %s = %v, want InvalidInput", stage, loc, err)
-				}
-			}
-		}
-		refused("queued")
-		// Another place in the warehouse is free.
-		if _, _, err := db.DeclareTable(ctx, []string{"other"}, store.TableDeclaration{Location: "s3://b/wh/a.lance2"}); err != nil {
-			t.Fatal(err)
-		}
-		job, err := db.ClaimJob(ctx, store.JobDeleteTableData)
-		if err != nil || job == nil {
-			t.Fatalf("claim = %v, %v", job, err)
-		}
-		refused("running")
-		if err := db.FinishJob(ctx, job.TransactionID, outcome); err != nil {
-			t.Fatal(err)
-		}
-		if _, _, err := db.DeclareTable(ctx, []string{"new"}, store.TableDeclaration{Location: "s3://b/wh/a.lance"}); err != nil {
-			t.Fatalf("declare after the deletion finished (%v): %v", outcome, err)
-		}
-		for _, id := range []string{"new", "other"} {
-			if _, _, err := db.DeregisterTable(ctx, []string{id}); err != nil {
-				t.Fatal(err)
-			}
-		}
 	}
 }

@@ -31,29 +31,6 @@ func (db *DB) Ready(ctx context.Context) error {
 	})
 }
 
-// PendingJobs implements store.Probe. It reads only the partial index of
-// queued and running transactions, however many finished ones there are.
-func (db *DB) PendingJobs(ctx context.Context) ([]store.JobCount, error) {
-	var out []store.JobCount
-	err := db.read(ctx, func(tx *Tx) error {
-		rows, err := tx.QueryCached(ctx, `SELECT kind, status, count(*) FROM transactions
-			WHERE status IN ('Queued', 'Running') GROUP BY kind, status ORDER BY kind, status`)
-		if err != nil {
-			return internal("count jobs", err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var c store.JobCount
-			if err := rows.Scan(&c.Kind, &c.Status, &c.Count); err != nil {
-				return internal("count jobs", err)
-			}
-			out = append(out, c)
-		}
-		return rows.Err()
-	})
-	return out, err
-}
-
 // SizeBytes implements store.Probe: the database file and its write-ahead
 // log, which holds the commits not yet checkpointed into the file.
 func (db *DB) SizeBytes(context.Context) (int64, error) {

@@ -7,7 +7,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -38,7 +37,7 @@ func TestConformance(t *testing.T) {
 	db := mustOpen(t, filepath.Join(t.TempDir(), "lancens.db"))
 	defer db.Close()
 	conformance.Run(t, conformance.Config{
-		New: func(t conformance.T) conformance.Target {
+		New: func(t conformance.T) store.Catalog {
 			if err := conformance.Empty(t.Context(), db); err != nil {
 				t.Fatalf("empty the catalog: %v", err)
 			}
@@ -185,17 +184,18 @@ func TestWALStaysBounded(t *testing.T) {
 // catalogOnly is a backend that keeps no rows: it offers the catalog
 // interfaces only.
 type catalogOnly struct {
-	conformance.Target
+	store.Catalog
 }
 
 // TestConformanceCatalogOnly runs the suite in the kit's runner against a
 // catalog-only target: the catalog groups pass, and every group that needs
-// managed data is reported as a gap without running a case.
+// managed data or another interface of a backend is reported as a gap
+// without running a case.
 func TestConformanceCatalogOnly(t *testing.T) {
 	db := mustOpen(t, filepath.Join(t.TempDir(), "lancens.db"))
 	defer db.Close()
 	cfg := conformance.Config{
-		New: func(t conformance.T) conformance.Target {
+		New: func(t conformance.T) store.Catalog {
 			if err := conformance.Empty(t.Context(), db); err != nil {
 				t.Fatalf("empty the catalog: %v", err)
 			}
@@ -204,7 +204,8 @@ func TestConformanceCatalogOnly(t *testing.T) {
 		Capabilities: conformance.Catalog(),
 	}
 	res := conformance.NewRunner(conformance.RunnerOptions{}).Run(t.Context(), func(t conformance.T) { conformance.Run(t, cfg) })
-	data := map[string]bool{"Data": true, "SchemaEvolution": true, "ScalarIndexes": true, "VectorSearch": true, "VectorIndexes": true, "FullTextSearch": true}
+	data := map[string]bool{"Data": true, "SchemaEvolution": true, "ScalarIndexes": true, "VectorSearch": true, "VectorIndexes": true,
+		"FullTextSearch": true, "Views": true, "BranchedData": true, "VersionCleanup": true, "Jobs": true, "Probe": true, "LocationLocks": true}
 	for _, g := range res.Children {
 		switch {
 		case data[g.Path]:
@@ -267,56 +268,5 @@ func TestRecoverJobsRequeuesLostIndexBuilds(t *testing.T) {
 	ix, err := db.DescribeIndex(ctx, []string{"v"}, "vidx", nil)
 	if err != nil || ix.Status != store.IndexSucceeded || ix.NumIndexedRows != 100 {
 		t.Fatalf("index after recovery: %+v %v", ix, err)
-	}
-}
-
-// TestTransactionTable: a transaction names the table it was about by the
-// identifier the table has now: after a rename the new one, once the
-// table is gone none, and none for a transaction about no single table.
-func TestTransactionTable(t *testing.T) {
-	ctx := context.Background()
-	db := mustOpen(t, filepath.Join(t.TempDir(), "lancens.db"))
-	defer db.Close()
-	for _, ns := range [][]string{{"a"}, {"b"}} {
-		if _, err := db.CreateNamespace(ctx, ns, store.ModeCreate, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	_, declared, err := db.DeclareTable(ctx, []string{"a", "t"}, store.TableDeclaration{Location: "s3://bucket/a/t"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	table := func(txID string) []string {
-		t.Helper()
-		tx, err := db.DescribeTransaction(ctx, []string{txID})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tx.Table
-	}
-	if got := table(declared); !slices.Equal(got, []string{"a", "t"}) {
-		t.Fatalf("declared: %q", got)
-	}
-	renamed, err := db.RenameTable(ctx, []string{"a", "t"}, []string{"b"}, "u")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, txID := range []string{declared, renamed} {
-		if got := table(txID); !slices.Equal(got, []string{"b", "u"}) {
-			t.Fatalf("after the rename: %q", got)
-		}
-	}
-	if _, _, err := db.DeregisterTable(ctx, []string{"b", "u"}); err != nil {
-		t.Fatal(err)
-	}
-	if got := table(declared); got != nil {
-		t.Fatalf("after the table went: %q", got)
-	}
-	_, batch, err := db.CommitBatch(ctx, []store.BatchOperation{{ID: []string{"a", "x"}, Declare: &store.TableDeclaration{Location: "s3://bucket/a/x"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := table(batch); got != nil {
-		t.Fatalf("a batch: %q", got)
 	}
 }

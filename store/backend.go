@@ -1,0 +1,45 @@
+package store
+
+// The unions of the backend contract (see the package comment).
+
+// Catalog is the catalog the Lance namespace API serves: namespaces, table
+// entries, version records, atomic batches, tags, branches and
+// transaction records. Every backend implements it.
+type Catalog interface {
+	Namespaces
+	Tables
+	Versions
+	Batches
+	Tags
+	Branches
+	Transactions
+}
+
+// ManagedTables is what a backend that keeps the rows of managed tables
+// implements besides its Catalog: writes and reads of rows, on branches
+// too, indexes, materialized views and the retention of old versions.
+type ManagedTables interface {
+	ManagedData
+	BranchedData
+	Indexes
+	Views
+	VersionCleanup
+}
+
+// Backend is what lancens runs on: the Catalog, the queue of deferred work,
+// the operators' probe, and the location locks that keep the processes
+// sharing it apart. Every backend implements it (store/sqlite,
+// store/postgres).
+type Backend interface {
+	Catalog
+	Jobs
+	Probe
+	LocationLocker
+}
+
+// ManagedBackend is a Backend that also keeps managed tables
+// (store/sqlite).
+type ManagedBackend interface {
+	Backend
+	ManagedTables
+}

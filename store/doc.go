@@ -1,0 +1,75 @@
+// Package store is the domain of lancens below HTTP: its types (namespaces,
+// tables, versions, rows, indexes, jobs), its one error type with the Lance
+// codes (errors.go), and the contract every backend implements. It sees
+// neither HTTP nor the generated API types; the server translates.
+//
+// # The backend contract
+//
+// A backend is a package that keeps the catalog in a database:
+// store/sqlite (one SQLite file, one process) and store/postgres (one
+// PostgreSQL database, any number of replicas). Their catalog is one SQL
+// implementation, store/sqlcatalog; each backend adds its connections,
+// transactions, migrations and the statements its database spells its own
+// way. Each interface below says in its methods' comments what they
+// return on error, with the Lance codes.
+//
+// Every backend implements Backend:
+//
+//   - Catalog, the catalog the API serves: Namespaces, Tables, Versions,
+//     Batches, Tags, Branches and Transactions.
+//   - Jobs: the queue of work done after the request that queued it
+//     (deleting a dropped table's data, building an index, …), kept in
+//     transaction records; coord's job runner claims and runs it.
+//   - Probe: readiness, pending jobs and size, for operators.
+//   - LocationLocker: locks on table locations that every process sharing
+//     the backend respects; the commit coordinator holds them while it
+//     puts manifests in place. A backend one process holds answers at
+//     once.
+//
+// A backend that also keeps the rows of managed tables (store/sqlite)
+// implements ManagedTables — ManagedData, BranchedData, Indexes, Views and
+// VersionCleanup — all of it or none: it is then a ManagedBackend. That is
+// the one optional part of the contract, and it is found in one place:
+// the server asks, once when it starts, whether its Backend is a
+// ManagedBackend, and otherwise answers the managed-table operations
+// Unsupported (0) before reading their requests. Code that needs a part
+// of the contract takes the interface that names it (coord's consumers
+// declare the methods they call), never a type assertion on a Backend.
+//
+// # Rules every backend keeps
+//
+// Atomicity. Each method is one transaction: it commits whole or not at
+// all, and a read sees one consistent state. A write that makes a version
+// commits its data, the version record, index changes, the transaction
+// record and any job it queues together; a batch (Batches) commits all its
+// operations or none.
+//
+// Sharing. Methods are safe for concurrent use. A backend that several
+// processes share answers from its database alone (nothing about the
+// catalog is cached in a process), arbitrates concurrent writers itself
+// (a conflict that outlasts its retries is ConcurrentModification (14)),
+// and claims jobs under leases, so that a process that dies leaves its
+// job to another.
+//
+// Errors. An error a caller can act on is an *Error with its Lance code,
+// as each method documents; errors.Is matches it against the sentinels by
+// code. A database that cannot serve (unreachable, full, read-only) is
+// ServiceUnavailable (17). A method whose context ends returns the
+// context's error. Anything else is a failure of lancens, which callers
+// report as Internal (18) without its details (ErrorCode, ErrorMessage).
+//
+// Queued work. A transaction that leaves a job queued makes the backend
+// call the hook it was opened with (sqlite.Options.OnJobQueued,
+// postgres.Options.OnJobQueued) once it commits, so that the job runner
+// wakes without the caller's help.
+//
+// # Layering
+//
+// Data flows down: cmd → server → coord → store. Package store imports no
+// other package of lancens; store/sqlcatalog imports only store; a backend
+// imports store, store/sqlcatalog and the engines and libraries below it
+// (expr, fts, vecindex, internal/...; store/sqlite also warehouse, for the
+// names of manifest files), never server, coord, client, gen or cmd. The conformance suite (internal/conformance) specifies the
+// behaviour: every interface here has a capability group there, and every
+// backend passes the groups of the interfaces it implements.
+package store
