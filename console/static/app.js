@@ -386,7 +386,7 @@ async function tablePage(parts) {
           return h("tr", { "data-index": ix.index_name },
             h("td", {}, ix.index_name), h("td", {}, ix.index_type ?? ""), h("td", {}, ix.columns.join(", ")),
             h("td", { class: "status" }, h("span", { class: `badge ${ix.status === "SUCCEEDED" ? "good" : ix.status === "FAILED" ? "bad" : ""}` }, ix.status)),
-            h("td", {}, h("progress", { max: total || 1, value: ix.status === "SUCCEEDED" ? total || 1 : done, "aria-label": `${ix.index_name} progress` })),
+            h("td", {}, h("progress", { max: total || 1, value: done, "aria-label": `${ix.index_name} progress` })),
             h("td", {}, `${done} of ${total}`), h("td", {}, fmtBytes(ix.size_bytes)));
         }))) : h("p", { class: "note" }, "No indexes."));
       const building = list.some((ix) => !terminalIndex.has(ix.status));
