@@ -449,18 +449,15 @@ func (s *Server) targets(c echo.Context, op *operation, r rule) ([][]string, err
 	case "CreateMaterializedView":
 		// The view reads its source table, named in source_query as the
 		// view's handler reads it (see viewQuery); a source_query that
-		// does not parse is refused by the handler, with nothing read.
+		// names none is stored, and reads nothing.
 		var view struct {
 			SourceQuery string `json:"source_query"`
 		}
 		if err := json.Unmarshal(body, &view); err != nil {
 			return nil, store.Errorf(store.CodeInvalidInput, "request body: source_query: %v", err)
 		}
-		var source struct {
-			ID []string `json:"id"`
-		}
-		if json.Unmarshal([]byte(view.SourceQuery), &source) == nil && len(source.ID) > 0 {
-			ids = append(ids, source.ID)
+		if source := viewSource(view.SourceQuery); len(source) > 0 {
+			ids = append(ids, source)
 		}
 	case "RenameTable":
 		var rename struct {
