@@ -526,7 +526,7 @@ func TestQueries(t *testing.T) {
 		{"UnknownFilterColumn", `{"vector":null,"k":0,"filter":"nope = 1"}`, 12},
 		{"BothColumnForms", `{"vector":null,"k":0,"columns":{"column_names":["id"],"column_aliases":{"x":"id"}}}`, 13},
 		{"MissingVersion", `{"vector":null,"k":0,"version":42}`, 11},
-		{"MissingK", `{"vector":null}`, 13},
+		{"UnknownMember", `{"vector":null,"k":0,"filters":"age > 1"}`, 13},
 		{"NegativeOffset", `{"vector":null,"k":0,"offset":-1}`, 13},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -762,7 +762,7 @@ func TestRemoteQuery(t *testing.T) {
 		specCode   int      // code of the same body without the dialect (-1: success)
 	}{
 		{"ScanUnlimited", `{"k":9223372036854775807,"prefilter":true,"vector":[],"version":null}`, `[1,2,3,4,5,6]`, []string{"id", "text", "label", "vector"}, 13},
-		{"ScanNoVectorKey", `{"k":9223372036854775807,"filter":"id < 3"}`, `[1,2]`, nil, 13},
+		{"ScanNoVectorKey", `{"k":9223372036854775807,"filter":"id < 3"}`, `[1,2]`, nil, -1},
 		{"ColumnsList", `{"columns":["id","text"],"filter":"id >= 2","k":2,"offset":1,"prefilter":true,"vector":[],"version":null}`, `[3,4]`, []string{"id", "text"}, 13},
 		{"ColumnsAliases", `{"columns":{"t":"text","id":"id","id2":"id * 2"},"k":2,"prefilter":true,"vector":[],"version":null}`, `[1,2]`, []string{"t", "id", "id2"}, 13},
 		{"ColumnsSpecForm", `{"columns":{"column_names":["id","label"]},"k":1,"vector":null}`, `[1]`, []string{"id", "label"}, -1},
