@@ -27,7 +27,9 @@ type Config struct {
 	// operation gets a child namespace of its own.
 	Namespace []string
 	// LocationRoot is where declared and registered tables are located:
-	// a URI under which the server records paths.
+	// a URI under which the server records paths. Empty: where the server
+	// puts them, with staged manifests written into local locations (see
+	// conformance.ScopeLocatedByServer).
 	LocationRoot string
 }
 
@@ -325,7 +327,7 @@ func prepare(t conformance.T, cfg Config, op *operation, makeCall func(*env) cal
 	if err != nil {
 		t.Fatalf("client: %v", err)
 	}
-	e := &env{t: t, tg: tg, ns: append(slices.Clone(cfg.Namespace), op.id), locRoot: cfg.LocationRoot}
+	e := &env{t: t, tg: tg, ns: append(slices.Clone(cfg.Namespace), op.id), locRoot: cfg.LocationRoot, locs: map[string]string{}}
 	_, err = tg.CreateNamespace(t.Context(), e.ns, store.ModeCreate, nil)
 	e.setup(err)
 	c := makeCall(e)
