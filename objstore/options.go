@@ -11,6 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
+
+	"github.com/lancens/lancens/internal/closest"
 )
 
 // Options are storage options as Lance names them (aws_endpoint,
@@ -42,6 +44,43 @@ var aliases = map[string][]string{
 	KeySessionToken:    {"session_token", "aws_token", "token"},
 	KeyAllowHTTP:       {"aws_allow_http"},
 	KeyVirtualHosted:   {"virtual_hosted_style_request"},
+}
+
+// passThrough are storage option keys Lance's S3 store takes that lancens
+// does not read itself: they reach Lance clients through static vending.
+var passThrough = []string{
+	"aws_bucket", "aws_bucket_name", "aws_imdsv1_fallback", "aws_unsigned_payload", "aws_checksum_algorithm",
+	"aws_metadata_endpoint", "aws_container_credentials_relative_uri", "aws_skip_signature", "aws_s3_express",
+	"aws_request_payer", "aws_server_side_encryption", "aws_sse_kms_key_id", "aws_sse_bucket_key_enabled",
+	"aws_sse_customer_key_base64", "aws_copy_if_not_exists", "aws_conditional_put", "aws_disable_tagging",
+	"allow_invalid_certificates", "timeout", "connect_timeout", "pool_idle_timeout", "pool_max_idle_per_host",
+	"proxy_url", "proxy_ca_certificate", "proxy_excludes", "user_agent", "http1_only", "http2_only",
+	"client_max_retries", "client_retry_timeout", "download_retry_count",
+}
+
+// KnownKeys returns every storage option key lancens accepts: the ones it
+// reads, under any of their names, and the other keys of Lance's S3 store,
+// which it hands on to clients.
+func KnownKeys() []string {
+	var out []string
+	for _, k := range []string{KeyEndpoint, KeyRegion, KeyAccessKeyID, KeySecretAccessKey, KeySessionToken, KeyAllowHTTP, KeyVirtualHosted} {
+		out = append(out, k)
+		out = append(out, aliases[k]...)
+	}
+	return append(out, passThrough...)
+}
+
+// CheckKey returns an error for a storage option key that is none of
+// KnownKeys, naming the closest known key when one is close: a typo would
+// otherwise be ignored, and lancens would reach another store than meant
+// (AWS itself for a misspelt aws_endpoint).
+func CheckKey(key string) error {
+	known := KnownKeys()
+	if slices.Contains(known, key) {
+		return nil
+	}
+	return fmt.Errorf("unknown storage option %q%s; the keys are Lance's: %s, %s, %s, %s, %s, %s, %s and the other keys of Lance's S3 store",
+		key, closest.Hint(key, known), KeyEndpoint, KeyRegion, KeyAccessKeyID, KeySecretAccessKey, KeySessionToken, KeyAllowHTTP, KeyVirtualHosted)
 }
 
 // Get returns the value of key, looked up under its aliases too, and the

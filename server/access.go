@@ -174,14 +174,15 @@ type routeRule struct {
 
 // routeRules classifies the routes lancens serves beyond the spec, by
 // method and Echo path: the remote dialect's, lancens's own extensions
-// (optimize removes old versions: a write), and /metrics, which needs
+// (optimize removes old versions: a write), /metrics, which needs
 // a principal that may read everything (the metrics cover every
-// namespace). New refuses to start with a route that is neither an
+// namespace), and /auth/principal, which any principal may read. New refuses to start with a route that is neither an
 // operation of the spec nor here.
 var routeRules = map[string]routeRule{
 	"POST /v1/table/:id/index/:index_name/prewarm": {"PrewarmTableIndex", readTable},
 	"POST /v1/table/:id/optimize":                  {"OptimizeTable", writeTable},
 	"GET /metrics":                                 {"ReadMetrics", rule{role: auth.RoleRead, target: nowhere, unscopedOnly: true}},
+	"GET " + PrincipalPath:                         {routePrincipal, rule{role: auth.RoleRead, target: nowhere}},
 }
 
 // checkRoutes returns an error naming the routes of routes that are
@@ -449,18 +450,15 @@ func (s *Server) targets(c echo.Context, op *operation, r rule) ([][]string, err
 	case "CreateMaterializedView":
 		// The view reads its source table, named in source_query as the
 		// view's handler reads it (see viewQuery); a source_query that
-		// does not parse is refused by the handler, with nothing read.
+		// names none is stored, and reads nothing.
 		var view struct {
 			SourceQuery string `json:"source_query"`
 		}
 		if err := json.Unmarshal(body, &view); err != nil {
 			return nil, store.Errorf(store.CodeInvalidInput, "request body: source_query: %v", err)
 		}
-		var source struct {
-			ID []string `json:"id"`
-		}
-		if json.Unmarshal([]byte(view.SourceQuery), &source) == nil && len(source.ID) > 0 {
-			ids = append(ids, source.ID)
+		if source := viewSource(view.SourceQuery); len(source) > 0 {
+			ids = append(ids, source)
 		}
 	case "RenameTable":
 		var rename struct {

@@ -112,6 +112,13 @@ var beyondSpecRequests = map[string]func(t *testing.T, e *accessEnv) *http.Reque
 		}
 		return req
 	},
+	"GET /auth/principal": func(t *testing.T, e *accessEnv) *http.Request {
+		req, err := http.NewRequest(http.MethodGet, e.s.URL+"/auth/principal", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return req
+	},
 }
 
 // TestReadOnlyKeyChangesNothing sends a valid request to every route the

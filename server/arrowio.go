@@ -29,7 +29,7 @@ const (
 func (s *Server) readArrow(c echo.Context) (store.Data, error) {
 	req := c.Request()
 	if req.ContentLength > s.cfg.MaxArrowBody {
-		return store.Data{}, bodyTooLarge(s.cfg.MaxArrowBody)
+		return store.Data{}, bodyTooLarge(s.cfg.MaxArrowBody, flagMaxArrowBody)
 	}
 	schema, batches, err := arrowin.Decode(req.Body, arrowin.Limits{
 		MaxBodyBytes: s.cfg.MaxArrowBody, MaxDecodedBytes: s.cfg.MaxArrowDecodedBytes, MaxRows: s.cfg.MaxArrowRows,
@@ -40,7 +40,7 @@ func (s *Server) readArrow(c echo.Context) (store.Data, error) {
 	case err == nil:
 		return store.Data{Schema: schema, Batches: batches}, nil
 	case errors.As(err, &tooBig), errors.As(err, &refused) && refused.TooLarge:
-		return store.Data{}, bodyTooLarge(s.cfg.MaxArrowBody)
+		return store.Data{}, bodyTooLarge(s.cfg.MaxArrowBody, flagMaxArrowBody)
 	case errors.As(err, &refused) && refused.Unsupported:
 		return store.Data{}, store.Errorf(store.CodeTableSchemaValidationError, "%s", refused.Error())
 	}

@@ -182,16 +182,23 @@ func TestArrowBodyByteFlips(t *testing.T) {
 
 // TestArrowBodyTooLarge checks the 413 answers: a body that declares more
 // bytes than MaxArrowBody is refused before any is read, as is a JSON
-// body over MaxJSONBody, and one found to be larger while reading.
+// body over MaxJSONBody, and one found to be larger while reading. Each
+// message names the serve flag that sets the limit.
 func TestArrowBodyTooLarge(t *testing.T) {
 	s := apitest.Start(t, apitest.Options{})
 	addr := strings.TrimPrefix(s.URL, "http://")
+	namesFlag := func(t *testing.T, body []byte, flag string) {
+		t.Helper()
+		if !bytes.Contains(body, []byte(flag)) {
+			t.Errorf("the message does not name %s: %s", flag, body)
+		}
+	}
 	for _, tc := range []struct {
-		name, path, contentType string
-		length                  int64
+		name, path, contentType, flag string
+		length                        int64
 	}{
-		{"arrow", "/v1/table/t/create", "application/vnd.apache.arrow.stream", 2 << 30},
-		{"json", "/v1/namespace/n/create", "application/json", 33 << 20},
+		{"arrow", "/v1/table/t/create", "application/vnd.apache.arrow.stream", "--max-arrow-body", 2 << 30},
+		{"json", "/v1/namespace/n/create", "application/json", "--max-json-body", 33 << 20},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			status, body, err := declaredPOST(addr, tc.path, tc.contentType, tc.length)
@@ -201,6 +208,7 @@ func TestArrowBodyTooLarge(t *testing.T) {
 			if status != http.StatusRequestEntityTooLarge || apitest.ErrorCode(body) != 13 {
 				t.Fatalf("got %d %s, want 413 code 13", status, body)
 			}
+			namesFlag(t, body, tc.flag)
 		})
 	}
 	t.Run("json_chunked", func(t *testing.T) {
@@ -221,6 +229,7 @@ func TestArrowBodyTooLarge(t *testing.T) {
 		if res.StatusCode != http.StatusRequestEntityTooLarge || apitest.ErrorCode(out.Bytes()) != 13 {
 			t.Fatalf("got %d %s, want 413 code 13", res.StatusCode, out)
 		}
+		namesFlag(t, out.Bytes(), "--max-json-body")
 	})
 	if ok, _ := s.Client.NamespaceExists(t.Context(), []string{"n"}); ok {
 		t.Fatal("a refused create left a namespace")
@@ -251,6 +260,7 @@ func TestArrowBodyTooLarge(t *testing.T) {
 		if res.StatusCode != http.StatusRequestEntityTooLarge || apitest.ErrorCode(out.Bytes()) != 13 {
 			t.Fatalf("%d-byte Arrow body over a 1 KiB limit: %d %s, want 413 code 13", len(body), res.StatusCode, out)
 		}
+		namesFlag(t, out.Bytes(), "--max-arrow-body")
 		if ok, _ := small.Client.TableExists(t.Context(), []string{"t"}, nil); ok {
 			t.Fatal("a refused create left a table")
 		}

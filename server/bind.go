@@ -10,15 +10,15 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// readBody reads a whole request body of at most limit bytes. Returns the
-// error of a body over its limit (code 13, HTTP 413) when it is larger, and
-// InvalidInput (13) when reading fails.
+// readBody reads a whole JSON request body of at most limit bytes
+// (MaxJSONBody). Returns the error of a body over its limit (code 13, HTTP
+// 413) when it is larger, and InvalidInput (13) when reading fails.
 func readBody(r io.Reader, limit int64) ([]byte, error) {
 	body, err := io.ReadAll(io.LimitReader(r, limit+1))
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig) || int64(len(body)) > limit:
-		return nil, bodyTooLarge(limit)
+		return nil, bodyTooLarge(limit, flagMaxJSONBody)
 	case err != nil:
 		return nil, invalidInput("reading the request body: %v", err)
 	}

@@ -20,12 +20,12 @@ import (
 func (s *Server) limitBodies(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
-		limit := s.cfg.MaxJSONBody
+		limit, flag := s.cfg.MaxJSONBody, flagMaxJSONBody
 		if op := s.ops.lookup(c); op != nil && op.body == bodyArrow {
-			limit = s.cfg.MaxArrowBody
+			limit, flag = s.cfg.MaxArrowBody, flagMaxArrowBody
 		}
 		if req.ContentLength > limit {
-			return bodyTooLarge(limit)
+			return bodyTooLarge(limit, flag)
 		}
 		if req.Body == nil || req.Body == http.NoBody {
 			return next(c)

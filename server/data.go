@@ -292,12 +292,13 @@ func (s *Server) GetTableStats(c echo.Context, _ gen.Id, p gen.GetTableStatsPara
 	})
 }
 
-// smallFragmentRows is the row count under which Lance calls a fragment
-// small.
-const smallFragmentRows = 1 << 20
+// smallFragmentRows is the row count under which LanceDB's table stats
+// call a fragment small.
+const smallFragmentRows = 100_000
 
-// fragmentStats summarises fragment sizes: percentile p is
-// sorted[floor((n-1)·p)], the mean is truncated.
+// fragmentStats summarises fragment sizes as LanceDB's table stats do:
+// percentile p of n sorted sizes is sorted[n·p/100] (integer division),
+// the mean is truncated.
 func fragmentStats(rows []int64) gen.FragmentStats {
 	out := gen.FragmentStats{NumFragments: int64(len(rows))}
 	if len(rows) == 0 {
@@ -312,10 +313,10 @@ func fragmentStats(rows []int64) gen.FragmentStats {
 			out.NumSmallFragments++
 		}
 	}
-	pct := func(p float64) int64 { return sorted[int(float64(len(sorted)-1)*p)] }
+	pct := func(p int) int64 { return sorted[len(sorted)*p/100] }
 	out.Lengths = gen.FragmentSummary{
 		Min: sorted[0], Max: sorted[len(sorted)-1], Mean: sum / int64(len(sorted)),
-		P25: pct(.25), P50: pct(.5), P75: pct(.75), P99: pct(.99),
+		P25: pct(25), P50: pct(50), P75: pct(75), P99: pct(99),
 	}
 	return out
 }

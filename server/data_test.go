@@ -526,7 +526,7 @@ func TestQueries(t *testing.T) {
 		{"UnknownFilterColumn", `{"vector":null,"k":0,"filter":"nope = 1"}`, 12},
 		{"BothColumnForms", `{"vector":null,"k":0,"columns":{"column_names":["id"],"column_aliases":{"x":"id"}}}`, 13},
 		{"MissingVersion", `{"vector":null,"k":0,"version":42}`, 11},
-		{"MissingK", `{"vector":null}`, 13},
+		{"UnknownMember", `{"vector":null,"k":0,"filters":"age > 1"}`, 13},
 		{"NegativeOffset", `{"vector":null,"k":0,"offset":-1}`, 13},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -732,6 +732,10 @@ func TestStats(t *testing.T) {
 	}
 	if st.NumRows != 5 || st.FragmentStats.NumFragments != 2 || st.FragmentStats.Lengths.Max != 4 || st.FragmentStats.Lengths.Min != 1 || st.TotalBytes <= 0 {
 		t.Fatalf("stats %+v", st)
+	}
+	// Percentiles as LanceDB's stats compute them: sorted[n·p/100].
+	if l := st.FragmentStats.Lengths; l.P25 != 1 || l.P50 != 4 || l.P75 != 4 || l.P99 != 4 || l.Mean != 2 {
+		t.Fatalf("fragment lengths %+v, want p25 1, p50 4, p75 4, p99 4, mean 2", l)
 	}
 	d, err := s.Client.DescribeTable(t.Context(), []string{"p"}, nil)
 	if err != nil || d.Stats == nil || d.Stats.NumFragments != 2 {

@@ -135,9 +135,18 @@ type tooLargeError struct{ err *store.Error }
 func (e *tooLargeError) Error() string { return e.err.Error() }
 func (e *tooLargeError) Unwrap() error { return e.err }
 
-// bodyTooLarge returns the error of a request body larger than limit bytes.
-func bodyTooLarge(limit int64) error {
-	return &tooLargeError{store.Errorf(store.CodeInvalidInput, "the request body is larger than %d bytes, the limit for this route", limit)}
+// The lancens serve flags that set the body limits, named in the errors
+// of bodies over them.
+const (
+	flagMaxJSONBody  = "--max-json-body"
+	flagMaxArrowBody = "--max-arrow-body"
+)
+
+// bodyTooLarge returns the error of a request body larger than limit bytes,
+// the limit the serve flag named flag sets.
+func bodyTooLarge(limit int64, flag string) error {
+	return &tooLargeError{store.Errorf(store.CodeInvalidInput,
+		"the request body is larger than %d bytes, the limit for this route (set by lancens serve %s)", limit, flag)}
 }
 
 // statusOf returns the HTTP status of err, an error of code: 413 for a body

@@ -392,3 +392,47 @@ func TestManifestPathText(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestManifestPathForm checks that version/create answers, and records,
+// the final manifest's path in the form the client gave the staged one:
+// an absolute path keeps its leading "/", Lance's object-store path (no
+// leading "/") and a file URI stay so.
+func TestManifestPathForm(t *testing.T) {
+	e := newLocationEnv(t)
+	c := e.s.Client
+	ctx := t.Context()
+	for _, tc := range []struct {
+		name string
+		form func(path string) string
+	}{
+		{"Absolute", func(p string) string { return p }},
+		{"ObjectStorePath", func(p string) string { return p[1:] }},
+		{"FileURI", func(p string) string { return "file://" + p }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			info, err := c.DeclareTable(ctx, []string{tc.name}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			staged := filepath.Join(info.Location, "_versions", "1.manifest-staged")
+			if err := os.MkdirAll(filepath.Dir(staged), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(staged, []byte("manifest"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			final := filepath.Join(info.Location, "_versions", warehouse.NamingV2.ManifestFileName(1))
+			v, _, err := c.CreateTableVersion(ctx, []string{tc.name}, client.VersionCommit{Version: 1, ManifestPath: tc.form(staged)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.ManifestPath != tc.form(final) {
+				t.Fatalf("version/create answered manifest_path %q, want %q", v.ManifestPath, tc.form(final))
+			}
+			d, err := c.DescribeTableVersion(ctx, []string{tc.name}, "", nil)
+			if err != nil || d.ManifestPath != tc.form(final) {
+				t.Fatalf("version/describe: %+v, %v; want manifest_path %q", d, err, tc.form(final))
+			}
+		})
+	}
+}

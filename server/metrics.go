@@ -20,7 +20,8 @@ import (
 
 // Route labels of requests that are not spec operations. Every other label
 // is an operationId of the spec, routePrewarm for the LanceDB dialect's
-// prewarm route or routeOptimize for lancens's optimize route: the label set
+// prewarm route, routeOptimize for lancens's optimize route or
+// routePrincipal for GET /auth/principal: the label set
 // stays bounded whatever paths clients send.
 const (
 	routeMetrics   = "metrics"
@@ -103,7 +104,7 @@ func newMetrics(s *Server) *metrics {
 	for _, op := range s.ops {
 		m.durations[op.id] = duration.WithLabelValues(op.id)
 	}
-	for _, r := range []string{routeMetrics, routeUnmatched, routePrewarm, routeOptimize} {
+	for _, r := range []string{routeMetrics, routeUnmatched, routePrewarm, routeOptimize, routePrincipal} {
 		m.durations[r] = duration.WithLabelValues(r)
 	}
 	for _, r := range []string{commitCommitted, commitConflict, commitRejected, commitFailed, commitAbandoned} {
@@ -172,6 +173,8 @@ func (s *Server) observeRequests(next echo.HandlerFunc) echo.HandlerFunc {
 			route = routePrewarm
 		} else if c.Path() == optimizeRoute {
 			route = routeOptimize
+		} else if c.Path() == PrincipalPath {
+			route = routePrincipal
 		}
 		defer func() {
 			status := c.Response().Status

@@ -29,9 +29,9 @@ const (
 )
 
 // IsOperationalPath reports whether path is one of the operational
-// endpoints, which are not spec operations.
+// endpoints, which are not spec operations (and of GET /auth/principal).
 func IsOperationalPath(path string) bool {
-	return path == HealthPath || path == ReadyPath || path == MetricsPath
+	return path == HealthPath || path == ReadyPath || path == MetricsPath || path == PrincipalPath
 }
 
 // readyTimeout bounds a readiness check: a database that takes longer to

@@ -261,7 +261,8 @@ func matchQuery(m *gen.MatchQuery) store.FtsMatch {
 }
 
 // QueryTable handles POST /v1/table/{id}/query: the result is an Arrow IPC
-// file (or stream, when the Accept header asks for one).
+// file, or a stream, or a JSON array of rows (writeJSONRows), as the Accept
+// header asks.
 func (s *Server) QueryTable(c echo.Context, _ gen.Id, p gen.QueryTableParams) error {
 	var req gen.QueryTableRequest
 	if err := bindJSON(c, &req); err != nil {
@@ -288,6 +289,9 @@ func (s *Server) QueryTable(c echo.Context, _ gen.Id, p gen.QueryTableParams) er
 		return err
 	}
 	c.Response().Header().Set(headerTableVersion, strconv.FormatInt(res.Version, 10))
+	if wantsJSON(c.Request()) {
+		return writeJSONRows(c, res.Schema, res.Batches)
+	}
 	return writeArrow(c, res.Schema, res.Batches)
 }
 

@@ -307,16 +307,24 @@ func (w *capture) finish(opID string) error {
 	return err
 }
 
-// remoteErrorStatus adapts error statuses to how the SDK reads them: it
-// retries 409 (so conflicts that retrying cannot fix become 400), and knows
-// an existing table on create only as a 400 mentioning "already exists".
+// remoteErrorStatus adapts error statuses to how the SDK reads them. The
+// SDK reads every 404 on a table operation as "Table '<name>' was not
+// found", dropping the message, so a column a request names that the table
+// lacks (code 12) answers 400, the status LanceDB Cloud uses for it and
+// the one the SDK passes on with the message ("400 Bad Request: column …
+// not found"). It retries 409, so conflicts that retrying cannot fix
+// become 400 too; and it knows an existing table on create only as a 400
+// mentioning "already exists". Concurrent modification (14) stays 409, to
+// be retried.
 func remoteErrorStatus(status int, body []byte) int {
 	var er struct{ Code int }
-	if json.Unmarshal(body, &er) != nil || status != http.StatusConflict {
+	if json.Unmarshal(body, &er) != nil {
 		return status
 	}
-	switch store.Code(er.Code) {
-	case store.CodeConcurrentModification:
+	switch code := store.Code(er.Code); {
+	case code == store.CodeTableColumnNotFound:
+		return http.StatusBadRequest
+	case status != http.StatusConflict, code == store.CodeConcurrentModification:
 		return status
 	}
 	return http.StatusBadRequest

@@ -49,6 +49,7 @@ const rtUnchecked = "X-Rt-Unchecked"
 const (
 	rtFlatTags    = "remote dialect: tags/list answers a flat map of tag name to contents"
 	rtRemapped409 = "remote dialect: a 409 that retrying cannot fix is sent as 400 (the SDK retries 409)"
+	rtRemapped404 = "remote dialect: a missing column (code 12) is sent as 400 (the SDK reads every 404 as a missing table)"
 )
 
 // rtEnv is a lancens server behind httptest, backed by files in
@@ -761,7 +762,7 @@ func TestRemoteQuery(t *testing.T) {
 		specCode   int      // code of the same body without the dialect (-1: success)
 	}{
 		{"ScanUnlimited", `{"k":9223372036854775807,"prefilter":true,"vector":[],"version":null}`, `[1,2,3,4,5,6]`, []string{"id", "text", "label", "vector"}, 13},
-		{"ScanNoVectorKey", `{"k":9223372036854775807,"filter":"id < 3"}`, `[1,2]`, nil, 13},
+		{"ScanNoVectorKey", `{"k":9223372036854775807,"filter":"id < 3"}`, `[1,2]`, nil, -1},
 		{"ColumnsList", `{"columns":["id","text"],"filter":"id >= 2","k":2,"offset":1,"prefilter":true,"vector":[],"version":null}`, `[3,4]`, []string{"id", "text"}, 13},
 		{"ColumnsAliases", `{"columns":{"t":"text","id":"id","id2":"id * 2"},"k":2,"prefilter":true,"vector":[],"version":null}`, `[1,2]`, []string{"t", "id", "id2"}, 13},
 		{"ColumnsSpecForm", `{"columns":{"column_names":["id","label"]},"k":1,"vector":null}`, `[1]`, []string{"id", "label"}, -1},
@@ -1149,7 +1150,10 @@ func TestRemoteUpdateDelete(t *testing.T) {
 }
 
 // TestRemoteConflictStatus checks that a 409 the SDK would retry in vain is
-// sent as 400, and that concurrent modification (14) stays 409.
+// sent as 400, and that concurrent modification (14) stays 409; and that a
+// column the table lacks (code 12), which the SDK would report as a
+// missing table if it came as 404, is sent as 400 on every data route,
+// keeping the spec's 404 on the canonical routes.
 func TestRemoteConflictStatus(t *testing.T) {
 	e := rtStart(t)
 	e.createDocs(t, "t")
@@ -1172,6 +1176,12 @@ func TestRemoteConflictStatus(t *testing.T) {
 		{"ConcurrentModification", "/v1/table/ext/version/create/", `{"version":2,"manifest_path":"s3://bucket/ext/_versions/2.manifest"}`, false, 14, 409, 409},
 		{"NotFoundUnchanged", "/v1/table/nope/describe/", `{}`, false, 4, 404, 404},
 		{"InvalidInputUnchanged", "/v1/table/t/count_rows/", `{"predicate":"id >"}`, false, 13, 400, 400},
+		{"ColumnInFilter", "/v1/table/t/query/", `{"k":3,"vector":{},"filter":"nosuchcol = 3"}`, false, 12, 400, 404},
+		{"ColumnInCount", "/v1/table/t/count_rows/", `{"predicate":"nosuchcol = 3"}`, false, 12, 400, 404},
+		{"ColumnInUpdate", "/v1/table/t/update/", `{"updates":[["nosuch","1"]]}`, false, 12, 400, 404},
+		{"ColumnInDelete", "/v1/table/t/delete/", `{"predicate":"nosuch > 1"}`, false, 12, 400, 404},
+		{"ColumnInIndex", "/v1/table/t/create_index/", `{"column":"nosuch","index_type":"BTREE"}`, false, 12, 400, 404},
+		{"ColumnInDropColumns", "/v1/table/t/drop_columns/", `{"columns":["nosuch"]}`, false, 12, 400, 404},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := rtReq{method: "POST", path: tc.path, body: tc.body}
@@ -1184,6 +1194,9 @@ func TestRemoteConflictStatus(t *testing.T) {
 			remote.sdk = true
 			if tc.remoteStatus != tc.specStatus {
 				remote.unchecked = rtRemapped409
+				if tc.code == 12 {
+					remote.unchecked = rtRemapped404
+				}
 			}
 			res := e.send(t, remote)
 			rtWantError(t, res, tc.remoteStatus, tc.code)

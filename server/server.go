@@ -216,6 +216,7 @@ func New(cfg Config) (*Server, error) {
 		e.GET(MetricsPath, s.serveMetrics)
 	}
 	s.extensionRoutes(e)
+	e.GET(PrincipalPath, s.DescribePrincipal)
 	if err := checkRoutes(e.Routes(), s.ops); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}

@@ -101,6 +101,9 @@ func (s *Server) validateRequests(next echo.HandlerFunc) echo.HandlerFunc {
 			if err != nil {
 				return err
 			}
+			if body, err = adjustQueryBody(op, body, !isRemote(req)); err != nil {
+				return err
+			}
 			req.Header.Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
 			req.Body = io.NopCloser(bytes.NewReader(body))
 			req.ContentLength = int64(len(body))

@@ -17,14 +17,21 @@ import (
 )
 
 // Materialized views of kind query. The spec leaves the encoding of
-// source_query to the client; lancens reads it as the JSON body of a
-// QueryTableRequest whose id names the source table, for example
+// source_query to the client, and the server stores it as it came. lancens
+// also runs it, to refresh the view, when it is in one of two forms:
 //
-//	{"id": ["ns", "items"], "filter": "qty > 5", "columns": {"column_names": ["id", "qty"]}, "k": 0}
+//   - the JSON body of a QueryTableRequest whose id names the source table,
+//     for example
+//     {"id": ["ns", "items"], "filter": "qty > 5", "columns": {"column_names": ["id", "qty"]}, "k": 0}
+//     where k is the row limit of a scan (0: every row), as in QueryTable;
+//   - SQL over one table, SELECT <columns> FROM <table> [WHERE <filter>]
+//     (see viewsql.go), for example SELECT id, qty FROM ns.items WHERE qty > 5.
 //
-// where k is the row limit of a scan (0: every row), as in QueryTable. A
-// refresh runs that query on the main branch of the source and replaces
-// the view's rows with its answer.
+// A refresh runs that query on the main branch of the source and replaces
+// the view's rows with its answer. A source_query in any other form (a
+// JSON object without id, SQL of another shape, a format of the client's
+// own) is stored, described and dropped like any other, and is never
+// refreshed by lancens: refreshing it answers 406 (code 0).
 
 // CreateMaterializedView handles POST /v1/materialized_view/{id}/create:
 // 201 with the view's first version, and the job id of its first refresh
@@ -48,13 +55,15 @@ func (s *Server) CreateMaterializedView(c echo.Context, _ gen.Id, p gen.CreateMa
 	if err != nil {
 		return err
 	}
-	source, q, err := s.viewQuery(req.SourceQuery)
+	source, q, runs, err := s.viewQuery(req.SourceQuery)
 	if err != nil {
 		return err
 	}
 	def := store.ViewDefinition{Kind: string(req.Kind), SourceQuery: req.SourceQuery, Source: source, Query: q, Schema: schema,
 		AutoRefresh: boolOr(req.AutoRefresh, false)}
-	_, res, jobID, err := s.store.CreateView(c.Request().Context(), id, def, !boolOr(req.WithNoData, true))
+	// A view lancens cannot compute is created empty, with no refresh.
+	refresh := runs && !boolOr(req.WithNoData, true)
+	_, res, jobID, err := s.store.CreateView(c.Request().Context(), id, def, refresh)
 	if err != nil {
 		return err
 	}
@@ -100,32 +109,65 @@ func decodeViewSchema(b64 string) (*arrow.Schema, error) {
 }
 
 // viewQuery reads the source_query of a query view (see above) and returns
-// the source table and the query. Returns InvalidInput (13) when it is not
-// such a query, or reads a branch other than main.
-func (s *Server) viewQuery(sourceQuery string) ([]string, store.Query, error) {
+// the source table and the query a refresh runs, with runs true; runs is
+// false, with no error, for a source_query in a form lancens does not run.
+// Returns InvalidInput (13) for a QueryTableRequest that does not decode,
+// names no table, or reads a branch other than main or a version.
+func (s *Server) viewQuery(sourceQuery string) (source []string, q store.Query, runs bool, err error) {
+	raw := []byte(sourceQuery)
+	if sql, ok := parseSQLView(sourceQuery); ok {
+		raw = sql.request
+	} else if !isQueryRequest(raw) {
+		return nil, store.Query{}, false, nil
+	}
 	var req gen.QueryTableRequest
-	if err := json.Unmarshal([]byte(sourceQuery), &req); err != nil {
-		return nil, store.Query{}, invalidInput("source_query of a query view must be the JSON body of a QueryTableRequest "+
+	if err := json.Unmarshal(raw, &req); err != nil {
+		return nil, store.Query{}, false, invalidInput("source_query of a query view must be the JSON body of a QueryTableRequest "+
 			`whose id names the source table, such as {"id": ["ns", "t"], "filter": "x > 1", "k": 0}: %v`, err)
 	}
 	if req.Id == nil || len(*req.Id) == 0 {
-		return nil, store.Query{}, invalidInput("source_query must name the source table in id")
+		return nil, store.Query{}, false, invalidInput("source_query must name the source table in id")
 	}
 	if b, err := store.NormalizeBranch(deref(req.Branch)); err != nil || b != "" {
-		return nil, store.Query{}, invalidInput("a materialized view reads the main branch of its source, not branch %q", deref(req.Branch))
+		return nil, store.Query{}, false, invalidInput("a materialized view reads the main branch of its source, not branch %q", deref(req.Branch))
 	}
 	if req.Version != nil {
-		return nil, store.Query{}, invalidInput("source_query cannot name a version: each refresh reads the version it is given (src_version) or the latest")
+		return nil, store.Query{}, false, invalidInput("source_query cannot name a version: each refresh reads the version it is given (src_version) or the latest")
 	}
-	extras, err := readExtras([]byte(sourceQuery))
+	extras, err := readExtras(raw)
 	if err != nil {
-		return nil, store.Query{}, err
+		return nil, store.Query{}, false, err
 	}
-	q, err := s.storeQuery(&req, extras)
-	if err != nil {
-		return nil, store.Query{}, err
+	if q, err = s.storeQuery(&req, extras); err != nil {
+		return nil, store.Query{}, false, err
 	}
-	return *req.Id, q, nil
+	return *req.Id, q, true, nil
+}
+
+// isQueryRequest reports whether a source_query is meant as a
+// QueryTableRequest: a JSON object with an id member.
+func isQueryRequest(raw []byte) bool {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil {
+		return false
+	}
+	_, ok := obj["id"]
+	return ok
+}
+
+// viewSource returns the source table a source_query names in a form
+// lancens runs (see viewQuery), nil for any other.
+func viewSource(sourceQuery string) []string {
+	if sql, ok := parseSQLView(sourceQuery); ok {
+		return sql.source
+	}
+	var req struct {
+		ID []string `json:"id"`
+	}
+	if json.Unmarshal([]byte(sourceQuery), &req) == nil {
+		return req.ID
+	}
+	return nil
 }
 
 // RefreshMaterializedView handles POST /v1/materialized_view/{id}/refresh:

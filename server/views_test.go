@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"errors"
 	"net/http"
 	"testing"
 	"time"
@@ -174,8 +175,9 @@ func TestMaterializedViewErrors(t *testing.T) {
 		{"MissingSource", create("w", "query", `{"id": ["nope"], "k": 0}`, viewSchema), store.CodeTableNotFound},
 		{"KindUDTF", create("w", "udtf", adultsQuery, viewSchema), store.CodeUnsupported},
 		{"KindChunker", create("w", "chunker", adultsQuery, viewSchema), store.CodeUnsupported},
-		{"QueryNotJSON", create("w", "query", "SELECT 1", viewSchema), store.CodeInvalidInput},
-		{"QueryWithoutSource", create("w", "query", `{"k": 0}`, viewSchema), store.CodeInvalidInput},
+		{"SQLMissingSource", create("w", "query", "SELECT id, name FROM nope", viewSchema), store.CodeTableNotFound},
+		{"SQLMissingColumn", create("w", "query", "SELECT id, nosuch AS name FROM src", viewSchema), store.CodeTableColumnNotFound},
+		{"SQLMissingFilterColumn", create("w", "query", "SELECT id, name FROM src WHERE nosuch > 1", viewSchema), store.CodeTableColumnNotFound},
 		{"QueryOnBranch", create("w", "query", `{"id": ["src"], "k": 0, "branch": "dev"}`, viewSchema), store.CodeInvalidInput},
 		{"QueryWithVersion", create("w", "query", `{"id": ["src"], "k": 0, "version": 1}`, viewSchema), store.CodeInvalidInput},
 		{"BadFilter", create("w", "query", `{"id": ["src"], "k": 0, "filter": "age >"}`, viewSchema), store.CodeInvalidInput},
@@ -207,5 +209,73 @@ func TestMaterializedViewErrors(t *testing.T) {
 		[]byte(`{"kind": "query", "source_query": "{\"id\": [\"src\"], \"k\": 0}", "output_schema": "{}"}`))
 	if status != http.StatusBadRequest || apitest.ErrorCode(body) != int(store.CodeInvalidInput) {
 		t.Fatalf("bad output_schema: %d %s", status, body)
+	}
+}
+
+// TestMaterializedViewSourceQueries checks the forms of source_query: SQL
+// over one table is run like a QueryTableRequest; any other text (the
+// spec's source_query is opaque, its format the client's) is stored,
+// described and dropped, and refreshing it answers 406 code 0.
+func TestMaterializedViewSourceQueries(t *testing.T) {
+	s := apitest.Start(t, apitest.Options{})
+	ctx := t.Context()
+	c := s.Client
+	createPeople(t, c, "src")
+	for _, tc := range []struct {
+		name, query, want string
+	}{
+		{"SQL", "SELECT id, name FROM src WHERE age > 26", "[1,4]"},
+		{"SQLAliasesQuotedTable", `select id AS id, upper(name) as "name" from "src" where age > 26 and name <> 'x, FROM y';`, "[1,4]"},
+		{"SQLEveryColumn", "SELECT * FROM src", "[1,2,3,4]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			schema := viewSchema
+			if tc.name == "SQLEveryColumn" {
+				schema = peopleSchema
+			}
+			created, err := c.CreateMaterializedView(ctx, []string{"v" + tc.name}, client.MaterializedView{
+				Kind: client.ViewQuery, SourceQuery: tc.query, OutputSchema: schema, WithData: true})
+			if err != nil || created.JobID == "" {
+				t.Fatalf("create: %+v %v", created, err)
+			}
+			if tx := waitTransaction(t, c, created.JobID); tx.Status != "Succeeded" {
+				t.Fatalf("first refresh ended %s: %+v", tx.Status, tx)
+			}
+			if got := viewIDs(t, c, "v"+tc.name); got != tc.want {
+				t.Fatalf("view rows %s, want %s", got, tc.want)
+			}
+			refreshAndWait(t, c, "v"+tc.name, 0)
+		})
+	}
+	for i, query := range []string{
+		"SELECT age, count(*) FROM src GROUP BY age",
+		"SELECT 1",
+		`{"sql": "select * from src"}`,
+		"my-pipeline:v2 src -> adults",
+	} {
+		name := []string{"own" + string(rune('a'+i))}
+		created, err := c.CreateMaterializedView(ctx, name, client.MaterializedView{
+			Kind: client.ViewQuery, SourceQuery: query, OutputSchema: viewSchema, WithData: true})
+		if err != nil || created.Version != 1 || created.JobID != "" {
+			t.Fatalf("create with source_query %q: %+v %v; want version 1 and no refresh", query, created, err)
+		}
+		d, err := c.DescribeTable(ctx, name, nil)
+		if err != nil || d.Metadata["materialized_view.source_query"] != query || d.Metadata["materialized_view.kind"] != "query" {
+			t.Fatalf("describe %q: %+v %v", query, d, err)
+		}
+		if _, has := d.Metadata["materialized_view.source"]; has {
+			t.Errorf("%q: a source for a query lancens does not run: %v", query, d.Metadata)
+		}
+		_, err = c.RefreshMaterializedView(ctx, name, nil)
+		var ce *client.Error
+		if store.ErrorCode(err) != store.CodeUnsupported || !errors.As(err, &ce) || ce.StatusCode != http.StatusNotAcceptable {
+			t.Fatalf("refresh of %q: %v, want 406 code 0", query, err)
+		}
+		if v, err := c.LatestTableVersion(ctx, name, ""); err != nil || v.Version != 1 {
+			t.Fatalf("a refused refresh changed %q: %+v %v", query, v, err)
+		}
+		if _, err := c.DropTable(ctx, name); err != nil {
+			t.Fatalf("drop %q: %v", query, err)
+		}
 	}
 }

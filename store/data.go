@@ -169,8 +169,10 @@ type TableData struct {
 	Schema   *arrow.Schema
 	NumRows  int64
 	NumBytes int64
-	// Deleted counts row versions kept for time travel that the version
-	// no longer shows (deleted, updated or overwritten rows).
+	// Deleted counts, as Lance's num_deleted_rows does, the rows of the
+	// version's fragments that the version no longer shows (deleted, or
+	// replaced by an update); a fragment none of whose rows it shows is
+	// not one of its fragments (Lance drops it).
 	Deleted int64
 	// Fragments counts the writes whose rows the version shows: the rows
 	// of one write form a fragment.
@@ -184,10 +186,12 @@ type TableData struct {
 // TableStats describes the latest version of a managed table.
 type TableStats struct {
 	NumRows int64
-	// TotalBytes estimates the stored size of the visible rows.
+	// TotalBytes estimates the stored size of the rows of the latest
+	// version's fragments, deleted ones included.
 	TotalBytes int64
 	NumIndices int64
-	// FragmentRows holds the row count of each fragment (see TableData).
+	// FragmentRows holds the row count of each fragment (see TableData),
+	// its deleted rows included, as Lance counts a fragment's rows.
 	FragmentRows []int64
 }
 

@@ -31,13 +31,20 @@ func CheckViewKind(kind string) error {
 	return Errorf(CodeInvalidInput, "unknown materialized view kind %q (query, udtf or chunker)", kind)
 }
 
+// RunnableViewQueries names the forms of source_query lancens runs to
+// refresh a view, for messages.
+const RunnableViewQueries = `the JSON body of a QueryTableRequest whose id names the source table ` +
+	`({"id": ["ns", "t"], "filter": "x > 1", "k": 0}), or SQL over one table (SELECT <columns> FROM <table> [WHERE <filter>])`
+
 // ViewDefinition describes a materialized view to create.
 type ViewDefinition struct {
 	// Kind is ViewQuery: the only kind lancens computes.
 	Kind string
 	// SourceQuery is the definition as the client sent it, kept verbatim.
 	SourceQuery string
-	// Source is the table the query reads.
+	// Source is the table the query reads; nil when SourceQuery is in a
+	// form lancens does not run (a format of the client's own): the view
+	// is then stored, described and dropped, but never refreshed.
 	Source []string
 	// Query is what a refresh reads from the source; its Version is
 	// ignored (a refresh names the version).
@@ -67,8 +74,9 @@ type View struct {
 type Views interface {
 	// CreateView creates managed table id as a materialized view of def,
 	// empty, as its version 1; with refresh it also queues a first
-	// refresh. It returns the table, the version and the refresh job's
-	// transaction id ("" when none). Returns NamespaceNotFound (1),
+	// refresh (never for a view with no Source). It returns the table, the
+	// version and the refresh job's transaction id ("" when none). Returns
+	// NamespaceNotFound (1),
 	// TableAlreadyExists (5), TableNotFound (4) for a missing source,
 	// InvalidTableState (19) for a source whose rows lancens does not
 	// keep, TableSchemaValidationError (20) when the query's rows do not
@@ -79,7 +87,9 @@ type Views interface {
 	// QueueRefresh queues a refresh of view id from version sourceVersion
 	// of its source (nil: the latest when the refresh runs) and returns the
 	// job's transaction id. Returns TableNotFound (4), InvalidInput (13)
-	// when id is not a materialized view.
+	// when id is not a materialized view, Unsupported (0) naming the forms
+	// lancens runs (RunnableViewQueries) for one whose source_query is in
+	// another.
 	QueueRefresh(ctx context.Context, id []string, sourceVersion *int64) (string, error)
 
 	// RefreshView recomputes a view as a queued job describes: the rows of

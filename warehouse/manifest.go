@@ -191,7 +191,8 @@ func (f tableFiles) checkInside(key, what string) error {
 // recorded, and then Settle (recorded) or Discard (refused) ends it.
 type Publication struct {
 	// ManifestPath is the path to record for the version: the final
-	// manifest's, as Lance clients name it.
+	// manifest's, in the form the client named the staged one (see
+	// sameForm).
 	ManifestPath string
 	// Size is the final manifest's size once published; ETag its entity
 	// tag on object storage ("" on local disk, where Lance computes tags
@@ -232,7 +233,29 @@ func (w *Warehouse) Prepare(location, manifestPath, branch string, v int64, sche
 	if err := f.checkInside(final, "final manifest"); err != nil {
 		return nil, err
 	}
-	return &Publication{ManifestPath: f.recordPrefix + final, files: f, staged: staged, final: final}, nil
+	return &Publication{ManifestPath: sameForm(manifestPath, f.recordPrefix+final), files: f, staged: staged, final: final}, nil
+}
+
+// sameForm writes path (an object-store path: a local path without its
+// leading "/", or a key in the bucket) in the form the client wrote staged
+// in: as an absolute path, a file:// URI or an s3:// URI when staged was
+// one, as an object-store path otherwise. Clients then read back the
+// paths they wrote.
+func sameForm(staged, path string) string {
+	if isURI(staged) {
+		u, err := url.Parse(staged)
+		if err != nil {
+			return path
+		}
+		if strings.EqualFold(u.Scheme, "file") {
+			return "file:///" + path
+		}
+		return u.Scheme + "://" + u.Host + "/" + path
+	}
+	if strings.HasPrefix(staged, "/") {
+		return "/" + path
+	}
+	return path
 }
 
 // Publish puts the staged manifest of p at its final name with a

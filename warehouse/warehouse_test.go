@@ -413,8 +413,9 @@ func TestPublishRefusesLinks(t *testing.T) {
 
 // TestPrepare checks where Prepare sends a staged manifest: a table whose
 // files lancens does not reach records the staged path as given, a local
-// one its final manifest path, published unless the manifest is staged
-// there already.
+// one its final manifest path (in the form the staged path was given:
+// object-store path, absolute path or file URI), published unless the
+// manifest is staged there already.
 func TestPrepare(t *testing.T) {
 	w, err := Open(t.TempDir())
 	if err != nil {
@@ -431,6 +432,9 @@ func TestPrepare(t *testing.T) {
 		{"Unreached", "s3://bucket/t.lance", "bucket/t.lance/_versions/x", "", false, -1},
 		{"Staged", dir, ObjectPath(filepath.Join(dir, "_versions", "3.manifest-abc")), ObjectPath(final), false, -1},
 		{"AlreadyFinal", dir, ObjectPath(final), ObjectPath(final), true, -1},
+		// The recorded path keeps the form of the staged one.
+		{"AbsolutePath", dir, filepath.Join(dir, "_versions", "3.manifest-abc"), final, false, -1},
+		{"FileURI", dir, "file://" + filepath.Join(dir, "_versions", "3.manifest-abc"), "file://" + final, false, -1},
 		{"OutsideTable", dir, ObjectPath(filepath.Join(w.Root(), "other", "x")), "", false, store.CodeInvalidInput},
 		{"OutsideWarehouse", t.TempDir(), "tmp/x", "", false, store.CodeInvalidInput},
 	} {

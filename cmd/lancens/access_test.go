@@ -43,7 +43,8 @@ func TestAccessControlFlags(t *testing.T) {
 
 // TestServeWithAuthConfig starts the command with an access-control file:
 // its keys get their roles, --api-key stays an admin key, and a file with
-// an unknown field stops the start.
+// an unknown field, or none, stops the start before the database or the
+// warehouse is created.
 func TestServeWithAuthConfig(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "auth.yaml")
@@ -80,9 +81,16 @@ func TestServeWithAuthConfig(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("keys:\n  - {name: reader, key: r1, role: read, namespace: [a]}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	err := run(t.Context(), []string{"serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(dir, "other.db"), "--warehouse", filepath.Join(dir, "wh2"),
-		"--auth-config", bad}, func(string) string { return "" }, io.Discard, io.Discard)
-	if err == nil {
-		t.Fatal("started with a file that has an unknown field")
+	for _, file := range []string{bad, filepath.Join(dir, "missing.yaml")} {
+		data := filepath.Join(dir, "fresh")
+		err := run(t.Context(), []string{"serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(data, "other.db"), "--warehouse", filepath.Join(data, "wh"),
+			"--auth-config", file}, func(string) string { return "" }, io.Discard, io.Discard)
+		if err == nil {
+			t.Fatalf("started with access-control file %s", file)
+		}
+		// Refused before anything was created.
+		if _, err := os.Stat(data); !os.IsNotExist(err) {
+			t.Fatalf("%s was created before the access-control file %s was refused: %v", data, file, err)
+		}
 	}
 }

@@ -30,11 +30,6 @@ type kitConfig struct {
 	timeout      time.Duration
 }
 
-// defaultLocationRoot is where the kit's tables lie unless --location-root
-// says otherwise: an object-store prefix, so that no server ever reads or
-// writes files for them.
-const defaultLocationRoot = "s3://lancens-conformance"
-
 func parseKitFlags(args []string, getenv func(string) string, stderr io.Writer) (*kitConfig, error) {
 	cfg := &kitConfig{}
 	fs := flag.NewFlagSet("lancens conformance", flag.ContinueOnError)
@@ -57,8 +52,9 @@ Flags:
 	only := fs.String("only", "", "comma-separated groups, or Group/Case paths, to run (see --list)")
 	fs.BoolVar(&cfg.list, "list", false, "list the groups and the operations the contract checks cover, and exit")
 	fs.BoolVar(&cfg.verbose, "verbose", false, "list every case, and every request of failed cases")
-	fs.StringVar(&cfg.locationRoot, "location-root", defaultLocationRoot,
-		"URI under which the kit declares and registers tables; the server records these locations and never needs to read them (a lancens server must allow it: --external-root "+defaultLocationRoot+")")
+	fs.StringVar(&cfg.locationRoot, "location-root", "",
+		"URI under which the kit declares and registers its tables, such as s3://lancens-conformance, for a server that records locations and staged manifests without reading them (a lancens server must allow it: --external-root URI); "+
+			"by default tables lie where the server puts them, and the kit writes the staged manifests of version commits into their locations when those are local paths (the kit on the server's machine)")
 	fs.DurationVar(&cfg.timeout, "timeout", 10*time.Minute, "stop the run after this long")
 	if err := fs.Parse(args); err != nil {
 		return nil, errUsage
@@ -140,6 +136,9 @@ func conformanceKit(ctx context.Context, args []string, getenv func(string) stri
 				defer cancel()
 				_, _, _ = setup.DropNamespace(dctx, ns, store.DropSkip, store.DropCascade)
 			})
+			if cfg.locationRoot == "" {
+				return conformance.ScopeLocatedByServer(tg, ns)
+			}
 			return conformance.Scope(tg, ns, cfg.locationRoot+"/"+strings.Join(ns, "/"))
 		},
 		Capabilities: conformance.Data(),
@@ -149,7 +148,10 @@ func conformanceKit(ctx context.Context, args []string, getenv func(string) stri
 		Groups: conformance.GroupsFor(conformance.Data()),
 		Shared: true,
 	}
-	checks := contract.Config{URL: cfg.url, Transport: tr, Namespace: []string{root, "contract"}, LocationRoot: cfg.locationRoot + "/" + root}
+	checks := contract.Config{URL: cfg.url, Transport: tr, Namespace: []string{root, "contract"}}
+	if cfg.locationRoot != "" {
+		checks.LocationRoot = cfg.locationRoot + "/" + root
+	}
 
 	rctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 	defer cancel()

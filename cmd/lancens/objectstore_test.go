@@ -42,6 +42,41 @@ func TestStorageOptionFlags(t *testing.T) {
 			t.Errorf("accepted %q", args)
 		}
 	}
+	// A mistyped key is refused, with the key it most likely meant; Lance's
+	// other S3 keys and the aliases lancens reads pass.
+	for _, tc := range []struct {
+		args    []string
+		env     string
+		ok      bool
+		suggest string
+	}{
+		{args: []string{"--storage-option", "aws_endpont=http://127.0.0.1:9000"}, suggest: `"aws_endpoint"`},
+		{env: "aws_regoin=us-east-1", suggest: `"aws_region"`},
+		{args: []string{"--storage-option", "allow_htp=true"}, suggest: `"allow_http"`},
+		{args: []string{"--storage-option", "qqqqqqqq=1"}},
+		{args: []string{"--storage-option", "aws_endpoint_url=http://x", "--storage-option", "aws_server_side_encryption=AES256"}, ok: true},
+	} {
+		var stderr bytes.Buffer
+		_, err := parseServeFlags(tc.args, func(k string) string {
+			if k == "LANCENS_STORAGE_OPTIONS" {
+				return tc.env
+			}
+			return ""
+		}, &stderr)
+		msg := stderr.String()
+		if err != nil {
+			msg += err.Error()
+		}
+		switch {
+		case tc.ok && err != nil:
+			t.Errorf("%q refused: %s", tc.args, msg)
+		case tc.ok:
+		case err == nil:
+			t.Errorf("%q %q accepted", tc.args, tc.env)
+		case !strings.Contains(msg, "unknown storage option") || !strings.Contains(msg, tc.suggest):
+			t.Errorf("%q %q: %s; want a refusal suggesting %s", tc.args, tc.env, msg, tc.suggest)
+		}
+	}
 }
 
 // serveOn starts `lancens serve` with args and returns its base URL, or

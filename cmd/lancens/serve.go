@@ -22,6 +22,7 @@ import (
 	"github.com/lancens/lancens/auth"
 	"github.com/lancens/lancens/coord"
 	"github.com/lancens/lancens/internal/buildinfo"
+	"github.com/lancens/lancens/objstore"
 	"github.com/lancens/lancens/server"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/store/postgres"
@@ -170,6 +171,9 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 		k, v, ok := strings.Cut(kv, "=")
 		if k = strings.TrimSpace(k); !ok || k == "" {
 			return fmt.Errorf("storage option %q: want KEY=VALUE", kv)
+		}
+		if err := objstore.CheckKey(k); err != nil {
+			return err
 		}
 		cfg.storageOptions[k] = v
 		return nil
@@ -331,8 +335,8 @@ func checkOrigin(o string) error {
 
 // serve runs the server until ctx is cancelled, then shuts it down
 // gracefully. It prints the address it listens on to stdout. The listen
-// addresses and the TLS files are checked before the database is opened
-// (or created).
+// addresses, the TLS files and the access-control file are checked before
+// the database is opened (or created).
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	cfg, err := parseServeFlags(args, getenv, stderr)
 	if err != nil {
@@ -365,6 +369,15 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		defer metricsLn.Close()
 	}
 
+	// The access-control file is read before anything is created: a
+	// mistake in it stops serve with nothing written.
+	var authCfg *auth.Config
+	if cfg.authConfig != "" {
+		if authCfg, err = auth.LoadConfig(cfg.authConfig); err != nil {
+			return err
+		}
+	}
+
 	jobsQueued := coord.NewSignal()
 	db, closeDB, err := openStore(ctx, cfg, jobsQueued, logger)
 	if err != nil {
@@ -393,11 +406,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if queryTimeout == 0 {
 		queryTimeout = -1 // the flag's 0 is no limit; the Config's is the default
 	}
-	var authCfg *auth.Config
-	if cfg.authConfig != "" {
-		if authCfg, err = auth.LoadConfig(cfg.authConfig); err != nil {
-			return err
-		}
+	if authCfg != nil {
 		if cfg.vending == vend.Static {
 			logger.Warn("--vend-credentials static hands every principal allowed to describe a table the configured storage credentials, " +
 				"whatever its role and scopes: use --vend-credentials sts to give each principal credentials limited to its tables and access")

@@ -98,24 +98,46 @@ export async function listPage(kind, parts, pageToken, limit) {
   return { items: body[kind === "tables" ? "tables" : "namespaces"] ?? [], next: body.page_token || null };
 }
 
-// canWrite finds out whether the principal may change things in a
-// namespace without changing anything: it asks to drop a table that does
-// not exist. Access control refuses a read-only principal with 403 before
-// it looks; a principal that may write gets 404 (no such table). Any other
-// answer (the server unreachable, an error) shows no write controls.
-const writeCache = new Map();
+// principal resolves to what GET /auth/principal says of the credentials
+// in use: { principal, role, scoped, scopes, credentials_required }. It is
+// read once per sign-in (forgetPermissions drops it).
+let principalCache = null;
+export function principal() {
+  principalCache ??= call("/auth/principal", { method: "GET" }).then((r) => r.body);
+  principalCache.catch(() => { principalCache = null; });
+  return principalCache;
+}
+
+// covers reports whether namespace parts lies inside one of the
+// principal's scopes (everything does for an unscoped principal).
+function covers(p, parts) {
+  if (!p.scoped) return true;
+  return p.scopes.some((s) => {
+    const scope = s.split("$");
+    return scope.length <= parts.length && scope.every((name, i) => parts[i] === name);
+  });
+}
+
+// canWrite reports whether the principal may change things in namespace
+// parts (tables, indexes, child namespaces below the top level): a write
+// or admin role with the namespace in scope. Nothing is sent to find out
+// but the one principal call.
 export async function canWrite(parts) {
-  const key = parts.join("$");
-  if (!writeCache.has(key)) {
-    const probe = [...parts, `console-write-probe-${crypto.randomUUID()}`];
-    writeCache.set(key, call(`/v1/table/${idPath(probe)}/drop`, { body: {} }).then(
-      () => true,
-      (e) => e instanceof ApiError && e.status === 404,
-    ));
+  try {
+    const p = await principal();
+    return (p.role === "write" || p.role === "admin") && covers(p, parts);
+  } catch {
+    return false;
   }
-  return writeCache.get(key);
+}
+
+// canCreateNamespaceIn reports whether the principal may create a child of
+// namespace parts: as canWrite, and a top-level namespace needs admin.
+export async function canCreateNamespaceIn(parts) {
+  if (!(await canWrite(parts))) return false;
+  return parts.length > 0 || (await principal()).role === "admin";
 }
 
 export function forgetPermissions() {
-  writeCache.clear();
+  principalCache = null;
 }

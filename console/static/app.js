@@ -4,8 +4,8 @@
 // identifier's names joined by "$".
 
 import {
-  ApiError, arrowStream, call, canWrite, clearCredentials, credentials, curl, forgetPermissions, idPath,
-  listPage, setCredentials,
+  ApiError, arrowStream, call, canCreateNamespaceIn, canWrite, clearCredentials, credentials, curl, forgetPermissions, idPath,
+  listPage, principal, setCredentials,
 } from "./api.js";
 import { parseMetrics } from "./metrics.js";
 import { pca2 } from "./pca.js";
@@ -91,7 +91,7 @@ function fmtBytes(n) {
 }
 
 function fmtValue(v) {
-  if (v === null || v === undefined) return h("span", { class: "muted" }, "null");
+  if (v === null || v === undefined) return h("span", { class: "muted" }, "NULL");
   if (Array.isArray(v)) {
     const shown = v.slice(0, 4).map((x) => typeof x === "number" ? Number(x.toPrecision(4)) : x);
     return `[${shown.join(", ")}${v.length > 4 ? `, … ${v.length} items` : ""}]`;
@@ -137,16 +137,18 @@ function kindBadge(d) {
 // ---------- navigation and sign-in ----------
 
 function renderNav() {
-  const signedIn = credentials() !== null;
-  nav.replaceChildren(
-    signedIn && h("a", { href: "#/ns/" }, "Namespaces"),
-    signedIn && h("a", { href: "#/status" }, "Status"),
-    h("span", { class: "spacer" }),
-    signedIn && h("button", {
+  const c = credentials();
+  const items = [];
+  if (c !== null) items.push(h("a", { href: "#/ns/" }, "Namespaces"), h("a", { href: "#/status" }, "Status"));
+  items.push(h("span", { class: "spacer" }));
+  // A server without keys has nothing to sign out of.
+  if (c?.secret) {
+    items.push(h("button", {
       class: "link", type: "button",
       onclick: () => { clearCredentials(); forgetPermissions(); location.hash = "#/"; route(); },
-    }, "Sign out"),
-  );
+    }, "Sign out"));
+  }
+  nav.replaceChildren(...items);
 }
 
 function loginPage() {
@@ -219,6 +221,7 @@ async function namespacePage(parts) {
 
   const writable = await canWrite(parts);
   if (!writable) body.append(h("p", {}, h("span", { class: "badge ro" }, "read-only"), " You may look but not change anything here."));
+  const mayCreate = await canCreateNamespaceIn(parts);
 
   // Child namespaces.
   const children = h("div");
@@ -227,7 +230,7 @@ async function namespacePage(parts) {
     ? h("ul", {}, names.map((n) => h("li", {}, h("a", { href: idHash("ns", [...parts, n]) }, n))))
     : h("p", { class: "note" }, "No child namespaces."));
 
-  if (writable) {
+  if (mayCreate) {
     const name = h("input", { id: "new-ns", required: true, pattern: "[^$]+" });
     const out = h("div", { "aria-live": "polite" });
     body.append(h("form", {
@@ -315,6 +318,9 @@ function rememberJob(parts, job) {
 }
 
 const terminalIndex = new Set(["SUCCEEDED", "FAILED", "CANCELLED"]);
+
+// firstRows is how many rows the table page shows.
+const firstRows = 10;
 const terminalTx = new Set(["Succeeded", "Failed", "Canceled", "Cancelled", "Aborted"]);
 
 async function tablePage(parts) {
@@ -343,6 +349,18 @@ async function tablePage(parts) {
       h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Column"), h("th", { scope: "col" }, "Type"), h("th", { scope: "col" }, "Nullable"))),
       h("tbody", {}, fields.map((f) => h("tr", {}, h("td", {}, f.name), h("td", {}, typeString(f.type)), h("td", {}, f.nullable ? "yes" : "no")))))
     : h("p", { class: "note" }, "No schema recorded (a declared table, or Lance files only)."));
+
+  // The first rows, as a query with no filter returns them.
+  const first = h("div", { id: "first-rows", "aria-live": "polite" }, "…");
+  page.append(h("h2", {}, "First rows"), first);
+  if (fields.length) {
+    call(`${base}/query`, { body: { vector: null, k: firstRows }, accept: arrowStream }).then((res) => {
+      first.replaceChildren(resultTable(res.body, [], null),
+        h("p", { class: "note" }, "More rows, filters and searches: ", h("a", { href: idHash("query", parts) }, "the query page"), "."));
+    }, (e) => first.replaceChildren(errorBox(e)));
+  } else {
+    first.replaceChildren(h("p", { class: "note" }, "No rows to show: the table has no schema lancens can read."));
+  }
 
   // Versions and tags as one timeline, newest first.
   const timeline = h("div", { id: "versions" }, "…");
@@ -386,7 +404,7 @@ async function tablePage(parts) {
           return h("tr", { "data-index": ix.index_name },
             h("td", {}, ix.index_name), h("td", {}, ix.index_type ?? ""), h("td", {}, ix.columns.join(", ")),
             h("td", { class: "status" }, h("span", { class: `badge ${ix.status === "SUCCEEDED" ? "good" : ix.status === "FAILED" ? "bad" : ""}` }, ix.status)),
-            h("td", {}, h("progress", { max: total || 1, value: ix.status === "SUCCEEDED" ? total || 1 : done, "aria-label": `${ix.index_name} progress` })),
+            h("td", {}, h("progress", { max: total || 1, value: done, "aria-label": `${ix.index_name} progress` })),
             h("td", {}, `${done} of ${total}`), h("td", {}, fmtBytes(ix.size_bytes)));
         }))) : h("p", { class: "note" }, "No indexes."));
       const building = list.some((ix) => !terminalIndex.has(ix.status));
@@ -722,12 +740,32 @@ function fmtDuration(s) {
 
 // ---------- router ----------
 
+// openWithoutCredentials asks the server who a request without
+// credentials is: a server without keys answers (the anonymous admin), and
+// the console then opens without a sign-in step. It reports whether it did.
+async function openWithoutCredentials() {
+  setCredentials("key", "");
+  forgetPermissions();
+  try {
+    const p = await principal();
+    if (!p.credentials_required) {
+      renderNav();
+      return true;
+    }
+  } catch {
+    // 401: the server wants credentials.
+  }
+  clearCredentials();
+  forgetPermissions();
+  return false;
+}
+
 async function route() {
   timers.forEach(clearInterval);
   timers = [];
   renderNav();
   const hash = location.hash.slice(1) || "/ns/";
-  if (!credentials()) {
+  if (!credentials() && !(await openWithoutCredentials())) {
     main.replaceChildren(loginPage());
     document.getElementById("cred-secret")?.focus();
     return;

@@ -223,6 +223,15 @@ func (v *Validator) Check(r *http.Request, status int, header http.Header, body 
 		// Beyond the spec: a client that asks for an IPC stream gets one.
 		return contract.CheckArrowStream(body)
 	}
+	if route.Operation.OperationID == "QueryTable" && status == http.StatusOK &&
+		strings.HasPrefix(r.Header.Get("Accept"), "application/json") && strings.HasPrefix(header.Get("Content-Type"), "application/json") {
+		// Beyond the spec: a client that asks for JSON gets an array of rows.
+		var rows []map[string]json.RawMessage
+		if err := json.Unmarshal(body, &rows); err != nil || rows == nil {
+			return fmt.Errorf("a JSON query answer must be an array of row objects: %v", err)
+		}
+		return nil
+	}
 	in := &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: r, PathParams: params, Route: route},
 		Status:                 status,

@@ -35,6 +35,9 @@ type scoped struct {
 	inner   store.Catalog
 	prefix  []string
 	locRoot string
+	// located, when set, gives tables the locations the server chooses
+	// (ScopeLocatedByServer) instead of names under locRoot.
+	located *located
 }
 
 func (s *scoped) in(id []string) []string {
@@ -57,6 +60,9 @@ func (s *scoped) locIn(loc string) string {
 }
 
 func (s *scoped) locOut(loc string) string {
+	if s.located != nil {
+		return s.located.suiteLocation(loc)
+	}
 	if s.locRoot != "" && strings.HasPrefix(loc, s.locRoot+"/") {
 		return suiteLocations + strings.TrimPrefix(loc, s.locRoot)
 	}
@@ -147,14 +153,30 @@ func (s *scoped) ListAllTables(ctx context.Context, includeDeclared bool, _ stor
 
 // DeclareTable implements store.Tables.
 func (s *scoped) DeclareTable(ctx context.Context, id []string, decl store.TableDeclaration) (*store.Table, string, error) {
-	decl.Location = s.locIn(decl.Location)
+	suite := decl.Location
+	if s.located != nil && isSuiteLocation(suite) {
+		decl.Location = "" // the server's choice
+	} else {
+		decl.Location = s.locIn(decl.Location)
+	}
 	t, tx, err := s.inner.DeclareTable(ctx, s.in(id), decl)
+	if s.located != nil && isSuiteLocation(suite) && t != nil {
+		s.located.remember(suite, t.Location)
+	}
 	return s.table(t), tx, err
 }
 
 // RegisterTable implements store.Tables.
 func (s *scoped) RegisterTable(ctx context.Context, id []string, reg store.TableRegistration) (*store.Table, string, error) {
-	reg.Location = s.locIn(reg.Location)
+	if s.located != nil {
+		loc, err := s.placeFor(ctx, reg.Location)
+		if err != nil {
+			return nil, "", err
+		}
+		reg.Location = loc
+	} else {
+		reg.Location = s.locIn(reg.Location)
+	}
 	t, tx, err := s.inner.RegisterTable(ctx, s.in(id), reg)
 	return s.table(t), tx, err
 }
@@ -188,17 +210,33 @@ func (s *scoped) RenameTable(ctx context.Context, id []string, newNamespace []st
 
 // CommitVersion implements store.Versions.
 func (s *scoped) CommitVersion(ctx context.Context, id []string, c store.VersionCommit) (*store.TableVersion, string, error) {
-	return s.inner.CommitVersion(ctx, s.in(id), c)
+	if s.located == nil {
+		return s.inner.CommitVersion(ctx, s.in(id), c)
+	}
+	c, suite := s.stage(ctx, s.in(id), "", c)
+	v, tx, err := s.inner.CommitVersion(ctx, s.in(id), c)
+	return s.located.committed(v, suite), tx, err
 }
 
 // ListVersions implements store.Versions.
 func (s *scoped) ListVersions(ctx context.Context, id []string, branch string, descending bool, page store.Page) ([]store.TableVersion, string, error) {
-	return s.inner.ListVersions(ctx, s.in(id), branch, descending, page)
+	vs, next, err := s.inner.ListVersions(ctx, s.in(id), branch, descending, page)
+	if s.located != nil {
+		for i := range vs {
+			vs[i] = s.located.version(vs[i])
+		}
+	}
+	return vs, next, err
 }
 
 // DescribeVersion implements store.Versions.
 func (s *scoped) DescribeVersion(ctx context.Context, id []string, branch string, v *int64) (*store.TableVersion, error) {
-	return s.inner.DescribeVersion(ctx, s.in(id), branch, v)
+	tv, err := s.inner.DescribeVersion(ctx, s.in(id), branch, v)
+	if s.located != nil && tv != nil {
+		out := s.located.version(*tv)
+		tv = &out
+	}
+	return tv, err
 }
 
 // DeleteVersions implements store.Versions.
@@ -210,20 +248,38 @@ func (s *scoped) DeleteVersions(ctx context.Context, id []string, branch string,
 // identifier keeps none.
 func (s *scoped) CommitBatch(ctx context.Context, ops []store.BatchOperation) ([]store.BatchResult, string, error) {
 	scopedOps := make([]store.BatchOperation, len(ops))
+	staged := make([]string, len(ops))
+	declared := map[string]string{} // a table the batch declares → its location
 	for i, op := range ops {
 		if op.ID != nil {
 			op.ID = s.in(op.ID)
 		}
 		if op.Declare != nil {
 			d := *op.Declare
-			d.Location = s.locIn(d.Location)
+			if s.located != nil {
+				loc, err := s.placeFor(ctx, d.Location)
+				if err != nil {
+					return nil, "", err
+				}
+				d.Location = loc
+				declared[strings.Join(op.ID, "\x00")] = loc
+			} else {
+				d.Location = s.locIn(d.Location)
+			}
 			op.Declare = &d
+		}
+		if s.located != nil && op.CommitVersion != nil && op.ID != nil {
+			c, suite := s.stage(ctx, op.ID, declared[strings.Join(op.ID, "\x00")], *op.CommitVersion)
+			op.CommitVersion, staged[i] = &c, suite
 		}
 		scopedOps[i] = op
 	}
 	results, tx, err := s.inner.CommitBatch(ctx, scopedOps)
 	for i := range results {
 		results[i].Table = s.table(results[i].Table)
+		if s.located != nil && i < len(staged) && staged[i] != "" {
+			results[i].Version = s.located.committed(results[i].Version, staged[i])
+		}
 	}
 	return results, tx, err
 }

@@ -41,6 +41,9 @@ type env struct {
 	tg      conformance.HTTPTarget
 	ns      []string
 	locRoot string
+	// locs holds the locations the server chose for the tables, by name,
+	// when locRoot is empty.
+	locs map[string]string
 }
 
 func (e *env) id(name ...string) []string {
@@ -138,23 +141,52 @@ func (e *env) managed() []string {
 	return id
 }
 
-// location returns a location for table name, under the kit's root.
+// location returns a location for table name: under the kit's root, or,
+// without one, where the server put the table (declared) or one it gives
+// a scratch table, declared and deregistered at once.
 func (e *env) location(name string) string {
-	return e.locRoot + "/" + strings.Join(e.id(name), "/")
+	e.t.Helper()
+	if e.locRoot != "" {
+		return e.locRoot + "/" + strings.Join(e.id(name), "/")
+	}
+	if loc, ok := e.locs[name]; ok {
+		return loc
+	}
+	scratch := e.id("scratch_" + name)
+	t, _, err := e.tg.DeclareTable(e.t.Context(), scratch, store.TableDeclaration{})
+	e.setup(err)
+	_, _, err = e.tg.DeregisterTable(e.t.Context(), scratch)
+	e.setup(err)
+	e.locs[name] = t.Location
+	return t.Location
 }
 
-// manifest returns the staged manifest path of version v of table name.
+// manifest returns the staged manifest path of version v of table name,
+// staged (see conformance.StageManifest) when the table lies where the
+// server put it.
 func (e *env) manifest(name string, v int) string {
-	return fmt.Sprintf("%s/_versions/%d.manifest-staged", e.location(name), v)
+	rel := fmt.Sprintf("_versions/%d.manifest-staged", v)
+	if e.locRoot != "" {
+		return e.location(name) + "/" + rel
+	}
+	return conformance.StageManifest(e.location(name), rel, 100)
 }
 
-// declared declares table name at a location of its own and returns its id
-// and the transaction id of the declaration.
+// declared declares table name at a location of its own (under the kit's
+// root, or where the server puts it) and returns its id and the
+// transaction id of the declaration.
 func (e *env) declared(name string) ([]string, string) {
 	e.t.Helper()
 	id := e.id(name)
-	_, txID, err := e.tg.DeclareTable(e.t.Context(), id, store.TableDeclaration{Location: e.location(name)})
+	var loc string
+	if e.locRoot != "" {
+		loc = e.location(name)
+	}
+	t, txID, err := e.tg.DeclareTable(e.t.Context(), id, store.TableDeclaration{Location: loc})
 	e.setup(err)
+	if e.locRoot == "" {
+		e.locs[name] = t.Location
+	}
 	return id, txID
 }
 

@@ -2,8 +2,10 @@
 // playwright-core (no browser is ever downloaded). Data is made through the
 // API; then the browser signs in, browses namespaces and tables, runs a
 // filtered query, a full-text and a vector search, builds an index and
-// watches it finish, draws the projection and reads the status page; under
-// access control a read-only key gets no write controls.
+// watches it finish, draws the projection and reads the status page; no
+// page shows stray text; under access control a read-only key gets no
+// write controls (read from /auth/principal, with no probing writes); a
+// server without keys opens with no sign-in step.
 // Screenshots go to a temporary folder named in the log.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -177,6 +179,10 @@ describe("web console", { skip }, () => {
     assert.match(await page.locator("#versions li").filter({ hasText: /^v1\b/ }).textContent(), /tag golden/);
     assert.equal(await page.locator("#branches li").first().textContent(), "experiment (from v1)");
     await page.locator('#indexes tr[data-index="name_idx"] .status').filter({ hasText: "SUCCEEDED" }).waitFor();
+    // The first rows are on the page, without running a query.
+    await page.locator("#first-rows tbody tr").first().waitFor();
+    assert.deepEqual(await page.locator("#first-rows tbody tr td:first-child").allTextContents(), rows.slice(0, 10).map((r) => String(r.id)));
+    assert.deepEqual(await page.locator("#first-rows thead th").allTextContents(), ["id", "name", "category", "price", "vector"]);
     await shot("table");
   });
 
@@ -343,6 +349,44 @@ describe("web console", { skip }, () => {
     }
   });
 
+  test("no page shows stray text (false, true, undefined, null, [object …])", async () => {
+    const stray = /\b(false|true|undefined|null|NaN)\b|\[object /;
+    const pages = [
+      ["#/ns/", "Root namespace"], ["#/ns/shop", "Namespace shop"], ["#/ns/empty", "Namespace empty"],
+      ["#/ns/shop$eu", "Namespace shop / eu"], ["#/table/shop$items", "Table items"], ["#/table/shop$files0", "Table files0"],
+      ["#/table/shop$big", "Table big"], ["#/query/shop$items", "Query items"], ["#/pca/shop$items", "Projection of items"],
+      ["#/status", "Server status"],
+    ];
+    for (const [hash, heading] of pages) {
+      await page.goto(`${server.url}/console/${hash}`);
+      await page.getByRole("heading", { name: heading }).first().waitFor();
+      await page.waitForLoadState("networkidle");
+      // Code (the curl command, with its JSON) may say null or true.
+      const text = await page.evaluate(() => {
+        const body = document.body.cloneNode(true);
+        body.querySelectorAll("pre, code").forEach((el) => el.remove());
+        document.documentElement.append(body);
+        const out = body.innerText;
+        body.remove();
+        return out;
+      });
+      assert.doesNotMatch(text, stray, `${hash}: ${text.match(stray)?.[0]} in ${JSON.stringify(text.slice(0, 2000))}`);
+    }
+    // The sign-in page too.
+    const fresh = await (await browser.newContext()).newPage();
+    await fresh.goto(`${server.url}/console/`);
+    await fresh.getByRole("button", { name: "Connect" }).waitFor();
+    assert.doesNotMatch(await fresh.evaluate(() => document.body.innerText), stray);
+    assert.equal(await fresh.locator("#nav").evaluate((n) => n.textContent), "", "the header shows nothing before sign-in");
+    await fresh.context().close();
+  });
+
+  test("permissions come from /auth/principal: the console sends no probing writes", async () => {
+    const metrics = (await api("/metrics", undefined, { method: "GET" })).body;
+    assert.doesNotMatch(metrics, /lancens_http_requests_total\{[^}]*route="DropTable"/, "the console sent DropTable requests");
+    assert.match(metrics, /lancens_http_requests_total\{[^}]*route="DescribePrincipal"/);
+  });
+
   test("a table without vectors gets no vector controls", async () => {
     await ok("/v1/table/shop$plain/create", arrow.tableToIPC(arrow.tableFromArrays({ n: Int32Array.from([1, 2, 3]) }), "stream"),
       { contentType: "application/vnd.apache.arrow.stream" });
@@ -421,6 +465,43 @@ describe("web console under access control", { skip }, () => {
     await page.getByRole("button", { name: "Create namespace" }).waitFor();
     await page.goto(`${server.url}/console/#/table/shop$items`);
     await page.locator("form#create-index").waitFor();
+    await page.context().close();
+    // No page view probed with a write: no refused DropTable, no 404s.
+    const res = await fetch(`${server.url}/metrics`, { headers: { "x-api-key": admin } });
+    assert.doesNotMatch(await res.text(), /lancens_http_requests_total\{[^}]*route="DropTable"/);
+  });
+});
+
+describe("web console on a server without keys", { skip }, () => {
+  let server;
+  let browser;
+
+  before(async () => {
+    assert.ok(haveChromium, `Chromium is required under CI=true: no ${executablePath} (make chromium installs it)`);
+    server = await startServer();
+    const res = await fetch(`${server.url}/v1/namespace/open/create`, { method: "POST", body: "{}" });
+    assert.equal(res.status, 200);
+    browser = await chromium.launch({
+      executablePath, headless: true,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"],
+    });
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+    server?.cleanup();
+  });
+
+  test("opens directly, with no Connect step, and may write", async () => {
+    const page = await (await browser.newContext({ viewport: { width: 1024, height: 800 } })).newPage();
+    page.setDefaultTimeout(20_000);
+    await page.goto(`${server.url}/console/`);
+    await page.getByRole("heading", { name: "Root namespace" }).waitFor();
+    assert.equal(await page.getByRole("button", { name: "Connect" }).count(), 0);
+    assert.equal(await page.getByRole("button", { name: "Sign out" }).count(), 0, "nothing to sign out of");
+    await page.getByRole("navigation", { name: "Namespace tree" }).getByRole("link", { name: "open" }).waitFor();
+    await page.getByRole("button", { name: "Create namespace" }).waitFor();
     await page.context().close();
   });
 });

@@ -189,6 +189,21 @@ describe("LanceDB remote mode", () => {
     assert.deepEqual(ids(await t.query().toArray()), [200, 201, 202]);
   });
 
+  test("a misspelled column is reported as such, not as a missing table", async () => {
+    const t = await db.createTable("typos", makeRows(5));
+    for (const [what, call] of [
+      ["where", () => t.query().where("nosuchcol = 3").toArray()],
+      ["update", () => t.update({ values: { nosuch: 1 } })],
+    ]) {
+      const err = await call().then(() => null, (e) => e);
+      assert.ok(err, `${what} succeeded`);
+      assert.match(err.message, /nosuch/, `${what}: the message names the column: ${err.message}`);
+      assert.doesNotMatch(err.message, /was not found|Table 'typos'/i, `${what}: ${err.message}`);
+    }
+    assert.equal(await t.countRows(), 5);
+    await db.dropTable("typos");
+  });
+
   test("versions, checkout, restore and tags", async () => {
     const t = await db.createTable("versions", makeRows(3));
     await t.add(makeRows(2, 10));

@@ -28,8 +28,14 @@ func (db *DB) Describe(ctx context.Context, id []string, version *int64) (*store
 		if out.View, err = findView(ctx, tx, t); err != nil {
 			return err
 		}
-		q := fmt.Sprintf(`SELECT count(*) FILTER (WHERE _from <= ?1 AND _to > ?1), count(*) FILTER (WHERE _to <= ?1),
-			count(DISTINCT _from) FILTER (WHERE _from <= ?1 AND _to > ?1) FROM %s`, dataTable(t))
+		// A fragment is the rows one version wrote (one _from), as long as
+		// version v still shows one of them; its deleted rows are the ones
+		// v no longer shows (deleted, or replaced by an update). That is
+		// Lance's accounting: an update or delete marks rows deleted in
+		// their fragment, and a fragment left with no row is dropped.
+		q := fmt.Sprintf(`WITH live AS (SELECT DISTINCT _from FROM %[1]s WHERE _from <= ?1 AND _to > ?1)
+			SELECT count(*) FILTER (WHERE _to > ?1), count(*) FILTER (WHERE _to <= ?1), (SELECT count(*) FROM live)
+			FROM %[1]s WHERE _from IN live`, dataTable(t))
 		if err := tx.QueryRow(ctx, q, v).Scan(&out.NumRows, &out.Deleted, &out.Fragments); err != nil {
 			return internal("describe", err)
 		}
@@ -57,20 +63,23 @@ func (db *DB) Stats(ctx context.Context, id []string) (*store.TableStats, error)
 				size = append(size, fmt.Sprintf("coalesce(CASE typeof(%[1]s) WHEN 'text' THEN length(CAST(%[1]s AS BLOB)) WHEN 'blob' THEN length(%[1]s) ELSE 8 END, 0)", quoteColumn(c)))
 			}
 		}
-		// Rows a staged write is adding (_from past the latest version)
-		// are not counted.
-		rows, err := tx.Query(ctx, fmt.Sprintf(`SELECT count(*), sum(%s) FROM %s WHERE _to = ? AND _from <= ? GROUP BY _from ORDER BY _from`,
+		// The fragments are those of the latest version (see Describe),
+		// with all their rows, the deleted ones included, as Lance counts
+		// a fragment's rows and bytes. Rows a staged write is adding
+		// (_from past the latest version) are not counted.
+		rows, err := tx.Query(ctx, fmt.Sprintf(`SELECT count(*) FILTER (WHERE _to = ?1), count(*), sum(%[1]s) FROM %[2]s
+			WHERE _from IN (SELECT _from FROM %[2]s WHERE _to = ?1 AND _from <= ?2) GROUP BY _from ORDER BY _from`,
 			strings.Join(size, " + "), dataTable(t)), maxVersion, v)
 		if err != nil {
 			return internal("stats", err)
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var n, bytes int64
-			if err := rows.Scan(&n, &bytes); err != nil {
+			var live, n, bytes int64
+			if err := rows.Scan(&live, &n, &bytes); err != nil {
 				return internal("stats", err)
 			}
-			out.NumRows += n
+			out.NumRows += live
 			out.TotalBytes += bytes
 			out.FragmentRows = append(out.FragmentRows, n)
 		}

@@ -67,8 +67,13 @@
 // its in-memory posting lists. Vector indexes are package vecindex
 // structures, trained by a queued job on a snapshot and stored in
 // table_indexes.data; they cover the rows up to max_rowid, and searches
-// scan the rows written later exactly. An index that no longer matches its
-// column's physical storage (the type changed) is not used.
+// scan the rows written later exactly. As in Lance, an index exists from
+// the version it was built on (built_version): a read of an older version
+// neither lists nor uses it. A restore or an overwrite, whose rows all get
+// new row ids, queues a new build of every vector index. An index that no
+// longer matches its column's physical storage (the type changed) is not
+// used. Sizes of scalar and full-text indexes are their pages in the file
+// (SQLite's dbstat).
 //
 // # Caches
 //

@@ -85,7 +85,7 @@ func (db *DB) explainSearch(ctx context.Context, tx *Tx, t *tableRow, q store.Qu
 		if err != nil {
 			return "", err
 		}
-		idx, err := db.usableIndex(ctx, tx, t, fl.Column, vs)
+		idx, err := db.usableIndex(ctx, tx, t, fl.Column, v, vs)
 		if err != nil {
 			return "", err
 		}

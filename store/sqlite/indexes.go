@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -363,6 +364,39 @@ func (db *DB) BuildIndex(ctx context.Context, job store.BuildIndex) error {
 	})
 }
 
+// rebuildVectorIndexes queues a new build of each vector index of t that
+// is built or being built, in a write that replaced every row of the
+// table (restore, overwrite): an index covers rows by row id, and the new
+// version shows none of the rows it was built on, so keeping it would
+// report a SUCCEEDED index covering nothing. Each index gets a new uuid, so
+// that a build still running on the old rows records nothing (that job
+// fails, saying the index was replaced); until the new build ends the
+// index is BUILDING and searches scan exactly. Failed indexes stay as they
+// are.
+func rebuildVectorIndexes(ctx context.Context, tx *Tx, t *tableRow) error {
+	rows, err := listIndexRows(ctx, tx, t)
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if !store.IsVectorIndex(r.indexType) || r.status == store.IndexFailed {
+			continue
+		}
+		uuid := newUUID()
+		if _, err := tx.ExecCached(ctx, `UPDATE table_indexes SET uuid = ?, status = ?, error = NULL, built_version = NULL,
+			max_rowid = NULL, data = NULL WHERE id = ?`, uuid, store.IndexBuilding, r.rowID); err != nil {
+			return internal("rebuild index", err)
+		}
+		props := map[string]string{"index": r.name, "index_type": r.indexType, "column": r.columnPath}
+		if _, err := recordTx(ctx, tx, store.JobBuildIndex, &t.Table, store.TxQueued, props, store.BuildIndex{TableUUID: t.UUID, IndexUUID: uuid}); err != nil {
+			return err
+		}
+		old := cacheIndex{table: t.UUID, index: r.uuid}
+		tx.OnCommit(func() { tx.db.forgetIndex(old) })
+	}
+	return nil
+}
+
 func buildVectorIndex(ctx context.Context, r *indexRow, set *vectorSet) (*vecindex.Index, error) {
 	kind, err := vecindex.ParseKind(r.indexType)
 	if err != nil {
@@ -425,16 +459,19 @@ func (db *DB) forgetIndex(ci cacheIndex) {
 	db.cache.forget(ci.postingsKey())
 }
 
-// usableIndex returns the built vector index on physical column col, if
-// any and the search does not bypass it.
-func (db *DB) usableIndex(ctx context.Context, tx *Tx, t *tableRow, col string, vs *store.VectorSearch) (*vectorIndex, error) {
+// usableIndex returns the built vector index on physical column col that
+// a search of version v may use, if any and the search does not bypass it:
+// one built on version v or an earlier one. An index built later does not
+// exist at v (as in Lance, where an index belongs to the versions from its
+// build on), and would miss the rows v shows that were gone by its build.
+func (db *DB) usableIndex(ctx context.Context, tx *Tx, t *tableRow, col string, v int64, vs *store.VectorSearch) (*vectorIndex, error) {
 	if vs.BypassIndex {
 		return nil, nil
 	}
 	var uuid string
 	var maxID int64
 	err := tx.QueryRowCached(ctx, `SELECT uuid, max_rowid FROM table_indexes WHERE table_id = ? AND physical = ? AND status = ?
-		AND index_type LIKE 'IVF%' ORDER BY created_at DESC LIMIT 1`, t.rowID, col, store.IndexSucceeded).Scan(&uuid, &maxID)
+		AND index_type LIKE 'IVF%' AND built_version <= ? ORDER BY created_at DESC LIMIT 1`, t.rowID, col, store.IndexSucceeded, v).Scan(&uuid, &maxID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -481,12 +518,16 @@ func (db *DB) ListIndices(ctx context.Context, id []string, version *int64, page
 		if err != nil {
 			return err
 		}
+		latest, err := latestManaged(ctx, tx, t)
+		if err != nil {
+			return err
+		}
 		rows, err := listIndexRows(ctx, tx, t)
 		if err != nil {
 			return err
 		}
 		for _, r := range rows {
-			if r.name <= after {
+			if r.name <= after || !r.existsAt(v, latest) {
 				continue
 			}
 			info, err := indexInfo(ctx, tx, t, r, v)
@@ -504,25 +545,35 @@ func (db *DB) ListIndices(ctx context.Context, id []string, version *int64, page
 	return out, next, nil
 }
 
-// indexInfo describes index r at version v: a vector index covers the rows
-// up to its max row id; scalar and full-text indexes cover every row.
+// existsAt reports whether index r exists at version v of its table, whose
+// latest version is latest. As in Lance, an index belongs to the versions
+// from the one it was built on: reading an older version finds none. An
+// index not built yet (building or failed) shows at the latest version
+// only.
+func (r *indexRow) existsAt(v, latest int64) bool {
+	if r.builtVersion.Valid {
+		return r.builtVersion.Int64 <= v
+	}
+	return v == latest
+}
+
+// indexInfo describes index r at version v, one it exists at (existsAt): a
+// vector index covers the rows of the version it was built on that v
+// still shows (rows up to its max row id: later ones are searched
+// exactly); scalar and full-text indexes, kept by SQLite as rows are
+// written, cover every row.
 func indexInfo(ctx context.Context, tx *Tx, t *tableRow, r *indexRow, v int64) (*store.IndexInfo, error) {
 	info := &store.IndexInfo{Name: r.name, UUID: r.uuid, Columns: []string{r.columnPath}, Type: r.indexType, Status: r.status,
 		Metric: r.metric, SizeBytes: r.size, CreatedAt: r.createdAt}
-	details := map[string]any{"column": r.columnPath}
-	if r.metric != "" {
-		details["distance_type"] = r.metric
-	}
-	if store.IsVectorIndex(r.indexType) {
-		details["params"] = r.params.Vector
-	} else if r.indexType == store.IndexInverted {
-		details["params"] = r.params.Text
-	}
-	if r.errText != "" {
-		details["error"] = r.errText
-	}
-	b, _ := json.Marshal(details)
+	b, _ := json.Marshal(indexDetails(r))
 	info.Details = string(b)
+	if !store.IsVectorIndex(r.indexType) {
+		size, err := sqlIndexSize(ctx, tx, t, r)
+		if err != nil {
+			return nil, err
+		}
+		info.SizeBytes = size
+	}
 	covered := int64(allRows)
 	if store.IsVectorIndex(r.indexType) {
 		covered = -1
@@ -536,6 +587,82 @@ func indexInfo(ctx context.Context, tx *Tx, t *tableRow, r *indexRow, v int64) (
 		return nil, internal("index stats", err)
 	}
 	return info, nil
+}
+
+// indexDetails returns the index_details of index r, with Lance's names
+// (snake_case, as in the index details Lance records and LanceDB's
+// listIndices reports): metric_type, the IVF and quantizer parameters the
+// index was asked for (compression: pq or sq, with num_sub_vectors and
+// num_bits), or a full-text index's tokenizer settings. A failed build's
+// reason is under "error".
+func indexDetails(r *indexRow) map[string]any {
+	d := map[string]any{}
+	setInt := func(m map[string]any, key string, v int) {
+		if v != 0 {
+			m[key] = v
+		}
+	}
+	setBool := func(key string, v *bool) {
+		if v != nil {
+			d[key] = *v
+		}
+	}
+	switch {
+	case store.IsVectorIndex(r.indexType):
+		vp := r.params.Vector
+		d["metric_type"] = strings.ToUpper(r.metric)
+		setInt(d, "num_partitions", vp.NumPartitions)
+		setInt(d, "target_partition_size", vp.TargetPartitionSize)
+		setInt(d, "sample_rate", vp.SampleRate)
+		setInt(d, "max_iterations", vp.MaxIterations)
+		switch r.indexType {
+		case store.IndexIVFPQ, store.IndexIVFHNSWPQ:
+			c := map[string]any{"type": "pq"}
+			setInt(c, "num_sub_vectors", vp.NumSubVectors)
+			setInt(c, "num_bits", vp.NumBits)
+			d["compression"] = c
+		case store.IndexIVFSQ, store.IndexIVFHNSWSQ:
+			c := map[string]any{"type": "sq"}
+			setInt(c, "num_bits", vp.NumBits)
+			d["compression"] = c
+		}
+		if r.indexType == store.IndexIVFHNSWPQ || r.indexType == store.IndexIVFHNSWSQ {
+			setInt(d, "m", vp.M)
+			setInt(d, "ef_construction", vp.EfConstruction)
+		}
+	case r.indexType == store.IndexInverted:
+		tp := r.params.Text
+		if tp.BaseTokenizer != "" {
+			d["base_tokenizer"] = tp.BaseTokenizer
+		}
+		if tp.Language != "" {
+			d["language"] = tp.Language
+		}
+		setBool("with_position", tp.WithPosition)
+		setBool("lower_case", tp.LowerCase)
+		setBool("stem", tp.Stem)
+		setBool("remove_stop_words", tp.RemoveStopWords)
+		setBool("ascii_folding", tp.ASCIIFolding)
+		if tp.MaxTokenLength != nil {
+			d["max_token_length"] = *tp.MaxTokenLength
+		}
+	}
+	if r.errText != "" {
+		d["error"] = r.errText
+	}
+	return d
+}
+
+// sqlIndexSize returns the bytes the SQLite objects of a scalar or
+// full-text index take in the database file (its B-tree pages, counted by
+// SQLite's dbstat table).
+func sqlIndexSize(ctx context.Context, tx *Tx, t *tableRow, r *indexRow) (int64, error) {
+	name := sqlIndexName(t, r)
+	var size int64
+	if err := tx.QueryRow(ctx, `SELECT coalesce(sum(pgsize), 0) FROM dbstat WHERE name IN (?, ?)`, name, name+"_value").Scan(&size); err != nil {
+		return 0, internal("index size", err)
+	}
+	return size, nil
 }
 
 // allRows is the largest row id: scalar and full-text indexes cover them
@@ -554,9 +681,17 @@ func (db *DB) DescribeIndex(ctx context.Context, id []string, name string, versi
 		if err != nil {
 			return err
 		}
+		latest, err := latestManaged(ctx, tx, t)
+		if err != nil {
+			return err
+		}
 		r, err := findIndex(ctx, tx, t, name)
 		if err != nil {
 			return err
+		}
+		if !r.existsAt(v, latest) {
+			return store.Errorf(store.CodeTableIndexNotFound, "index %q of table %s does not exist at version %d: it was built on a later one",
+				name, displayID(t.ID), v)
 		}
 		out, err = indexInfo(ctx, tx, t, r, v)
 		return err

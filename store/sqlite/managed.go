@@ -446,6 +446,9 @@ func (w *rowsWrite) commit(ctx context.Context, tx *Tx, t *tableRow, v, n int64,
 		if res.Deleted, err = retireAll(ctx, tx, t, v); err != nil {
 			return store.WriteResult{}, err
 		}
+		if err := rebuildVectorIndexes(ctx, tx, t); err != nil {
+			return store.WriteResult{}, err
+		}
 	}
 	if w.table != nil {
 		props, err := encodeMap(w.table.Properties)

@@ -236,7 +236,8 @@ func physicalColumns(ctx context.Context, tx *Tx, t *tableRow) ([]string, error)
 	return out, nil
 }
 
-// Restore implements store.ManagedData.
+// Restore implements store.ManagedData. The restored rows are copies with
+// new row ids, so vector indexes are built again (rebuildVectorIndexes).
 func (db *DB) Restore(ctx context.Context, id []string, version int64) (store.WriteResult, error) {
 	var res store.WriteResult
 	err := db.write(ctx, func(tx *Tx) error {
@@ -268,6 +269,9 @@ func (db *DB) Restore(ctx context.Context, id []string, version int64) (store.Wr
 			return internal("restore", err)
 		}
 		if err := saveSchema(ctx, tx, t, v, old.arrow, old.fields); err != nil {
+			return err
+		}
+		if err := rebuildVectorIndexes(ctx, tx, t); err != nil {
 			return err
 		}
 		res.Version = v

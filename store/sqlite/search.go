@@ -81,7 +81,7 @@ func (db *DB) searchVectors(ctx context.Context, tx *Tx, t *tableRow, q store.Qu
 	if err != nil {
 		return nil, err
 	}
-	idx, err := db.usableIndex(ctx, tx, t, fl.Column, vs)
+	idx, err := db.usableIndex(ctx, tx, t, fl.Column, v, vs)
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,8 @@ import (
 // Materialized views are managed tables with a record in
 // materialized_views: the source table (by uuid, so that a rename keeps the
 // view), the query a refresh runs over it, and the source version the
-// view's rows reflect. A refresh is a queued job (JobRefreshView): it runs
+// view's rows reflect. A view whose source_query lancens does not run has
+// source_uuid '' and query null, and is never refreshed. A refresh is a queued job (JobRefreshView): it runs
 // the query in one read, then replaces the view's rows in one write that
 // also records the source version, as one new version of the view. Only
 // refreshes write a view.
@@ -37,15 +38,19 @@ func (db *DB) CreateView(ctx context.Context, id []string, def store.ViewDefinit
 	layout, defs, next := planColumns(schema.Fields(), 0)
 	c := &newTable{id: id, nt: store.NewTable{Mode: store.ModeCreate, Data: store.Data{Schema: schema}},
 		ts: &tableSchema{version: 1, arrow: schema, fields: layout}, defs: defs, next: next}
-	q := def.Query
-	q.Version = nil
-	source, err := db.checkViewQuery(ctx, def.Source, q, c.ts)
-	if err != nil {
-		return nil, store.WriteResult{}, "", err
-	}
-	queryJSON, err := json.Marshal(q)
-	if err != nil {
-		return nil, store.WriteResult{}, "", internal("encode view query", err)
+	// A view lancens does not run keeps no source and the query null.
+	source, queryJSON := "", []byte("null")
+	if def.Source != nil {
+		q := def.Query
+		q.Version = nil
+		if source, err = db.checkViewQuery(ctx, def.Source, q, c.ts); err != nil {
+			return nil, store.WriteResult{}, "", err
+		}
+		if queryJSON, err = json.Marshal(q); err != nil {
+			return nil, store.WriteResult{}, "", internal("encode view query", err)
+		}
+	} else {
+		refresh = false
 	}
 	empty, err := db.staging.rows(c.ts, nil, true).next()
 	if err != nil {
@@ -55,8 +60,10 @@ func (db *DB) CreateView(ctx context.Context, id []string, def store.ViewDefinit
 	var res store.WriteResult
 	var jobID string
 	err = db.write(ctx, func(tx *Tx) error {
-		if _, err := findManagedByUUID(ctx, tx, source); err != nil {
-			return err // dropped or replaced since it was checked
+		if source != "" {
+			if _, err := findManagedByUUID(ctx, tx, source); err != nil {
+				return err // dropped or replaced since it was checked
+			}
 		}
 		if out, res, err = c.create(ctx, tx, empty, nil); err != nil {
 			return err
@@ -204,6 +211,9 @@ func (db *DB) QueueRefresh(ctx context.Context, id []string, sourceVersion *int6
 		if v == nil {
 			return store.Errorf(store.CodeInvalidInput, "table %s is not a materialized view", displayID(id))
 		}
+		if v.SourceUUID == "" {
+			return errNotRunnable(id)
+		}
 		src, err := findManagedByUUID(ctx, tx, v.SourceUUID)
 		if errors.Is(err, store.ErrTableNotFound) {
 			return store.Errorf(store.CodeTableNotFound, "the source table of materialized view %s was dropped", displayID(id))
@@ -220,6 +230,13 @@ func (db *DB) QueueRefresh(ctx context.Context, id []string, sourceVersion *int6
 		return err
 	})
 	return txID, err
+}
+
+// errNotRunnable is the error of refreshing view id, whose source_query
+// lancens does not run: Unsupported (0), naming the forms it runs.
+func errNotRunnable(id []string) error {
+	return store.Errorf(store.CodeUnsupported, "materialized view %s keeps a source_query lancens does not run, so lancens cannot refresh it; "+
+		"it runs %s", displayID(id), store.RunnableViewQueries)
 }
 
 // queueRefresh queues a refresh of view t from sourceVersion (nil: the
@@ -276,6 +293,9 @@ func (db *DB) RefreshView(ctx context.Context, job store.RefreshView) (store.Wri
 			}
 			if err != nil {
 				return internal("find materialized view", err)
+			}
+			if srcUUID == "" {
+				return errNotRunnable(t.ID)
 			}
 			if err := json.Unmarshal([]byte(queryJSON), &q); err != nil {
 				return internal("decode view query", err)
