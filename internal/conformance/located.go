@@ -47,7 +47,7 @@ type located struct {
 
 // ScopeLocatedByServer is Scope for a server that chooses table locations
 // (see above).
-func ScopeLocatedByServer(inner Target, prefix []string) DataTarget {
+func ScopeLocatedByServer(inner store.Catalog, prefix []string) DataTarget {
 	return &scoped{inner: inner, prefix: slices.Clone(prefix), located: &located{
 		locations: map[string]string{}, suiteOf: map[string]string{}, manifests: map[string]string{},
 	}}
