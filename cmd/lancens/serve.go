@@ -59,6 +59,9 @@ type serveConfig struct {
 	metricsAddr string
 	// corsOrigins are the origins browsers may call the API from.
 	corsOrigins []string
+	// allowedHosts are the host names a server without credentials
+	// answers requests for, besides addresses and loopback names.
+	allowedHosts []string
 	// tlsCert and tlsKey are PEM files; both or neither.
 	tlsCert, tlsKey string
 
@@ -228,6 +231,15 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 		cfg.corsOrigins = append(cfg.corsOrigins, v)
 		return nil
 	})
+	for _, h := range strings.Split(getenv("LANCENS_ALLOWED_HOSTS"), ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			cfg.allowedHosts = append(cfg.allowedHosts, h)
+		}
+	}
+	fs.Func("allowed-host", "a host name clients reach this server by, for a server without credentials: it answers only requests for IP addresses, localhost and these names, which defeats DNS rebinding; repeatable (env LANCENS_ALLOWED_HOSTS, comma-separated)", func(v string) error {
+		cfg.allowedHosts = append(cfg.allowedHosts, v)
+		return nil
+	})
 	fs.StringVar(&cfg.tlsCert, "tls-cert", envOr("LANCENS_TLS_CERT", ""), "PEM certificate (chain) file: serve HTTPS; read again on SIGHUP (env LANCENS_TLS_CERT)")
 	fs.StringVar(&cfg.tlsKey, "tls-key", envOr("LANCENS_TLS_KEY", ""), "PEM private key file of --tls-cert (env LANCENS_TLS_KEY)")
 	if envErr != nil {
@@ -280,6 +292,11 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 			return nil, err
 		}
 	}
+	for _, h := range cfg.allowedHosts {
+		if err := checkHostName(h); err != nil {
+			return nil, err
+		}
+	}
 	if err := checkAddr("--addr", cfg.addr); err != nil {
 		return nil, err
 	}
@@ -327,6 +344,25 @@ func checkOrigin(o string) error {
 		return fmt.Errorf("bad --cors-origin %q: want * or scheme://host[:port], such as https://app.example.com", o)
 	}
 	return nil
+}
+
+// checkHostName checks an --allowed-host: a host name alone, without a
+// scheme, port or path.
+func checkHostName(h string) error {
+	if h == "" || strings.ContainsAny(h, ":/ @[]") {
+		return fmt.Errorf("bad --allowed-host %q: want a host name alone, such as lancens.internal", h)
+	}
+	return nil
+}
+
+// listenHosts returns the --allowed-host names plus the host of the listen
+// address when it is a name (an address is answered anyway).
+func listenHosts(cfg *serveConfig) []string {
+	hosts := append([]string(nil), cfg.allowedHosts...)
+	if h, _, err := net.SplitHostPort(cfg.addr); err == nil && h != "" && net.ParseIP(h) == nil {
+		hosts = append(hosts, h)
+	}
+	return hosts
 }
 
 // serve runs the server until ctx is cancelled, then shuts it down
@@ -411,7 +447,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		RouteDatabases: cfg.routeDatabases, Logger: logger, MaxPageSize: cfg.maxPageSize, MaxSearchRows: cfg.maxSearchRows, QueryTimeout: queryTimeout,
 		MaxJSONBody: cfg.maxJSONBody, MaxArrowBody: cfg.maxArrowBody, MaxArrowDecodedBytes: cfg.maxArrowDecodedBytes,
 		MaxArrowRows: cfg.maxArrowRows, NoMetricsRoute: metricsLn != nil, CORSOrigins: cfg.corsOrigins,
-		RetainVersionsFor: retain})
+		AllowedHosts: listenHosts(cfg), RetainVersionsFor: retain})
 	if err != nil {
 		return err
 	}
