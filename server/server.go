@@ -216,11 +216,11 @@ func New(cfg Config) (*Server, error) {
 	// The cross-site checks come after them too: a refused request's body is
 	// bounded, and cut off at shutdown, like any other.
 	e.Use(assignRequestID, s.observeRequests, s.logRequests, s.limitBodies, s.trackUploads, s.recoverPanics,
-		s.checkHost, s.refuseForeignOrigins, s.authenticate, s.refuseOtherMediaTypes)
+		s.checkHost, s.refuseForeignOrigins, s.authenticate)
 	if !managed {
 		e.Use(s.refuseManaged)
 	}
-	e.Use(s.remoteBodies, s.validateRequests, s.authorize, s.remoteFreshness, s.limitQueryTime)
+	e.Use(s.refuseOtherMediaTypes, s.remoteBodies, s.validateRequests, s.authorize, s.remoteFreshness, s.limitQueryTime)
 	gen.RegisterHandlers(e, s)
 	s.dialectRoutes(e)
 	if !cfg.NoMetricsRoute {

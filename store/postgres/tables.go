@@ -282,12 +282,13 @@ func queueDataDeletion(ctx context.Context, tx *tx, t *tableRow) (string, error)
 }
 
 // deleteTableRow removes a table's catalog entry; versions, branches and
-// tags go with it (ON DELETE CASCADE).
+// tags go with it (ON DELETE CASCADE). Its location is remembered
+// (recordReleased).
 func deleteTableRow(ctx context.Context, tx *tx, t *tableRow) error {
 	if _, err := tx.Exec(ctx, `DELETE FROM tables WHERE id = $1`, t.rowID); err != nil {
 		return internal("delete table", err)
 	}
-	return nil
+	return recordReleased(ctx, tx, t)
 }
 
 // DeregisterTable implements store.Tables.

@@ -310,7 +310,7 @@ func queueDataDeletion(ctx context.Context, tx *Tx, t *tableRow) (string, error)
 
 // deleteTableRow removes a table's catalog entry; versions, branches, tags,
 // schemas go with it (ON DELETE CASCADE), and a managed table's rows with
-// their table.
+// their table. Its location is remembered (recordReleased).
 func deleteTableRow(ctx context.Context, tx *Tx, t *tableRow) error {
 	tx.release(t.UUID)
 	if t.Kind == store.Managed {
@@ -327,7 +327,7 @@ func deleteTableRow(ctx context.Context, tx *Tx, t *tableRow) error {
 	if _, err := tx.ExecCached(ctx, `DELETE FROM tables WHERE id = ?`, t.rowID); err != nil {
 		return internal("delete table", err)
 	}
-	return nil
+	return recordReleased(ctx, tx, t)
 }
 
 // DeregisterTable implements store.Tables.
