@@ -363,7 +363,9 @@ func deregisterResponse(t *store.Table, txID string) gen.DeregisterTableResponse
 	return gen.DeregisterTableResponse{Id: &t.ID, Location: &t.Location, Properties: &t.Properties, TransactionId: optional(txID)}
 }
 
-// RenameTable handles POST /v1/table/{id}/rename.
+// RenameTable handles POST /v1/table/{id}/rename. The new name is checked
+// as a created one is (InvalidInput, 13: see store.ValidateNewName), and
+// may not hold the request's delimiter.
 func (s *Server) RenameTable(c echo.Context, _ gen.Id, p gen.RenameTableParams) error {
 	var req gen.RenameTableRequest
 	if err := bindJSON(c, &req); err != nil {
@@ -372,6 +374,11 @@ func (s *Server) RenameTable(c echo.Context, _ gen.Id, p gen.RenameTableParams) 
 	id, err := resolveID(c, p.Delimiter, req.Id)
 	if err != nil {
 		return err
+	}
+	// The new name is checked as a name created through the path is: it
+	// cannot hold the delimiter, which would make it read as two names.
+	if d := delimiterOf(p.Delimiter); strings.Contains(req.NewTableName, d) {
+		return invalidInput("new table name %q contains the delimiter %q", req.NewTableName, d)
 	}
 	var target []string
 	if req.NewNamespaceId != nil {

@@ -62,6 +62,9 @@ func (db *DB) CreateNamespace(ctx context.Context, id []string, mode store.Creat
 	if err := store.ValidateID("namespace", id); err != nil {
 		return nil, err
 	}
+	if err := store.ValidateNewName("namespace", id[len(id)-1]); err != nil {
+		return nil, err
+	}
 	var out *store.Namespace
 	err := db.write(ctx, func(tx *tx) error {
 		parentID, err := findNamespace(ctx, tx, id[:len(id)-1])

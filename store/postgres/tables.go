@@ -166,6 +166,9 @@ func insertTable(ctx context.Context, tx *tx, id []string, t store.Table) (*stor
 	if err := store.ValidateTableID(id); err != nil {
 		return nil, err
 	}
+	if err := store.ValidateNewName("table", id[len(id)-1]); err != nil {
+		return nil, err
+	}
 	nsID, err := findNamespace(ctx, tx, id[:len(id)-1])
 	if err != nil {
 		return nil, err
@@ -320,7 +323,7 @@ func deregisterTable(ctx context.Context, tx *tx, id []string) (*store.Table, er
 
 // RenameTable implements store.Tables.
 func (db *DB) RenameTable(ctx context.Context, id []string, newNamespace []string, newName string) (string, error) {
-	if err := store.ValidateName("table", newName); err != nil {
+	if err := store.ValidateNewName("table", newName); err != nil {
 		return "", err
 	}
 	var txID string

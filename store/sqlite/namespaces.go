@@ -45,6 +45,9 @@ func (db *DB) CreateNamespace(ctx context.Context, id []string, mode store.Creat
 	if err := store.ValidateID("namespace", id); err != nil {
 		return nil, err
 	}
+	if err := store.ValidateNewName("namespace", id[len(id)-1]); err != nil {
+		return nil, err
+	}
 	props, err := encodeMap(properties)
 	if err != nil {
 		return nil, err
