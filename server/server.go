@@ -89,6 +89,11 @@ type Config struct {
 	// CORSOrigins, when not empty, are the origins browsers may call the
 	// API from ("*" for any); preflight requests are answered for them.
 	CORSOrigins []string
+	// MinBodyRate is the least rate, in bytes per second, at which a
+	// request body must arrive once the server has waited BodyRateGrace
+	// for it (--min-body-rate); a slower client is cut off with
+	// InvalidInput (13). 0: DefaultMinBodyRate; negative: no minimum.
+	MinBodyRate int64
 	// AllowedHosts are the host names (beyond IP addresses, "localhost"
 	// and names under it) that a server without credentials answers
 	// requests for (--allowed-host): the name of its listen address, and
@@ -177,6 +182,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.QueryTimeout == 0 {
 		cfg.QueryTimeout = DefaultQueryTimeout
 	}
+	if cfg.MinBodyRate == 0 {
+		cfg.MinBodyRate = DefaultMinBodyRate
+	}
 	if cfg.RetainVersionsFor == 0 {
 		cfg.RetainVersionsFor = store.DefaultRetainVersionsFor
 	}
@@ -215,7 +223,7 @@ func New(cfg Config) (*Server, error) {
 	// two swapped, an oversized upload hung (TestArrowBodyTooLarge).
 	// The cross-site checks come after them too: a refused request's body is
 	// bounded, and cut off at shutdown, like any other.
-	e.Use(assignRequestID, s.observeRequests, s.logRequests, s.limitBodies, s.trackUploads, s.recoverPanics,
+	e.Use(assignRequestID, s.observeRequests, s.logRequests, s.enforceBodyRate, s.limitBodies, s.trackUploads, s.recoverPanics,
 		s.checkHost, s.refuseForeignOrigins, s.authenticate)
 	if !managed {
 		e.Use(s.refuseManaged)
