@@ -275,7 +275,7 @@ func declaredPOST(addr, path, contentType string, length int64) (int, []byte, er
 		return 0, nil, err
 	}
 	defer conn.Close()
-	fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: lancens\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n", path, contentType, length)
+	fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n", path, contentType, length)
 	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {
 		return 0, nil, err

@@ -90,6 +90,18 @@ type Config struct {
 	// CORSOrigins, when not empty, are the origins browsers may call the
 	// API from ("*" for any); preflight requests are answered for them.
 	CORSOrigins []string
+	// MinBodyRate is the least rate, in bytes per second, at which a
+	// request body must arrive once the server has waited BodyRateGrace
+	// for it (--min-body-rate); a slower client is cut off with
+	// InvalidInput (13). 0: DefaultMinBodyRate; negative: no minimum.
+	MinBodyRate int64
+	// AllowedHosts are the host names (beyond IP addresses, "localhost"
+	// and names under it) that a server without credentials answers
+	// requests for (--allowed-host): the name of its listen address, and
+	// the names it is reached by. A request for any other name is refused,
+	// as DNS rebinding would send it (see crosssite.go). A server with
+	// credentials answers every name.
+	AllowedHosts []string
 	// RetainVersionsFor is how long the versions of managed tables are
 	// kept besides those something keeps (the latest of each branch,
 	// tagged versions, versions branches fork from); older ones are
@@ -129,6 +141,7 @@ type Server struct {
 	readiness readiness
 	probes    http.Handler
 	console   http.Handler
+	crossSite crossSitePolicy
 }
 
 var _ gen.ServerInterface = (*Server)(nil)
@@ -170,6 +183,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.QueryTimeout == 0 {
 		cfg.QueryTimeout = DefaultQueryTimeout
 	}
+	if cfg.MinBodyRate == 0 {
+		cfg.MinBodyRate = DefaultMinBodyRate
+	}
 	if cfg.RetainVersionsFor == 0 {
 		cfg.RetainVersionsFor = store.DefaultRetainVersionsFor
 	}
@@ -190,8 +206,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		cfg: cfg, store: st, warehouse: cfg.Warehouse, log: cfg.Logger, ops: newOperationTable(doc), auth: authn,
-		commits: coord.NewCommitter(cfg.Store, cfg.Warehouse, cfg.Logger),
-		jobs:    coord.NewRunner(cfg.Store, cfg.JobsQueued, cfg.Logger),
+		commits:   coord.NewCommitter(cfg.Store, cfg.Warehouse, cfg.Logger),
+		jobs:      coord.NewRunner(cfg.Store, cfg.JobsQueued, cfg.Logger),
+		crossSite: newCrossSitePolicy(cfg),
 	}
 	s.jobs.ProgressEvery = cfg.ProgressInterval
 	coord.RegisterStoreJobs(s.jobs, st, cfg.Warehouse)
@@ -205,11 +222,14 @@ func New(cfg Config) (*Server, error) {
 	e.Pre(remotePaths, s.routeDatabases, stripTrailingSlash, aliasMethods)
 	// trackUploads wraps the body limitBodies has already bounded; with the
 	// two swapped, an oversized upload hung (TestArrowBodyTooLarge).
-	e.Use(assignRequestID, s.observeRequests, s.logRequests, s.limitBodies, s.trackUploads, s.recoverPanics, s.authenticate)
+	// The cross-site checks come after them too: a refused request's body is
+	// bounded, and cut off at shutdown, like any other.
+	e.Use(assignRequestID, s.observeRequests, s.logRequests, s.enforceBodyRate, s.limitBodies, s.trackUploads, s.recoverPanics,
+		s.checkHost, s.refuseForeignOrigins, s.authenticate)
 	if !managed {
 		e.Use(s.refuseManaged)
 	}
-	e.Use(s.remoteBodies, s.validateRequests, s.authorize, s.remoteFreshness, s.limitQueryTime)
+	e.Use(s.refuseOtherMediaTypes, s.remoteBodies, s.validateRequests, s.authorize, s.remoteFreshness, s.limitQueryTime)
 	gen.RegisterHandlers(e, s)
 	s.dialectRoutes(e)
 	if !cfg.NoMetricsRoute {

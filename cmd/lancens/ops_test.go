@@ -197,6 +197,24 @@ func TestLimitAndListenerFlags(t *testing.T) {
 		{"AddrBadPort", []string{"--addr", ":http"}, nil, true, nil},
 		{"AddrPortTooLarge", []string{"--addr", ":70000"}, nil, true, nil},
 		{"MetricsAddrBad", []string{"--metrics-addr", "9090"}, nil, true, nil},
+		{"AllowedHosts", []string{"--allowed-host", "lancens.internal", "--addr", "db.example:2333"}, map[string]string{"LANCENS_ALLOWED_HOSTS": "a.example, b.example"}, false,
+			func(c *serveConfig) bool {
+				return strings.Join(listenHosts(c), " ") == "a.example b.example lancens.internal db.example"
+			}},
+		{"ConnectionAndRateDefaults", nil, nil, false, func(c *serveConfig) bool {
+			return c.maxConnections == defaultMaxConnections && c.minBodyRate == server.DefaultMinBodyRate
+		}},
+		{"ConnectionAndRate", []string{"--max-connections", "10", "--min-body-rate", "0"}, map[string]string{"LANCENS_MIN_BODY_RATE": "64KiB"}, false,
+			func(c *serveConfig) bool {
+				return c.maxConnections == 10 && c.minBodyRate == 0 && bodyRate(c.minBodyRate) < 0
+			}},
+		{"RateEnv", nil, map[string]string{"LANCENS_MIN_BODY_RATE": "64KiB", "LANCENS_MAX_CONNECTIONS": "5"}, false,
+			func(c *serveConfig) bool { return c.minBodyRate == 64<<10 && c.maxConnections == 5 }},
+		{"ZeroConnections", []string{"--max-connections", "0"}, nil, true, nil},
+		{"BadRate", []string{"--min-body-rate", "fast"}, nil, true, nil},
+		{"AllowedHostWithPort", []string{"--allowed-host", "lancens.internal:2333"}, nil, true, nil},
+		{"AllowedHostURL", []string{"--allowed-host", "http://lancens.internal"}, nil, true, nil},
+		{"AllowedHostEmpty", []string{"--allowed-host", ""}, nil, true, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg, err := parseServeFlags(tc.args, func(k string) string { return tc.env[k] }, io.Discard)

@@ -54,12 +54,20 @@ type serveConfig struct {
 	maxSearchRows int64
 	// Request body bounds; see the flags.
 	maxJSONBody, maxArrowBody, maxArrowDecodedBytes, maxArrowRows int64
+	// minBodyRate is the least average rate of a request body, in bytes
+	// per second (0: none).
+	minBodyRate int64
+	// maxConnections bounds the connections open at once on --addr.
+	maxConnections int
 
 	// metricsAddr, when set, serves /metrics (and the probes) on a
 	// listener of its own, without authentication.
 	metricsAddr string
 	// corsOrigins are the origins browsers may call the API from.
 	corsOrigins []string
+	// allowedHosts are the host names a server without credentials
+	// answers requests for, besides addresses and loopback names.
+	allowedHosts []string
 	// tlsCert and tlsKey are PEM files; both or neither.
 	tlsCert, tlsKey string
 
@@ -218,6 +226,29 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 		return nil, fmt.Errorf("bad LANCENS_MAX_ARROW_ROWS: %w", err)
 	}
 	fs.Int64Var(&cfg.maxArrowRows, "max-arrow-rows", maxArrowRows, "most rows one Arrow upload may hold (env LANCENS_MAX_ARROW_ROWS)")
+	// A rate of 0 turns the minimum off; any other is a size.
+	rate := func(v string) (int64, error) {
+		if strings.TrimSpace(v) == "0" {
+			return 0, nil
+		}
+		return parseBytes(v)
+	}
+	cfg.minBodyRate = server.DefaultMinBodyRate
+	if v := getenv("LANCENS_MIN_BODY_RATE"); v != "" {
+		if cfg.minBodyRate, err = rate(v); err != nil {
+			return nil, fmt.Errorf("bad LANCENS_MIN_BODY_RATE: %w", err)
+		}
+	}
+	fs.Func("min-body-rate", fmt.Sprintf("least average rate, in bytes per second, a request body must arrive at after its first %s; a slower client is cut off (code 13). Default %d (32KiB); 0: no minimum (env LANCENS_MIN_BODY_RATE)",
+		server.BodyRateGrace, server.DefaultMinBodyRate), func(v string) (err error) {
+		cfg.minBodyRate, err = rate(v)
+		return err
+	})
+	maxConns, err := strconv.Atoi(envOr("LANCENS_MAX_CONNECTIONS", strconv.Itoa(defaultMaxConnections)))
+	if err != nil {
+		return nil, fmt.Errorf("bad LANCENS_MAX_CONNECTIONS: %w", err)
+	}
+	fs.IntVar(&cfg.maxConnections, "max-connections", maxConns, "most client connections open at once on --addr; more wait to be accepted (env LANCENS_MAX_CONNECTIONS)")
 	fs.StringVar(&cfg.metricsAddr, "metrics-addr", envOr("LANCENS_METRICS_ADDR", ""),
 		"serve /metrics, /healthz and /readyz on this address too, without authentication, and not /metrics on --addr (env LANCENS_METRICS_ADDR)")
 	for _, o := range strings.Split(getenv("LANCENS_CORS_ORIGINS"), ",") {
@@ -230,6 +261,15 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 			return errors.New("empty origin")
 		}
 		cfg.corsOrigins = append(cfg.corsOrigins, v)
+		return nil
+	})
+	for _, h := range strings.Split(getenv("LANCENS_ALLOWED_HOSTS"), ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			cfg.allowedHosts = append(cfg.allowedHosts, h)
+		}
+	}
+	fs.Func("allowed-host", "a host name clients reach this server by, for a server without credentials: it answers only requests for IP addresses, localhost and these names, which defeats DNS rebinding; repeatable (env LANCENS_ALLOWED_HOSTS, comma-separated)", func(v string) error {
+		cfg.allowedHosts = append(cfg.allowedHosts, v)
 		return nil
 	})
 	fs.StringVar(&cfg.tlsCert, "tls-cert", envOr("LANCENS_TLS_CERT", ""), "PEM certificate (chain) file: serve HTTPS; read again on SIGHUP (env LANCENS_TLS_CERT)")
@@ -276,11 +316,19 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	if cfg.maxArrowRows < 1 {
 		return nil, fmt.Errorf("bad --max-arrow-rows %d (at least 1)", cfg.maxArrowRows)
 	}
+	if cfg.maxConnections < 1 {
+		return nil, fmt.Errorf("bad --max-connections %d (at least 1)", cfg.maxConnections)
+	}
 	if (cfg.tlsCert == "") != (cfg.tlsKey == "") {
 		return nil, errors.New("--tls-cert and --tls-key go together: give both, or neither")
 	}
 	for _, o := range cfg.corsOrigins {
 		if err := checkOrigin(o); err != nil {
+			return nil, err
+		}
+	}
+	for _, h := range cfg.allowedHosts {
+		if err := checkHostName(h); err != nil {
 			return nil, err
 		}
 	}
@@ -333,6 +381,34 @@ func checkOrigin(o string) error {
 	return nil
 }
 
+// checkHostName checks an --allowed-host: a host name alone, without a
+// scheme, port or path.
+func checkHostName(h string) error {
+	if h == "" || strings.ContainsAny(h, ":/ @[]") {
+		return fmt.Errorf("bad --allowed-host %q: want a host name alone, such as lancens.internal", h)
+	}
+	return nil
+}
+
+// bodyRate returns the Config's MinBodyRate for --min-body-rate, whose 0
+// turns the minimum off.
+func bodyRate(flag int64) int64 {
+	if flag == 0 {
+		return -1
+	}
+	return flag
+}
+
+// listenHosts returns the --allowed-host names plus the host of the listen
+// address when it is a name (an address is answered anyway).
+func listenHosts(cfg *serveConfig) []string {
+	hosts := append([]string(nil), cfg.allowedHosts...)
+	if h, _, err := net.SplitHostPort(cfg.addr); err == nil && h != "" && net.ParseIP(h) == nil {
+		hosts = append(hosts, h)
+	}
+	return hosts
+}
+
 // serve runs the server until ctx is cancelled, then shuts it down
 // gracefully. It prints the address it listens on to stdout. The listen
 // addresses, the TLS files and the access-control file are checked before
@@ -360,6 +436,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return fmt.Errorf("listen on --addr %s: %w", cfg.addr, err)
 	}
+	ln = limitConnections(ln, cfg.maxConnections)
 	defer ln.Close()
 	var metricsLn net.Listener
 	if cfg.metricsAddr != "" {
@@ -420,7 +497,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		RouteDatabases: cfg.routeDatabases, Logger: logger, MaxPageSize: cfg.maxPageSize, MaxSearchRows: cfg.maxSearchRows, QueryTimeout: queryTimeout,
 		MaxJSONBody: cfg.maxJSONBody, MaxArrowBody: cfg.maxArrowBody, MaxArrowDecodedBytes: cfg.maxArrowDecodedBytes,
 		MaxArrowRows: cfg.maxArrowRows, NoMetricsRoute: metricsLn != nil, CORSOrigins: cfg.corsOrigins,
-		RetainVersionsFor: retain})
+		AllowedHosts: listenHosts(cfg), MinBodyRate: bodyRate(cfg.minBodyRate), RetainVersionsFor: retain})
 	if err != nil {
 		return err
 	}
