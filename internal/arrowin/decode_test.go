@@ -3,6 +3,7 @@ package arrowin_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"testing"
@@ -237,5 +238,30 @@ func TestDecodeSurvivesByteFlips(t *testing.T) {
 				t.Fatalf("%s: allocated %d bytes for a %d-byte body", name, n, len(b))
 			}
 		}
+	}
+}
+
+// TestDecodeZstdFromArrowWriter decodes what arrow-go's own writer makes
+// with ipc.WithZstd(): its streaming encoder writes frames that do not
+// declare their size, and buffers of zeros shrink a thousandfold or more.
+// Before unzstd told a decoder out of room from a broken frame, every one
+// of these was refused ("output bigger than max block size").
+func TestDecodeZstdFromArrowWriter(t *testing.T) {
+	for _, tc := range []struct{ rows, dim int }{
+		{5_000, 32},   // the audit's body: 640 KB of vectors
+		{50_000, 32},  // 6.4 MB
+		{100_000, 96}, // 38 MB, past several doublings of the room
+	} {
+		t.Run(fmt.Sprintf("%dx%d", tc.rows, tc.dim), func(t *testing.T) {
+			rec := arrowtest.ZeroVectors(tc.rows, tc.dim)
+			body := arrowtest.Stream(t, rec.Schema(), []arrow.RecordBatch{rec}, ipc.WithZstd())
+			_, got, err := arrowin.Decode(bytes.NewReader(body), defaults)
+			if err != nil {
+				t.Fatalf("%d-byte body of %d vectors: %v", len(body), tc.rows, err)
+			}
+			if len(got) != 1 || !array.RecordEqual(got[0], rec) {
+				t.Fatalf("decoded %d batches, not the vectors sent", len(got))
+			}
+		})
 	}
 }

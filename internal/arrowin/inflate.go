@@ -92,17 +92,30 @@ func grow(out []byte, n, limit int) []byte {
 }
 
 // zstdDecoder decodes whole ZSTD buffers into memory the caller sized: with
-// the cap limit on, it never grows the destination, whatever the frames
-// claim.
+// the cap limit on, it does not grow the destination past a block beyond
+// its capacity, whatever the frames claim.
 var zstdDecoder = sync.OnceValues(func() (*zstd.Decoder, error) {
 	return zstd.NewReader(nil, zstd.WithDecodeAllCapLimit(true), zstd.WithDecoderConcurrency(0))
 })
+
+// zstdBlockBytes is the most one ZSTD block decodes to (the format's
+// Block_Maximum_Size).
+const zstdBlockBytes = 128 << 10
 
 var errSizeMismatch = errors.New("the data decompresses to another size")
 
 // unzstd appends to out the size bytes the ZSTD frames in src decode to. It
 // first offers the decoder room for a plausible ratio and doubles the room
 // each time the output proves larger, up to size.
+//
+// The decoder says it ran out of room in two ways: ErrDecoderSizeExceeded
+// when a frame declares a larger content size, and an error of no
+// particular type ("output bigger than max block size") when a frame that
+// declares none, as streaming encoders write them (arrow-go's among them),
+// reaches the end of the room mid-block. The second looks like any broken
+// frame, so a failure counts as running out of room only when the output
+// had filled the room to within one block: a broken buffer fails early,
+// with little output, and is refused without growing anything.
 func unzstd(out, src []byte, size, limit int) ([]byte, error) {
 	dec, err := zstdDecoder()
 	if err != nil {
@@ -113,8 +126,9 @@ func unzstd(out, src []byte, size, limit int) ([]byte, error) {
 		out = grow(out, room, limit)
 		at := len(out)
 		got, err := dec.DecodeAll(src, out[at:at:at+room])
+		full := errors.Is(err, zstd.ErrDecoderSizeExceeded) || len(got) >= room-zstdBlockBytes
 		switch {
-		case errors.Is(err, zstd.ErrDecoderSizeExceeded) && room < size:
+		case err != nil && full && room < size:
 			room = min(size, 2*room)
 			continue
 		case err != nil:
