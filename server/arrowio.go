@@ -38,7 +38,7 @@ func (s *Server) readArrow(c echo.Context) (store.Data, error) {
 	var refused *arrowin.Error
 	switch {
 	case err == nil:
-		return store.Data{Schema: schema, Batches: batches}, nil
+		return store.NewData(schema, batches...), nil
 	case errors.As(err, &tooBig), errors.As(err, &refused) && refused.TooLarge:
 		return store.Data{}, bodyTooLarge(s.cfg.MaxArrowBody)
 	case errors.As(err, &refused) && refused.Unsupported:

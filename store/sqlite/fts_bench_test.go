@@ -33,7 +33,7 @@ func BenchmarkTextIndexBuild(b *testing.B) {
 		}
 		rb.Field(1).(*array.StringBuilder).Append(strings.Join(s, " "))
 	}
-	data := store.Data{Schema: schema, Batches: []arrow.RecordBatch{rb.NewRecordBatch()}}
+	data := store.NewData(schema, rb.NewRecordBatch())
 	for b.Loop() {
 		b.StopTimer()
 		db, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "lancens.db"), sqlite.Options{Synchronous: "NORMAL"})

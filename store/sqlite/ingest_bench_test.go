@@ -33,7 +33,7 @@ func ingestData(n int) store.Data {
 			vb.ValueBuilder().(*array.Float32Builder).Append(r.Float32())
 		}
 	}
-	return store.Data{Schema: schema, Batches: []arrow.RecordBatch{rb.NewRecordBatch()}}
+	return store.NewData(schema, rb.NewRecordBatch())
 }
 
 // BenchmarkLargeInsert times one insert of 100k rows (about 55 MB).
@@ -139,5 +139,5 @@ func keyedData(from, n int) store.Data {
 		rb.Field(0).(*array.Int64Builder).Append(int64(i))
 		rb.Field(1).(*array.StringBuilder).Append(fmt.Sprint("name ", i))
 	}
-	return store.Data{Schema: schema, Batches: []arrow.RecordBatch{rb.NewRecordBatch()}}
+	return store.NewData(schema, rb.NewRecordBatch())
 }
