@@ -17,6 +17,7 @@ import (
 	"github.com/lancens/lancens/console"
 	"github.com/lancens/lancens/coord"
 	"github.com/lancens/lancens/gen"
+	"github.com/lancens/lancens/internal/budget"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/vend"
 	"github.com/lancens/lancens/warehouse"
@@ -66,6 +67,17 @@ type Config struct {
 	// million: a write of that size already takes SQLite tens of seconds,
 	// and larger loads can be sent as several requests.
 	MaxArrowRows int64
+	// DecodeBudget is the memory all requests together may hold decoding
+	// what they sent (Arrow batches, large JSON bodies, SQL being parsed);
+	// see memory.go. Default 1 GiB.
+	DecodeBudget int64
+	// DecodeWait is how long a request waits for room in DecodeBudget
+	// before it answers ServiceUnavailable (17). Default 2 s.
+	DecodeWait time.Duration
+	// MaxFilterBytes bounds each SQL text a request sends (filters,
+	// predicates, expressions, column names); a longer one is
+	// InvalidInput (13). Default 256 KiB.
+	MaxFilterBytes int
 	// MaxPageSize is the largest `limit` a listing accepts; a larger one is
 	// InvalidInput (13). A listing without a limit answers pages of
 	// store.DefaultPageSize items (or MaxPageSize, when smaller). Default
@@ -124,6 +136,10 @@ type Server struct {
 	// keeps no managed tables.
 	retention *coord.Retention
 	uploads   uploads
+	// decode is the decode budget; returner gives memory back after its
+	// peaks (memory.go).
+	decode    *budget.Budget
+	returner  *memoryReturner
 	metrics   *metrics
 	readiness readiness
 	probes    http.Handler
@@ -153,6 +169,15 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.MaxArrowRows <= 0 {
 		cfg.MaxArrowRows = DefaultMaxArrowRows
+	}
+	if cfg.DecodeBudget <= 0 {
+		cfg.DecodeBudget = DefaultDecodeBudget
+	}
+	if cfg.DecodeWait <= 0 {
+		cfg.DecodeWait = DefaultDecodeWait
+	}
+	if cfg.MaxFilterBytes <= 0 {
+		cfg.MaxFilterBytes = DefaultMaxFilterBytes
 	}
 	if cfg.MaxPageSize <= 0 {
 		cfg.MaxPageSize = store.MaxPageSize
@@ -192,6 +217,8 @@ func New(cfg Config) (*Server, error) {
 		commits: coord.NewCommitter(cfg.Store, cfg.Warehouse, cfg.Logger),
 		jobs:    coord.NewRunner(cfg.Store, cfg.JobsQueued, cfg.Logger),
 	}
+	s.returner = newMemoryReturner()
+	s.decode = budget.New(cfg.DecodeBudget, cfg.DecodeWait, s.returner.peaked)
 	s.jobs.ProgressEvery = cfg.ProgressInterval
 	coord.RegisterStoreJobs(s.jobs, st, cfg.Warehouse)
 	e := echo.New()
@@ -204,7 +231,7 @@ func New(cfg Config) (*Server, error) {
 	e.Pre(remotePaths, s.routeDatabases, stripTrailingSlash, aliasMethods)
 	// trackUploads wraps the body limitBodies has already bounded; with the
 	// two swapped, an oversized upload hung (TestArrowBodyTooLarge).
-	e.Use(assignRequestID, s.observeRequests, s.logRequests, s.limitBodies, s.trackUploads, s.recoverPanics, s.authenticate)
+	e.Use(assignRequestID, s.observeRequests, s.logRequests, s.holdBudget, s.limitBodies, s.trackUploads, s.recoverPanics, s.authenticate)
 	if !managed {
 		e.Use(s.refuseManaged)
 	}

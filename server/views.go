@@ -48,7 +48,7 @@ func (s *Server) CreateMaterializedView(c echo.Context, _ gen.Id, p gen.CreateMa
 	if err != nil {
 		return err
 	}
-	source, q, err := s.viewQuery(req.SourceQuery)
+	source, q, err := s.viewQuery(c, req.SourceQuery)
 	if err != nil {
 		return err
 	}
@@ -102,7 +102,7 @@ func decodeViewSchema(b64 string) (*arrow.Schema, error) {
 // viewQuery reads the source_query of a query view (see above) and returns
 // the source table and the query. Returns InvalidInput (13) when it is not
 // such a query, or reads a branch other than main.
-func (s *Server) viewQuery(sourceQuery string) ([]string, store.Query, error) {
+func (s *Server) viewQuery(c echo.Context, sourceQuery string) ([]string, store.Query, error) {
 	var req gen.QueryTableRequest
 	if err := json.Unmarshal([]byte(sourceQuery), &req); err != nil {
 		return nil, store.Query{}, invalidInput("source_query of a query view must be the JSON body of a QueryTableRequest "+
@@ -121,7 +121,7 @@ func (s *Server) viewQuery(sourceQuery string) ([]string, store.Query, error) {
 	if err != nil {
 		return nil, store.Query{}, err
 	}
-	q, err := s.storeQuery(&req, extras)
+	q, err := s.storeQuery(c, &req, extras)
 	if err != nil {
 		return nil, store.Query{}, err
 	}

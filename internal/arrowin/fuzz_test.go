@@ -39,7 +39,7 @@ func FuzzDecode(f *testing.F) {
 			err  error
 		)
 		n := allocated(func() {
-			_, recs, err = arrowin.Decode(bytes.NewReader(body), lim)
+			_, recs, err = decode(bytes.NewReader(body), lim)
 		})
 		if limit := uint64(8*len(body)) + uint64(2*lim.MaxDecodedBytes) + 8<<20; n > limit {
 			t.Fatalf("allocated %d bytes for a %d-byte body (limit %d)", n, len(body), limit)

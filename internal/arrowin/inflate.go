@@ -28,9 +28,10 @@ func padded(n int64) int64      { return (n + 7) &^ 7 }
 // ahead of them by more than a factor of two, so a buffer that declares
 // gigabytes and holds a few bytes costs a few bytes; and decompression
 // stops at the declared size, so a true bomb costs no more than it
-// declares. Returns an *Error when a buffer is malformed, lies about its
-// size, or the sizes exceed the budget.
-func inflate(meta []byte, b batch, used []bool, body []byte, decoded *budget, lz *lz4Reader) ([]byte, error) {
+// declares. Before any is allocated, reserve is called with the total
+// declared (its error ends the decoding). Returns an *Error when a buffer
+// is malformed, lies about its size, or the sizes exceed the budget.
+func inflate(meta []byte, b batch, used []bool, body []byte, decoded *budget, lz *lz4Reader, reserve func(int64) error) ([]byte, error) {
 	sizes := make([]int, b.nBuffers)
 	total := 0
 	for i := range b.nBuffers {
@@ -53,6 +54,9 @@ func inflate(meta []byte, b batch, used []bool, body []byte, decoded *budget, lz
 		}
 		sizes[i] = int(declared)
 		total += int(padded(8 + declared))
+	}
+	if err := reserve(int64(total)); err != nil {
+		return nil, err
 	}
 	out := make([]byte, 0, min(total, 64<<10))
 	for i := range b.nBuffers {
