@@ -29,9 +29,10 @@ const ManagedLocationScheme = "lancens"
 //     no longer needs it: as soon as its rows are written (a staged chunk
 //     committed, or the write done). Until then the batch counts against
 //     the server's decode budget (--decode-budget), and other requests may
-//     wait for it. A write keeps no more batches than one bounded chunk of
-//     rows needs (plus one read ahead); to keep one longer, for a retry
-//     say, it calls Retain and later Release.
+//     wait for it. A write holds only the batches of the rows it is
+//     converting or writing, a bounded chunk or two (plus one read ahead),
+//     never a whole body; to keep one longer, for a retry say, it calls
+//     Retain and later Release. Release may be called from any goroutine.
 //   - Next returns io.EOF after the last batch. Any other error ends the
 //     stream: a malformed body or one over a limit, a spent decode budget,
 //     a client gone. The write must then fail, return that error unchanged
