@@ -22,9 +22,10 @@ import (
 // the memory requests are about to spend decoding what they sent:
 //
 //   - Arrow bodies, batch by batch: arrowin reserves each message's bytes
-//     (as sent, and once decompressed, both known from its metadata) before
-//     reading them, and a batch's decoded bytes stay reserved until the
-//     write has written its rows and released it (store.Data).
+//     as sent (its metadata says how many) before reading them, and as
+//     decompressed (its buffers' prefixes say) before decompressing them;
+//     a batch's decoded bytes stay reserved until the write has written
+//     its rows and released it (store.Data).
 //   - JSON bodies over smallJSONBody: jsonCost times their size (at most
 //     the whole budget), reserved before the body is read. Reading,
 //     validating and binding a JSON document holds several copies of it.
@@ -38,9 +39,8 @@ import (
 // A reservation that does not fit waits up to Config.DecodeWait for others
 // to return theirs (returned bytes go to the waiters that fit, in arrival
 // order, so large requests do not hold up small ones), then the request
-// answers
-// 503 (ServiceUnavailable, 17) with Retry-After; one larger than the whole
-// budget can never fit and answers 413 (code 13). Small requests reserve
+// answers 503 (ServiceUnavailable, 17) with Retry-After; one larger than
+// the whole budget can never fit and answers 413 (code 13). Small requests reserve
 // nothing, so a budget taken by large uploads does not refuse ordinary
 // traffic: their cost is bounded by their size limits and the connections.
 //

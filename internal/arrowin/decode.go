@@ -20,15 +20,15 @@
 // Next then decodes one record batch at a time, so a body's batches never
 // need to be in memory together. What one stream may cost in all is
 // bounded by Limits; what the streams decoded at the same time hold
-// together is bounded by a shared Budget: before a message's bytes are
-// read, the Reader reserves what the message will take in memory (its
-// metadata, unless small, and its body as read, and its buffers once
-// decompressed, all known from the metadata), and it returns the bytes as
-// they stop being held:
-// the raw ones once the batch is decoded, the decoded ones when the batch
-// is released (its last Release), dictionaries when the Reader closes. A
-// compression bomb therefore costs what it declares only if the budget
-// has room for it, and never more than it declares.
+// together is bounded by a shared Budget. Before reading a message, the
+// Reader reserves its metadata (unless small) and its body as sent, sizes
+// its framing and metadata declare; before decompressing, its buffers'
+// decompressed sizes, which their prefixes declare. It returns the bytes
+// as they stop being held: the raw ones once the batch is decoded, the
+// decoded ones when the batch is released (its last Release),
+// dictionaries' when the Reader closes. A compression bomb therefore
+// costs what it declares only if the budget has room for it, and never
+// more than it declares.
 package arrowin
 
 import (
