@@ -79,6 +79,7 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 			slog.String("request_id", requestID(c)), slog.String("path", c.Request().URL.Path),
 			slog.Int("code", int(code)), slog.Any("cause", se.Cause))
 	}
+	setRetryAfter(c, err)
 	instance := c.Request().URL.Path
 	body := gen.ErrorResponse{Code: int(code), Error: &message, Instance: &instance}
 	if c.Request().Method == http.MethodHead {

@@ -17,6 +17,7 @@ import (
 	"github.com/lancens/lancens/console"
 	"github.com/lancens/lancens/coord"
 	"github.com/lancens/lancens/gen"
+	"github.com/lancens/lancens/internal/budget"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/vend"
 	"github.com/lancens/lancens/warehouse"
@@ -67,6 +68,17 @@ type Config struct {
 	// million: a write of that size already takes SQLite tens of seconds,
 	// and larger loads can be sent as several requests.
 	MaxArrowRows int64
+	// DecodeBudget is the memory all requests together may hold decoding
+	// what they sent (Arrow batches, large JSON bodies, SQL being parsed);
+	// see memory.go. Default 1 GiB.
+	DecodeBudget int64
+	// DecodeWait is how long a request waits for room in DecodeBudget
+	// before it answers ServiceUnavailable (17). Default 2 s.
+	DecodeWait time.Duration
+	// MaxFilterBytes bounds each SQL text a request sends (filters,
+	// predicates, expressions, column names); a longer one is
+	// InvalidInput (13). Default 256 KiB.
+	MaxFilterBytes int
 	// MaxPageSize is the largest `limit` a listing accepts; a larger one is
 	// InvalidInput (13). A listing without a limit answers pages of
 	// store.DefaultPageSize items (or MaxPageSize, when smaller). Default
@@ -137,6 +149,10 @@ type Server struct {
 	// keeps no managed tables.
 	retention *coord.Retention
 	uploads   uploads
+	// decode is the decode budget; returner gives memory back after its
+	// peaks (memory.go).
+	decode    *budget.Budget
+	returner  *memoryReturner
 	metrics   *metrics
 	readiness readiness
 	probes    http.Handler
@@ -167,6 +183,15 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.MaxArrowRows <= 0 {
 		cfg.MaxArrowRows = DefaultMaxArrowRows
+	}
+	if cfg.DecodeBudget <= 0 {
+		cfg.DecodeBudget = DefaultDecodeBudget
+	}
+	if cfg.DecodeWait <= 0 {
+		cfg.DecodeWait = DefaultDecodeWait
+	}
+	if cfg.MaxFilterBytes <= 0 {
+		cfg.MaxFilterBytes = DefaultMaxFilterBytes
 	}
 	if cfg.MaxPageSize <= 0 {
 		cfg.MaxPageSize = store.MaxPageSize
@@ -210,6 +235,8 @@ func New(cfg Config) (*Server, error) {
 		jobs:      coord.NewRunner(cfg.Store, cfg.JobsQueued, cfg.Logger),
 		crossSite: newCrossSitePolicy(cfg),
 	}
+	s.returner = newMemoryReturner()
+	s.decode = budget.New(cfg.DecodeBudget, cfg.DecodeWait, s.returner.peaked)
 	s.jobs.ProgressEvery = cfg.ProgressInterval
 	coord.RegisterStoreJobs(s.jobs, st, cfg.Warehouse)
 	e := echo.New()
@@ -224,7 +251,7 @@ func New(cfg Config) (*Server, error) {
 	// two swapped, an oversized upload hung (TestArrowBodyTooLarge).
 	// The cross-site checks come after them too: a refused request's body is
 	// bounded, and cut off at shutdown, like any other.
-	e.Use(assignRequestID, s.observeRequests, s.logRequests, s.enforceBodyRate, s.limitBodies, s.trackUploads, s.recoverPanics,
+	e.Use(assignRequestID, s.observeRequests, s.logRequests, s.enforceBodyRate, s.holdBudget, s.limitBodies, s.trackUploads, s.recoverPanics,
 		s.checkHost, s.refuseForeignOrigins, s.authenticate)
 	if !managed {
 		e.Use(s.refuseManaged)

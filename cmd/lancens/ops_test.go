@@ -13,6 +13,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"io"
+	"math"
 	"math/big"
 	"net"
 	"net/http"
@@ -168,8 +169,23 @@ func TestLimitAndListenerFlags(t *testing.T) {
 		{"Defaults", nil, nil, false, func(c *serveConfig) bool {
 			return c.maxJSONBody == server.DefaultMaxJSONBody && c.maxArrowBody == server.DefaultMaxArrowBody &&
 				c.maxArrowDecodedBytes == server.DefaultMaxArrowDecodedBytes && c.maxArrowRows == server.DefaultMaxArrowRows &&
-				c.metricsAddr == "" && len(c.corsOrigins) == 0 && c.tlsCert == ""
+				c.metricsAddr == "" && len(c.corsOrigins) == 0 && c.tlsCert == "" &&
+				c.decodeBudget >= 64<<20 && c.decodeBudget%(1<<20) == 0 && c.maxFilterBytes == server.DefaultMaxFilterBytes &&
+				c.memoryLimit > c.decodeBudget
 		}},
+		{"MemoryFlags", []string{"--decode-budget", "512MiB", "--max-filter-bytes", "1KiB", "--memory-limit", "2GiB"}, nil, false,
+			func(c *serveConfig) bool {
+				return c.decodeBudget == 512<<20 && c.maxFilterBytes == 1024 && c.memoryLimit == 2<<30
+			}},
+		{"MemoryEnv", nil, map[string]string{"LANCENS_DECODE_BUDGET": "1GiB", "LANCENS_MAX_FILTER_BYTES": "300", "LANCENS_MEMORY_LIMIT": "none"}, false,
+			func(c *serveConfig) bool {
+				return c.decodeBudget == 1<<30 && c.maxFilterBytes == 300 && c.memoryLimit == math.MaxInt64
+			}},
+		{"GOMEMLIMITKept", nil, map[string]string{"GOMEMLIMIT": "3GiB"}, false, func(c *serveConfig) bool { return c.memoryLimit == 0 }},
+		{"MemoryLimitBeatsGOMEMLIMIT", []string{"--memory-limit", "1GiB"}, map[string]string{"GOMEMLIMIT": "3GiB"}, false,
+			func(c *serveConfig) bool { return c.memoryLimit == 1<<30 }},
+		{"BadMemoryLimit", []string{"--memory-limit", "lots"}, nil, true, nil},
+		{"ZeroDecodeBudget", []string{"--decode-budget", "0"}, nil, true, nil},
 		{"Flags", []string{"--max-json-body", "1MiB", "--max-arrow-body", "3G", "--max-arrow-decoded-bytes", "4096", "--max-arrow-rows", "5",
 			"--metrics-addr", "127.0.0.1:9090", "--cors-origin", "https://a.example", "--cors-origin", "*"}, nil, false,
 			func(c *serveConfig) bool {
