@@ -9,9 +9,10 @@
 // this package: operators, parentheses, SQL keywords and function names
 // (SQLite's own and the lance_* functions that Register installs).
 //
-// EvalFilter evaluates a filter directly over columns held in memory as Go
-// slices, with the semantics of the SQL that CompileFilter makes of it,
-// and reports when the filter needs SQL instead.
+// The compiler builds a tree of the SQL it produces; Compile prints it as
+// SQL text, and an evaluator computes it over columns in memory with
+// SQLite's semantics, row for row the values the SQL computes (machine.go).
+// EvalFilter runs that evaluator over columns held as Go slices.
 //
 // Errors are *store.Error values with code store.CodeInvalidInput, whose
 // messages name the 1-based character position of the offending token

@@ -83,6 +83,9 @@ type sqlNode struct {
 	// literal (the integers 0 and 1 only); bare prints a sqlBinary without
 	// parentheses; operand and hasElse shape a sqlCase.
 	not, inline, bare, operand, hasElse bool
+	// fixed is set by the evaluator's planner on nodes that read no
+	// column: their value is the same for every row.
+	fixed bool
 }
 
 func constNode(v any) *sqlNode { return &sqlNode{kind: sqlConst, v: v} }
