@@ -4,10 +4,12 @@ import (
 	"database/sql/driver"
 	"encoding/json"
 	"math"
-	"math/big"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
+
+	"modernc.org/libc"
 )
 
 // runFunc computes a function of compiled SQL from its arguments' values
@@ -390,24 +392,22 @@ func math2(f func(x, y float64) float64) func([]value) (value, error) {
 	}
 }
 
-// sqlPow returns x^y as SQLite's pow (musl's, correctly rounded in all
-// but rare cases): exactly rounded for integer exponents up to 64 in
-// magnitude, else math.Pow.
+// sqlPow returns x^y as SQLite's power() computes it: with the C
+// library's pow, which for SQLite in Go is modernc.org/libc's port of
+// musl's (correctly rounded in all but rare cases, unlike math.Pow).
 func sqlPow(x, y float64) float64 {
-	if x == 0 || math.IsInf(x, 0) || x != x || y != math.Trunc(y) || math.Abs(y) > 64 {
-		return math.Pow(x, y)
+	powLib.Lock()
+	defer powLib.Unlock()
+	if powLib.tls == nil {
+		powLib.tls = libc.NewTLS()
 	}
-	const prec = 64 * 64
-	b := new(big.Float).SetPrec(prec).SetFloat64(1)
-	p := new(big.Float).SetPrec(prec).SetFloat64(x)
-	for k := int(math.Abs(y)); k > 0; k-- {
-		b.Mul(b, p)
-	}
-	if y < 0 {
-		b.Quo(new(big.Float).SetPrec(prec).SetFloat64(1), b)
-	}
-	f, _ := b.Float64()
-	return f
+	return libc.Xpow(powLib.tls, x, y)
+}
+
+// powLib is the thread state that libc's pow needs (it may set errno).
+var powLib struct {
+	sync.Mutex
+	tls *libc.TLS
 }
 
 // jsonArrayValue is json_array(): numbers as SQLite writes them, text as

@@ -407,7 +407,10 @@ func exactFloat(i int64) bool {
 // isNaN reports whether f is NaN.
 func isNaN(f float64) bool { return math.IsNaN(f) }
 
-// floats returns REALs, NULL where not valid or NaN.
+// floats returns REALs as SQLite stores them: NULL where not valid or NaN,
+// and a negative zero as zero (a REAL column keeps an integral value as an
+// integer, and so loses the sign of a zero). fs is copied only when a
+// value changes.
 func floats(fs []float64, valid []uint64) vec {
 	if hasNaN(fs) {
 		if valid == nil {
@@ -419,6 +422,17 @@ func floats(fs []float64, valid []uint64) vec {
 			if f != f {
 				clear(valid, i)
 			}
+		}
+	}
+	for i, f := range fs {
+		if f == 0 && math.Signbit(f) {
+			fs = append([]float64(nil), fs...)
+			for j := i; j < len(fs); j++ {
+				if fs[j] == 0 {
+					fs[j] = 0
+				}
+			}
+			break
 		}
 	}
 	return vec{cls: clsFloat, flts: fs, valid: valid}
