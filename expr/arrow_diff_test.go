@@ -764,3 +764,102 @@ func mustParse(t *testing.T, src string) Expr {
 	}
 	return e
 }
+
+// TestArrowOrder compares Order.Sort with SQLite's ORDER BY over the
+// generated batch: single and composite keys of every sortable column
+// and of expressions, ascending and descending, NULLs first and last.
+func TestArrowOrder(t *testing.T) {
+	at := newArrowTable(t, 6, 300)
+	binder := SchemaBinder(at.schema)
+	r := rand.New(rand.NewSource(13))
+	sortable := []string{"i", "j", "i8", "u64", "big", "f", "g", "fn", "f32", "f16", "d", "e4", "dc32", "dt", "dw", "s", "t", "sv",
+		"dict", "bin", "fbin", "d32", "d64", "ts", "tsz", "far", "tm", "tms", "dur", "durns", "b", "bn", "st.x", "st.inner.y", "nul",
+		"i + f", "-big", "big + 1", "lower(s)", "CAST(f AS VARCHAR)", "coalesce(i, 5)", "i > 0", "CASE WHEN b THEN s ELSE bin END"}
+	run := func(keys []string, desc, nullsFirst []bool) {
+		t.Helper()
+		var ok []OrderKey
+		var sqlKeys []string
+		var args []any
+		for k, src := range keys {
+			e := mustParse(t, src)
+			ok = append(ok, OrderKey{Expr: e, Descending: desc[k], NullsFirst: nullsFirst[k]})
+			c, err := Compile(e, at.res)
+			if err != nil {
+				t.Fatalf("%s: %v", src, err)
+			}
+			key := "(" + c.SQL + ")"
+			if desc[k] {
+				key += " DESC"
+			}
+			if nullsFirst[k] {
+				key += " NULLS FIRST"
+			} else {
+				key += " NULLS LAST"
+			}
+			sqlKeys, args = append(sqlKeys, key), append(args, c.Args...)
+		}
+		o, err := PlanOrder(ok, binder)
+		if err != nil {
+			t.Fatalf("%v: %v", keys, err)
+		}
+		perm, err := o.Sort(at.batch)
+		if err != nil {
+			t.Fatalf("%v: %v", keys, err)
+		}
+		rows, err := at.db.Query(`SELECT e."_rowid" FROM e ORDER BY `+strings.Join(sqlKeys, ", ")+`, e.rowid`, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var want []int
+		for rows.Next() {
+			var id int
+			if err := rows.Scan(&id); err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, id-1)
+		}
+		if !slices.Equal(perm, want) {
+			t.Errorf("ORDER BY %v (desc %v, nulls first %v):\n got %v\nwant %v", keys, desc, nullsFirst, perm, want)
+		}
+		sk, err := o.Keys(at.batch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := 1; k < len(want); k++ {
+			if c := CompareRows(sk, want[k-1], sk, want[k]); c > 0 || (c == 0 && want[k-1] > want[k]) {
+				t.Fatalf("ORDER BY %v: CompareRows puts row %d after row %d", keys, want[k-1], want[k])
+			}
+		}
+	}
+	for _, src := range sortable {
+		for _, desc := range []bool{false, true} {
+			for _, nf := range []bool{false, true} {
+				run([]string{src}, []bool{desc}, []bool{nf})
+			}
+		}
+	}
+	for range 200 {
+		n := 2 + r.Intn(2)
+		keys, desc, nf := make([]string, n), make([]bool, n), make([]bool, n)
+		for k := range keys {
+			keys[k], desc[k], nf[k] = sortable[r.Intn(len(sortable))], r.Intn(2) == 0, r.Intn(2) == 0
+		}
+		run(keys, desc, nf)
+	}
+	for _, src := range []string{"l", "st", "m", "v"} {
+		if _, err := PlanOrder([]OrderKey{{Expr: mustParse(t, src)}}, binder); store.ErrorCode(err) != store.CodeInvalidInput {
+			t.Errorf("ORDER BY %s: got %v", src, err)
+		}
+	}
+	if _, err := PlanOrder([]OrderKey{{Expr: Path("nope")}}, binder); store.ErrorCode(err) != store.CodeTableColumnNotFound {
+		t.Errorf("ORDER BY nope: got %v", err)
+	}
+	p, err := PlanOrder([]OrderKey{{Expr: Path("st", "inner", "y")}, {Expr: Path("a.b"), Descending: true}}, binder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Sort(at.batch); err != nil {
+		t.Fatal(err)
+	}
+}
