@@ -863,3 +863,144 @@ func TestArrowOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// mergeResolver resolves the paths of a merge condition for SQLite:
+// target. and bare paths read table e, source. paths table s.
+type mergeResolver struct{ target, source testResolver }
+
+func (r mergeResolver) Resolve(path []string) (Column, error) {
+	if len(path) > 1 && path[0] == "source" {
+		return r.source.Resolve(path[1:])
+	}
+	if len(path) > 1 && path[0] == "target" {
+		return r.target.Resolve(path[1:])
+	}
+	return r.target.Resolve(path)
+}
+
+// TestArrowMergeConditions evaluates merge_insert conditions over a target
+// batch and a source batch matched with it row for row, against SQLite
+// over the two tables joined on their row numbers.
+func TestArrowMergeConditions(t *testing.T) {
+	at := newArrowTable(t, 7, 200)
+	src := loadArrowTable(t, at.db, "s", 8, 200)
+	res := mergeResolver{target: at.res, source: src.res}
+	binder := MergeBinder(at.schema, src.schema)
+	g := &arrowGen{r: rand.New(rand.NewSource(14))}
+	conds := []string{
+		"target.i = source.i", "source.i > target.j", "i < source.i", "target.s = source.s OR source.s IS NULL",
+		"source.ts > target.tsms", "source.d + target.d > 0", "target.st.x = source.st.x", "source.st IS NULL",
+		"source.dt > dt", "CAST(source.s AS INT) > i", "source.b AND NOT target.b", "array_has(source.l, target.i)",
+		"source.bin = target.bin", "coalesce(source.f, target.f) > 0", "source.s LIKE target.t", "target.nope = 1", "source.nope = 1",
+		"source.i IS DISTINCT FROM target.i", "CASE WHEN source.b THEN target.i ELSE source.i END > 0",
+	}
+	qualify := func(q string, e string) string {
+		for _, c := range append(append(append([]string{}, genIntCols[:9]...), genFloatCols...), genStrCols[:4]...) {
+			e = strings.ReplaceAll(e, "("+c+" ", "("+q+"."+c+" ")
+		}
+		return e
+	}
+	for range 600 {
+		a, b := g.boolean(1+g.r.Intn(2)), g.boolean(1+g.r.Intn(2))
+		conds = append(conds, "("+qualify("source", a)+") "+g.pick("AND", "OR")+" ("+qualify("target", b)+")")
+	}
+	counts := tally{}
+	for _, cond := range conds {
+		e := mustParse(t, cond)
+		c, cerr := CompileFilter(e, res)
+		p, perr := PlanFilter(e, binder)
+		if !sameCompileErrors(cerr, perr) {
+			t.Errorf("%s: planner error %v, compiler error %v", cond, perr, cerr)
+			continue
+		}
+		if cerr != nil {
+			counts[outcomeCompileError]++
+			continue
+		}
+		rows, err := p.Filter(at.batch, src.batch)
+		want, qerr := func() ([]int64, error) {
+			// One WHERE term (IS TRUE tests it with the jumps of a WHERE
+			// term): a join evaluates each AND term with the first table
+			// it needs, so a term on the outer table alone runs before
+			// the others, which a condition over matched pairs does not.
+			q, err := at.db.Query(`SELECT e."_rowid" FROM e JOIN s ON s.rowid = e.rowid WHERE (`+c.SQL+`) IS TRUE ORDER BY e.rowid`, c.Args...)
+			if err != nil {
+				return nil, err
+			}
+			defer q.Close()
+			ids := []int64{}
+			for q.Next() {
+				var id int64
+				if err := q.Scan(&id); err != nil {
+					return nil, err
+				}
+				ids = append(ids, id)
+			}
+			return ids, q.Err()
+		}()
+		switch {
+		case (err != nil) != (qerr != nil):
+			t.Errorf("%s: evaluator error %v, SQL error %v", cond, err, qerr)
+		case err != nil:
+			counts[outcomeRunError]++
+		case !slices.Equal(bitmapIDs(rows, at.n), want):
+			t.Errorf("%s:\n got %v\nwant %v", cond, bitmapIDs(rows, at.n), want)
+		default:
+			counts[outcomeValues]++
+		}
+	}
+	t.Logf("%d merge conditions × %d row pairs: %v", len(conds), at.n, counts)
+}
+
+// TestArrowValueAs compares PlanValueAs with CompileAs: values converted
+// to a column's type as an update or a new column converts them.
+func TestArrowValueAs(t *testing.T) {
+	at := newArrowTable(t, 9, 200)
+	binder := SchemaBinder(at.schema)
+	g := &arrowGen{r: rand.New(rand.NewSource(15))}
+	types := []Type{intType, floatType, stringType, boolType, {Kind: KindBinary}, decimalType(10, 3), decimalType(30, 2), decimalType(5, 0),
+		{Kind: KindDate32}, {Kind: KindDate64}, {Kind: KindTimestamp, Unit: Milli}, {Kind: KindTimestamp, Unit: Nano}, {Kind: KindTimestamp, Unit: Second},
+		{Kind: KindTime, Unit: Micro}, {Kind: KindTime, Unit: Second}, {Kind: KindDuration, Unit: Milli}, {Kind: KindList, Elem: ptr(intType)},
+		{Kind: KindList, Elem: ptr(stringType)}}
+	srcs := []string{"'2024-01-02'", "TIMESTAMP '2024-01-02 00:00:00.001'", "ts", "'2024-01-01'", "i * 1.5", "'3.14159'", "d", "NULL",
+		"dt", "f", "s", "i", "big", "b", "tsz", "d32", "tm", "dur", "'12:30:00'", "[]", "l", "ls", "[1, 2]", "['a']", "CAST(s AS BYTEA)"}
+	for range 1500 {
+		srcs = append(srcs, g.any(1+g.r.Intn(2)))
+	}
+	counts := tally{}
+	for k, src := range srcs {
+		to := types[k%len(types)]
+		if k < 25 {
+			to = types[g.r.Intn(len(types))]
+		}
+		e := mustParse(t, src)
+		c, cerr := CompileAs(e, at.res, to)
+		p, perr := PlanValueAs(e, binder, to)
+		if !sameCompileErrors(cerr, perr) {
+			t.Errorf("%s as %v: planner error %v, compiler error %v", src, to, perr, cerr)
+			continue
+		}
+		if cerr != nil {
+			counts[outcomeCompileError]++
+			continue
+		}
+		v, err := p.p.value(at.n, p.loader([]arrow.RecordBatch{at.batch}))
+		want, qerr := at.sqlValues(c)
+		switch {
+		case (err != nil) != (qerr != nil):
+			t.Errorf("%s as %v: evaluator error %v, SQL error %v", src, to, err, qerr)
+			continue
+		case err != nil:
+			counts[outcomeRunError]++
+			continue
+		}
+		for i, w := range want {
+			if got := v.at(i); !sameStored(got, w) {
+				t.Errorf("%s as %v: row %d: got %s, SQL gives %#v", src, to, i+1, describeValue(got), w)
+				break
+			}
+		}
+		counts[outcomeValues]++
+	}
+	t.Logf("%d values as %d types × %d rows: %v", len(srcs), len(types), at.n, counts)
+}

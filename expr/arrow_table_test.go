@@ -228,12 +228,24 @@ type arrowTable struct {
 	schema *arrow.Schema
 }
 
-// newArrowTable generates n rows from seed.
+// newArrowTable generates n rows from seed, in table e of a new database.
 func newArrowTable(t testing.TB, seed int64, n int) *arrowTable {
 	t.Helper()
 	if err := Register(); err != nil {
 		t.Fatal(err)
 	}
+	db, err := sql.Open("sqlite", filepath.Join(t.TempDir(), "a.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	db.SetMaxOpenConns(1)
+	return loadArrowTable(t, db, "e", seed, n)
+}
+
+// loadArrowTable generates n rows from seed into table name of db.
+func loadArrowTable(t testing.TB, db *sql.DB, name string, seed int64, n int) *arrowTable {
+	t.Helper()
 	r := rand.New(rand.NewSource(seed))
 	cols := arrowColumns()
 	cells := make([][]any, len(cols))
@@ -257,15 +269,8 @@ func newArrowTable(t testing.TB, seed int64, n int) *arrowTable {
 		b.Release()
 	}
 	schema := arrow.NewSchema(fields, nil)
-	at := &arrowTable{batch: arrays.NewRecordBatch(schema, arrs, int64(n)), res: testResolver{}, n: n, schema: schema}
+	at := &arrowTable{db: db, batch: arrays.NewRecordBatch(schema, arrs, int64(n)), res: testResolver{}, n: n, schema: schema}
 	t.Cleanup(at.batch.Release)
-	db, err := sql.Open("sqlite", filepath.Join(t.TempDir(), "a.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	db.SetMaxOpenConns(1)
-	at.db = db
 	var defs, names []string
 	var columns [][]any
 	for c, col := range cols {
@@ -273,10 +278,10 @@ func newArrowTable(t testing.TB, seed int64, n int) *arrowTable {
 			defs = append(defs, fmt.Sprintf(`"%s" %s`, pc.name, pc.sqlType))
 			names = append(names, pc.name)
 			columns = append(columns, pc.vals)
-			at.res[strings.Join(pc.path, "/")] = Column{SQL: fmt.Sprintf(`e."%s"`, pc.name), Type: TypeOf(pc.typ)}
+			at.res[strings.Join(pc.path, "/")] = Column{SQL: fmt.Sprintf(`%s."%s"`, name, pc.name), Type: TypeOf(pc.typ)}
 		}
 	}
-	if _, err := db.Exec(`CREATE TABLE e (` + strings.Join(defs, ", ") + `)`); err != nil {
+	if _, err := db.Exec(`CREATE TABLE ` + name + ` (` + strings.Join(defs, ", ") + `)`); err != nil {
 		t.Fatal(err)
 	}
 	tx, err := db.Begin()
@@ -289,7 +294,7 @@ func newArrowTable(t testing.TB, seed int64, n int) *arrowTable {
 		for c := range columns {
 			row[c] = columns[c][i]
 		}
-		if _, err := tx.Exec(`INSERT INTO e VALUES (`+marks+`)`, row...); err != nil {
+		if _, err := tx.Exec(`INSERT INTO `+name+` VALUES (`+marks+`)`, row...); err != nil {
 			t.Fatal(err)
 		}
 	}
