@@ -38,6 +38,16 @@ func loadBinding(batch arrow.RecordBatch, b Binding, nullOnly bool) (vec, error)
 	return loadArray(arr, valid)
 }
 
+// widen returns integer values as int64 (uint64 wrapping, as SQLite
+// stores it).
+func widen[T ~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~uint32 | ~uint64](vals []T) []int64 {
+	out := make([]int64, len(vals))
+	for i, v := range vals {
+		out[i] = int64(v)
+	}
+	return out
+}
+
 // floating reports whether dt is a float type, whose NaN values are NULL.
 func floating(dt arrow.DataType) bool {
 	switch dt.ID() {
@@ -86,13 +96,6 @@ func arrowBits(buf []byte, offset, n int) []uint64 {
 // loadArray returns the values of arr, NULL outside valid.
 func loadArray(arr arrow.Array, valid []uint64) (vec, error) {
 	n := arr.Len()
-	ints := func(get func(i int) int64) vec {
-		v := vec{cls: clsInt, ints: make([]int64, n), valid: valid}
-		for i := range v.ints {
-			v.ints[i] = get(i)
-		}
-		return v
-	}
 	if isVectorType(arr.DataType()) {
 		return vectorBlobs(arr.(*arrays.FixedSizeList), valid), nil
 	}
@@ -111,9 +114,32 @@ func loadArray(arr arrow.Array, valid []uint64) (vec, error) {
 		return boolVec(t, f), nil
 	case *arrays.Int64:
 		return vec{cls: clsInt, ints: a.Int64Values(), valid: valid}, nil
-	case *arrays.Int8, *arrays.Int16, *arrays.Int32, *arrays.Uint8, *arrays.Uint16, *arrays.Uint32, *arrays.Uint64,
-		*arrays.Date32, *arrays.Date64, *arrays.Time32, *arrays.Time64, *arrays.Timestamp, *arrays.Duration:
-		return ints(func(i int) int64 { n, _ := intAt(arr, i); return n }), nil
+	case *arrays.Int8:
+		return vec{cls: clsInt, ints: widen(a.Int8Values()), valid: valid}, nil
+	case *arrays.Int16:
+		return vec{cls: clsInt, ints: widen(a.Int16Values()), valid: valid}, nil
+	case *arrays.Int32:
+		return vec{cls: clsInt, ints: widen(a.Int32Values()), valid: valid}, nil
+	case *arrays.Uint8:
+		return vec{cls: clsInt, ints: widen(a.Uint8Values()), valid: valid}, nil
+	case *arrays.Uint16:
+		return vec{cls: clsInt, ints: widen(a.Uint16Values()), valid: valid}, nil
+	case *arrays.Uint32:
+		return vec{cls: clsInt, ints: widen(a.Uint32Values()), valid: valid}, nil
+	case *arrays.Uint64:
+		return vec{cls: clsInt, ints: widen(a.Uint64Values()), valid: valid}, nil
+	case *arrays.Date32:
+		return vec{cls: clsInt, ints: widen(a.Date32Values()), valid: valid}, nil
+	case *arrays.Date64:
+		return vec{cls: clsInt, ints: widen(a.Date64Values()), valid: valid}, nil
+	case *arrays.Time32:
+		return vec{cls: clsInt, ints: widen(a.Time32Values()), valid: valid}, nil
+	case *arrays.Time64:
+		return vec{cls: clsInt, ints: widen(a.Time64Values()), valid: valid}, nil
+	case *arrays.Timestamp:
+		return vec{cls: clsInt, ints: widen(a.TimestampValues()), valid: valid}, nil
+	case *arrays.Duration:
+		return vec{cls: clsInt, ints: widen(a.DurationValues()), valid: valid}, nil
 	case *arrays.Float64:
 		return floats(a.Float64Values(), valid), nil
 	case *arrays.Float32:
@@ -145,7 +171,20 @@ func loadArray(arr arrow.Array, valid []uint64) (vec, error) {
 	case *arrays.Decimal32, *arrays.Decimal64, *arrays.Decimal128, *arrays.Decimal256:
 		dt := arr.DataType().(arrow.DecimalType)
 		if int(dt.GetPrecision()) <= maxIntPrecision {
-			return ints(func(i int) int64 { return decimalUnscaled(arr, i).Int64() }), nil
+			v := vec{cls: clsInt, ints: make([]int64, n), valid: valid}
+			for i := range v.ints {
+				switch d := arr.(type) {
+				case *arrays.Decimal32:
+					v.ints[i] = int64(d.Value(i))
+				case *arrays.Decimal64:
+					v.ints[i] = int64(d.Value(i))
+				case *arrays.Decimal128:
+					v.ints[i] = int64(d.Value(i).LowBits())
+				default:
+					v.ints[i] = decimalUnscaled(arr, i).Int64()
+				}
+			}
+			return v, nil
 		}
 		return stringsOf(clsText, n, valid, func(i int) string {
 			return formatDecimal(decimalUnscaled(arr, i), int(dt.GetScale()))

@@ -55,6 +55,27 @@ func toArrow(mem memory.Allocator, v vec, t Type, dt arrow.DataType, n int) (arr
 			bb.AppendValues(v.flts, validBools(v.valid, n))
 			return b.NewArray(), nil
 		}
+	case *arrays.StringBuilder:
+		if v.cls == clsText && !v.konst {
+			for i := range n {
+				if has(v.valid, i) {
+					bb.Append(v.txt.at(i))
+				} else {
+					bb.AppendNull()
+				}
+			}
+			return b.NewArray(), nil
+		}
+	}
+	if put := intAppender(b); put != nil && v.cls == clsInt && v.over == nil && !v.konst {
+		for i, x := range v.ints {
+			if has(v.valid, i) {
+				put(x)
+			} else {
+				b.AppendNull()
+			}
+		}
+		return b.NewArray(), nil
 	}
 	for i := range n {
 		if err := appendStored(b, storedValue(v.at(i))); err != nil {
@@ -62,6 +83,28 @@ func toArrow(mem memory.Allocator, v vec, t Type, dt arrow.DataType, n int) (arr
 		}
 	}
 	return b.NewArray(), nil
+}
+
+// intAppender returns how to append an INTEGER to a builder of a type
+// read from integers (the temporal types and narrow decimals), or nil.
+func intAppender(b arrays.Builder) func(int64) {
+	switch bb := b.(type) {
+	case *arrays.Date32Builder:
+		return func(x int64) { bb.Append(arrow.Date32(x)) }
+	case *arrays.Date64Builder:
+		return func(x int64) { bb.Append(arrow.Date64(x)) }
+	case *arrays.TimestampBuilder:
+		return func(x int64) { bb.Append(arrow.Timestamp(x)) }
+	case *arrays.Time32Builder:
+		return func(x int64) { bb.Append(arrow.Time32(x)) }
+	case *arrays.Time64Builder:
+		return func(x int64) { bb.Append(arrow.Time64(x)) }
+	case *arrays.DurationBuilder:
+		return func(x int64) { bb.Append(arrow.Duration(x)) }
+	case *arrays.Decimal128Builder:
+		return func(x int64) { bb.Append(decimal128.FromI64(x)) }
+	}
+	return nil
 }
 
 // validBools returns a validity bitmap as the []bool Arrow builders take

@@ -28,7 +28,7 @@ func (m *machine) arith(op sqlOp, a, b vec) vec {
 	case a.cls == clsInt && b.cls == clsInt:
 		out = intArith(op, a, b, n, m.validAll(n, a, b))
 	default:
-		out = floatArith(op, toFloats(a), toFloats(b), n, m.validAll(n, a, b))
+		out = floatArith(op, a, b, n, m.validAll(n, a, b))
 	}
 	out.konst = n == 1 && m.n != 1
 	return out
@@ -130,45 +130,85 @@ func mul64(x, y int64) (int64, bool) {
 // are): overflowing rows hold the REAL SQLite computes.
 func intArith(op sqlOp, a, b vec, n int, valid []uint64) vec {
 	out := vec{cls: clsInt, ints: make([]int64, n), valid: valid}
-	for i := range n {
-		p, q := a.ints[a.idx(i)], b.ints[b.idx(i)]
-		var r int64
-		over := false
-		switch op {
-		case sqlAdd:
-			r = p + q
-			over = (p^r)&(q^r) < 0
-		case sqlSub:
-			r = p - q
-			over = (p^q)&(p^r) < 0
-		case sqlMul:
-			r, over = mul64(p, q)
-		case sqlDiv:
+	x, y := a.ints, b.ints
+	xs, ys := 1, 1
+	if a.konst {
+		xs = 0
+	}
+	if b.konst {
+		ys = 0
+	}
+	// over collects, per 64 rows, the rows whose result overflowed.
+	var over []uint64
+	mark := func(i int) {
+		if over == nil {
+			over = make([]uint64, words(n))
+		}
+		set(over, i)
+	}
+	r := out.ints
+	switch op {
+	case sqlAdd:
+		for i := range r {
+			p, q := x[i*xs], y[i*ys]
+			z := p + q
+			r[i] = z
+			if (p^z)&(q^z) < 0 {
+				mark(i)
+			}
+		}
+	case sqlSub:
+		for i := range r {
+			p, q := x[i*xs], y[i*ys]
+			z := p - q
+			r[i] = z
+			if (p^q)&(p^z) < 0 {
+				mark(i)
+			}
+		}
+	case sqlMul:
+		for i := range r {
+			z, o := mul64(x[i*xs], y[i*ys])
+			r[i] = z
+			if o {
+				mark(i)
+			}
+		}
+	case sqlDiv:
+		for i := range r {
+			p, q := x[i*xs], y[i*ys]
 			switch {
 			case q == 0:
 				clear(valid, i)
 			case q == -1 && p == math.MinInt64:
-				over = true
+				mark(i)
 			default:
-				r = p / q
+				r[i] = p / q
 			}
-		default:
-			switch q {
+		}
+	default:
+		for i := range r {
+			switch q := y[i*ys]; q {
 			case 0:
 				clear(valid, i)
 			case -1:
 			default:
-				r = p % q
+				r[i] = x[i*xs] % q
 			}
 		}
-		out.ints[i] = r
-		if over && has(valid, i) {
-			if out.over == nil {
-				out.over = &realRows{rows: make([]uint64, words(n)), vals: make([]float64, n)}
+	}
+	if over != nil {
+		forEach(n, over, func(i int) error {
+			if has(valid, i) {
+				if out.over == nil {
+					out.over = &realRows{rows: make([]uint64, words(n)), vals: make([]float64, n)}
+				}
+				set(out.over.rows, i)
+				p, q := x[i*xs], y[i*ys]
+				out.over.vals[i] = arithValue(op, value{cls: clsFloat, f: float64(p)}, value{cls: clsFloat, f: float64(q)}).f
 			}
-			set(out.over.rows, i)
-			out.over.vals[i] = arithValue(op, value{cls: clsFloat, f: float64(p)}, value{cls: clsFloat, f: float64(q)}).f
-		}
+			return nil
+		})
 	}
 	return out
 }
@@ -185,40 +225,64 @@ func toFloats(v vec) vec {
 	return out
 }
 
-// floatArith is arith of + - * / for two REAL vecs of n rows, valid where
-// both are; NaN results and division by zero clear rows of valid.
+// floatArith is arith of + - * / in float64 for two vecs of n rows, REAL
+// or INTEGER (converted as SQLite converts), valid where both are; NaN
+// results and division by zero clear rows of valid.
 func floatArith(op sqlOp, a, b vec, n int, valid []uint64) vec {
 	out := vec{cls: clsFloat, flts: make([]float64, n), valid: valid}
-	x, y := a.flts, b.flts
-	as, bs := 1, 1
+	xs, ys := 1, 1
 	if a.konst {
-		as = 0
+		xs = 0
 	}
 	if b.konst {
-		bs = 0
+		ys = 0
 	}
-	for i := range n {
-		p, q := x[i*as], y[i*bs]
-		var r float64
-		switch op {
-		case sqlAdd:
-			r = p + q
-		case sqlSub:
-			r = p - q
-		case sqlMul:
-			r = p * q
-		case sqlDiv:
-			r = math.NaN()
-			if q != 0 {
-				r = p / q
+	switch {
+	case a.cls == clsFloat && b.cls == clsFloat:
+		floatLoop(op, a.flts, b.flts, xs, ys, out.flts)
+	case a.cls == clsFloat:
+		floatLoop(op, a.flts, b.ints, xs, ys, out.flts)
+	case b.cls == clsFloat:
+		floatLoop(op, a.ints, b.flts, xs, ys, out.flts)
+	default:
+		floatLoop(op, a.ints, b.ints, xs, ys, out.flts)
+	}
+	if hasNaN(out.flts) {
+		for i, z := range out.flts {
+			if z != z {
+				clear(valid, i)
 			}
 		}
-		if r != r {
-			clear(valid, i)
-		}
-		out.flts[i] = r
 	}
 	return out
+}
+
+// floatLoop computes r[i] = x[i*xs] op y[i*ys] in float64 for + - * /;
+// division by zero gives NaN.
+func floatLoop[X, Y int64 | float64](op sqlOp, x []X, y []Y, xs, ys int, r []float64) {
+	switch op {
+	case sqlAdd:
+		for i := range r {
+			r[i] = float64(x[i*xs]) + float64(y[i*ys])
+		}
+	case sqlSub:
+		for i := range r {
+			r[i] = float64(x[i*xs]) - float64(y[i*ys])
+		}
+	case sqlMul:
+		for i := range r {
+			r[i] = float64(x[i*xs]) * float64(y[i*ys])
+		}
+	default:
+		for i := range r {
+			q := float64(y[i*ys])
+			if q == 0 {
+				r[i] = math.NaN()
+				continue
+			}
+			r[i] = float64(x[i*xs]) / q
+		}
+	}
 }
 
 // concat returns a || b: NULL when either is NULL, else their textCol

@@ -424,18 +424,24 @@ func floats(fs []float64, valid []uint64) vec {
 			}
 		}
 	}
-	for i, f := range fs {
-		if f == 0 && math.Signbit(f) {
-			fs = append([]float64(nil), fs...)
-			for j := i; j < len(fs); j++ {
-				if fs[j] == 0 {
-					fs[j] = 0
-				}
+	if hasNegZero(fs) {
+		fs = append([]float64(nil), fs...)
+		for i, f := range fs {
+			if f == 0 {
+				fs[i] = 0
 			}
-			break
 		}
 	}
 	return vec{cls: clsFloat, flts: fs, valid: valid}
+}
+
+// hasNegZero reports whether fs holds a negative zero.
+func hasNegZero(fs []float64) bool {
+	found := false
+	for _, f := range fs {
+		found = found || math.Float64bits(f) == 1<<63
+	}
+	return found
 }
 
 // hasNaN reports whether fs holds a NaN: a value whose bits without the
