@@ -59,8 +59,15 @@ func EvalFilter(e Expr, cols Columns) (rows []uint64, ok bool, err error) {
 			return nil, false, nil
 		}
 	}
+	loaded := map[string]vec{}
 	rows, err = newProgram(c).filter(n, func(node *sqlNode) (vec, error) {
-		return valuesVec(r.vals[pathKey(node.path)], n), nil
+		key := pathKey(node.path)
+		v, ok := loaded[key]
+		if !ok {
+			v = valuesVec(r.vals[key], n)
+			loaded[key] = v
+		}
+		return v, nil
 	})
 	return rows, err == nil, err
 }
