@@ -1004,3 +1004,53 @@ func TestArrowValueAs(t *testing.T) {
 	}
 	t.Logf("%d values as %d types × %d rows: %v", len(srcs), len(types), at.n, counts)
 }
+
+// TestArrowConcurrent runs one set of Programs and an Order from several
+// goroutines at once: the results are those of a single run.
+func TestArrowConcurrent(t *testing.T) {
+	at := newArrowTable(t, 10, 200)
+	binder := SchemaBinder(at.schema)
+	var progs []*Program
+	var want [][]uint64
+	for _, src := range arrowFilterCases[:120] {
+		p, err := PlanFilter(mustParse(t, src), binder)
+		if err != nil {
+			continue
+		}
+		rows, err := p.Filter(at.batch)
+		if err != nil {
+			continue
+		}
+		progs, want = append(progs, p), append(want, rows)
+	}
+	o, err := PlanOrder([]OrderKey{{Expr: Path("s")}, {Expr: Path("f"), Descending: true}}, binder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perm, err := o.Sort(at.batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() {
+			for i, p := range progs {
+				rows, err := p.Filter(at.batch)
+				if err != nil || !slices.Equal(rows, want[i]) {
+					errs <- fmt.Errorf("program %d: %v", i, err)
+					return
+				}
+			}
+			if got, err := o.Sort(at.batch); err != nil || !slices.Equal(got, perm) {
+				errs <- fmt.Errorf("order: %v", err)
+				return
+			}
+			errs <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -404,9 +404,6 @@ func exactFloat(i int64) bool {
 	return f < 0x1p63 && int64(f) == i
 }
 
-// isNaN reports whether f is NaN.
-func isNaN(f float64) bool { return math.IsNaN(f) }
-
 // floats returns REALs as SQLite stores them: NULL where not valid or NaN,
 // and a negative zero as zero (a REAL column keeps an integral value as an
 // integer, and so loses the sign of a zero). fs is copied only when a
