@@ -284,6 +284,13 @@ var arrowFilterCases = []string{
 	"s || f LIKE 'a%'", "CAST(f AS VARCHAR) = '1.5'", "CAST(f AS VARCHAR) LIKE '%e+%'", "CAST(d AS VARCHAR) = '12.34'",
 	"CAST(b AS VARCHAR) = 'true'", "CAST(i AS BOOLEAN)", "CAST(f AS BOOLEAN)", "CAST(d AS BOOLEAN)", "CAST(b AS INT) = 1", "CAST(b AS DOUBLE) = 1",
 	"CAST(f AS INT) = -2", "CAST(big AS DOUBLE) > 0", "CAST(CAST(big AS DOUBLE) AS INT) = big", "CAST(f AS BIGINT) > 0",
+	// Aliases of functions and type names.
+	"character_length(s) = 5", "nvl(i, 0) = 0", "ifnull(s, 'x') = 'x'", "ceiling(f) = 2", "pow(i, 2) = 9", "list_length(l) = 2",
+	"list_contains(ls, 'a')", "list_has(l, 1)", "list_has_all(l, [1])", "list_has_any(ls, ['a', 'z'])", "array_contains(lb, TRUE)",
+	"CAST(i AS TINYINT) = 3", "CAST(i AS SMALLINT) = 3", "CAST(i AS INTEGER) = 3", "CAST(f AS REAL) > 1", "CAST(f AS DOUBLE PRECISION) > 1",
+	"CAST(s AS VARBINARY) = CAST('a' AS BLOB)", "CAST(i AS NUMERIC(4)) = 3", "CAST(i AS DECIMAL) = 3", "CAST(s AS CHAR) = 'a'",
+	"CAST(ts AS TIMESTAMP(9)) = tsns", "CAST(ts AS TIMESTAMP(1)) > tss", "CAST(tsns AS TIMESTAMP(4)) = ts", "CAST(tm AS TIME) = tmns",
+	"i::double > 1", "s::int > 0", "ts::date = d32", "d32::timestamp(3) = tsms", "CAST(b AS BOOL)", "CAST(s AS BOOL)",
 	// Long IN lists are bound as JSON and read by json_each.
 	longIn("f", false, 300, func(i int) string { return strconv.FormatFloat(float64(i)/3, 'g', -1, 64) }),
 	longIn("f", false, 300, func(i int) string { return strconv.FormatFloat(1e20*float64(i)+0.1, 'g', -1, 64) }),
