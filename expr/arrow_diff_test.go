@@ -1061,3 +1061,72 @@ func TestArrowConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestArrowSlices evaluates over slices of a batch (Arrow arrays with an
+// offset, including offsets that are not a multiple of 8): the results are
+// those of the whole batch, restricted.
+func TestArrowSlices(t *testing.T) {
+	at := newArrowTable(t, 16, 300)
+	binder := SchemaBinder(at.schema)
+	srcs := slices.Concat(arrowFilterCases[:200], evalDiffCases[:150])
+	for _, bounds := range [][2]int64{{0, 300}, {64, 200}, {13, 290}, {101, 102}, {7, 7}} {
+		slice := at.batch.NewSlice(bounds[0], bounds[1])
+		n := int(bounds[1] - bounds[0])
+		for _, src := range srcs {
+			p, err := PlanFilter(mustParse(t, src), binder)
+			if err != nil {
+				continue
+			}
+			whole, err := p.Filter(at.batch)
+			if err != nil {
+				continue
+			}
+			part, err := p.Filter(slice)
+			if err != nil {
+				t.Errorf("%s over rows %v: %v", src, bounds, err)
+				continue
+			}
+			for i := range n {
+				if has(part, i) != has(whole, int(bounds[0])+i) {
+					t.Errorf("%s over rows %v: row %d differs", src, bounds, i)
+					break
+				}
+			}
+			v, err := PlanValue(mustParse(t, src), binder)
+			if err != nil {
+				continue
+			}
+			wv, err1 := v.p.value(at.n, v.loader([]arrow.RecordBatch{at.batch}))
+			pv, err2 := v.p.value(n, v.loader([]arrow.RecordBatch{slice}))
+			if err1 != nil || err2 != nil {
+				continue
+			}
+			for i := range n {
+				if a, b := pv.at(i), wv.at(int(bounds[0])+i); a != b && !(a.cls == clsFloat && b.cls == clsFloat && a.f != a.f && b.f != b.f) {
+					t.Errorf("%s over rows %v: row %d is %s, %s in the whole batch", src, bounds, i, describeValue(a), describeValue(b))
+					break
+				}
+			}
+		}
+		slice.Release()
+	}
+	for _, src := range []string{"l", "ls", "lll", "fl", "v", "m", "st.inner.y", "dict", "sv", "bin", "dt", "b"} {
+		p, err := PlanValue(mustParse(t, src), binder)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slice := at.batch.NewSlice(13, 290)
+		wv, _ := p.p.value(at.n, p.loader([]arrow.RecordBatch{at.batch}))
+		pv, err := p.p.value(277, p.loader([]arrow.RecordBatch{slice}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 277 {
+			if pv.at(i) != wv.at(13+i) {
+				t.Errorf("%s: row %d of the slice is %s, %s in the whole batch", src, i, describeValue(pv.at(i)), describeValue(wv.at(13+i)))
+				break
+			}
+		}
+		slice.Release()
+	}
+}

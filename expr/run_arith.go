@@ -292,9 +292,9 @@ func (m *machine) concat(a, b vec, mask []uint64) vec {
 		return nullVec
 	}
 	a, b = m.ints(a), m.ints(b)
-	n := m.rows(a, b)
-	if n == 1 {
-		mask = nil
+	n, mask, ok := m.span(mask, a, b)
+	if !ok {
+		return nullVec
 	}
 	out := vec{cls: clsText, konst: n == 1 && m.n != 1, txt: textCol{strs: make([]string, n)}, valid: make([]uint64, words(n))}
 	forEach(n, mask, func(i int) error {
@@ -325,9 +325,9 @@ func (m *machine) cast(to string, x vec, mask []uint64) vec {
 	case to == "TEXT" && x.cls == clsText, to == "BLOB" && x.cls == clsBlob:
 		return x
 	}
-	n := m.rows(x)
-	if n == 1 {
-		mask = nil
+	n, mask, ok := m.span(mask, x)
+	if !ok {
+		return nullVec
 	}
 	b := newBuilder(n)
 	forEach(n, mask, func(i int) error {

@@ -91,9 +91,9 @@ func (m *machine) jsonText(v vec) vec {
 // perRow makes a runFunc of a function of one row's values.
 func perRow(f func(args []value) (value, error)) runFunc {
 	return func(m *machine, args []vec, mask []uint64) (vec, error) {
-		n := m.rows(args...)
-		if n == 1 {
-			mask = nil
+		n, mask, ok := m.span(mask, args...)
+		if !ok {
+			return nullVec, nil
 		}
 		b := newBuilder(n)
 		vals := make([]value, len(args))
@@ -532,9 +532,9 @@ func likeSQLFunc(fold bool) func([]driver.Value) (driver.Value, error) {
 func mapTextFunc(f func(string) string) runFunc {
 	return func(m *machine, args []vec, mask []uint64) (vec, error) {
 		x := args[0]
-		n := m.rows(x)
-		if n == 1 {
-			mask = nil
+		n, mask, ok := m.span(mask, x)
+		if !ok {
+			return nullVec, nil
 		}
 		out := vec{cls: clsText, konst: x.konst, txt: textCol{strs: make([]string, n)}, valid: make([]uint64, words(n))}
 		forEach(n, mask, func(i int) error {
@@ -552,9 +552,9 @@ func mapTextFunc(f func(string) string) runFunc {
 func textPredicateFunc(f func(s, p string) bool) runFunc {
 	return func(m *machine, args []vec, mask []uint64) (vec, error) {
 		a, b := args[0], args[1]
-		n := m.rows(a, b)
-		if n == 1 {
-			mask = nil
+		n, mask, ok := m.span(mask, a, b)
+		if !ok {
+			return nullVec, nil
 		}
 		hit := make([]uint64, words(n))
 		valid := make([]uint64, words(n))

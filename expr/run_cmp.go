@@ -46,6 +46,17 @@ func (m *machine) rows(vs ...vec) int {
 	return 1
 }
 
+// span returns how many values an operation on vs computes and the mask
+// of the rows to compute them for: every row of mask, or, when all of vs
+// are constants, one value (mask nil), which none is when no row of mask
+// needs it (ok false).
+func (m *machine) span(mask []uint64, vs ...vec) (n int, rows []uint64, ok bool) {
+	if n = m.rows(vs...); n != 1 || m.n == 1 {
+		return n, mask, true
+	}
+	return 1, nil, !empty(m.n, mask)
+}
+
 // validAll returns the rows of n (m.n or 1) where every one of vs is
 // non-NULL, as a new bitmap.
 func (m *machine) validAll(n int, vs ...vec) []uint64 {
