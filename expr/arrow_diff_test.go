@@ -301,6 +301,11 @@ var arrowFilterCases = []string{
 	longIn("u64", false, 300, func(i int) string { return strconv.Itoa(i - 2) }),
 	longIn("s", false, 300, func(i int) string { return map[bool]string{true: "NULL", false: "'" + strconv.Itoa(i) + "'"}[i == 7] }),
 	longIn("i", false, 300, func(i int) string { return "CAST(s AS INT) + " + strconv.Itoa(i) }),
+	// SQLite evaluates the right operand of AND/OR first when only the left
+	// one holds a subquery (a long IN list).
+	"NOT (" + longIn("i", false, 300, func(i int) string { return strconv.Itoa(i + 1000) }) + " AND CAST(s AS INT) > 0)",
+	"(" + longIn("i", false, 300, func(i int) string { return strconv.Itoa(i - 20) }) + " OR CAST(s AS INT) > 0) AND i > 0",
+	"NOT (" + longIn("i", false, 300, func(i int) string { return strconv.Itoa(i + 1000) }) + " AND " + longIn("j", false, 300, strconv.Itoa) + ")",
 }
 
 // arrowValueCases are value expressions over the generated batch.
