@@ -303,8 +303,8 @@ var arrowFilterCases = []string{
 	longIn("i", false, 300, func(i int) string { return "CAST(s AS INT) + " + strconv.Itoa(i) }),
 	// SQLite evaluates the right operand of AND/OR first when only the left
 	// one holds a subquery (a long IN list).
-	"NOT (" + longIn("i", false, 300, func(i int) string { return strconv.Itoa(i + 1000) }) + " AND CAST(s AS INT) > 0)",
-	"(" + longIn("i", false, 300, func(i int) string { return strconv.Itoa(i - 20) }) + " OR CAST(s AS INT) > 0) AND i > 0",
+	"NOT (" + longIn("_rowid", false, 300, func(i int) string { return strconv.Itoa(i + 1000) }) + " AND CAST(s AS INT) > 0)",
+	"(" + longIn("_rowid", false, 300, func(i int) string { return strconv.Itoa(i - 20) }) + " OR CAST(s AS INT) > 0) AND i > 0",
 	"NOT (" + longIn("i", false, 300, func(i int) string { return strconv.Itoa(i + 1000) }) + " AND " + longIn("j", false, 300, strconv.Itoa) + ")",
 }
 
