@@ -173,7 +173,7 @@ func (p *Program) Columns() ([][]string, []Binding) {
 // input the bindings use must be there, with as many rows as input 0.
 // It returns a code-13 error otherwise.
 func (p *Program) rows(inputs []arrow.RecordBatch) (int, error) {
-	if len(inputs) == 0 {
+	if len(inputs) == 0 || inputs[0] == nil {
 		return 0, store.Errorf(store.CodeInvalidInput, "no record batch to evaluate over")
 	}
 	n := int(inputs[0].NumRows())

@@ -1135,3 +1135,28 @@ func TestArrowSlices(t *testing.T) {
 		slice.Release()
 	}
 }
+
+// TestArrowSchemaMismatch runs a program on a batch of another schema:
+// a code-13 error, not a panic.
+func TestArrowSchemaMismatch(t *testing.T) {
+	at := newArrowTable(t, 17, 20)
+	other := newArrowTable(t, 17, 20)
+	for _, src := range []string{"st.inner.y = 'x'", "i > 0", "nul IS NULL"} {
+		p, err := PlanFilter(mustParse(t, src), SchemaBinder(at.schema))
+		if err != nil {
+			t.Fatal(err)
+		}
+		small := arrays.NewRecordBatch(arrow.NewSchema(at.schema.Fields()[:2], nil), other.batch.Columns()[:2], 20)
+		if _, err := p.Filter(small); store.ErrorCode(err) != store.CodeInvalidInput {
+			t.Errorf("%s over fewer columns: got %v", src, err)
+		}
+		fields := slices.Clone(other.schema.Fields())
+		fields[0], fields[1] = fields[1], fields[0]
+		swapped := arrays.NewRecordBatch(arrow.NewSchema(fields, nil), append([]arrow.Array{other.batch.Column(1), other.batch.Column(0)}, other.batch.Columns()[2:]...), 20)
+		if _, err := p.Filter(swapped); err != nil && store.ErrorCode(err) != store.CodeInvalidInput {
+			t.Errorf("%s over swapped columns: got %v", src, err)
+		}
+		small.Release()
+		swapped.Release()
+	}
+}

@@ -19,18 +19,26 @@ import (
 // temporal values as counts of their unit, lists and maps as JSON text,
 // and a struct's fields NULL where the struct is.
 
-// loadBinding returns the values of the column b locates in batch. With
-// nullOnly, only whether each row is NULL.
+// loadBinding returns the values of the column b locates in batch (with
+// nullOnly, only whether each row is NULL). It returns a code-13 error
+// when the batch does not have the column's type where the binding says.
 func loadBinding(batch arrow.RecordBatch, b Binding, nullOnly bool) (vec, error) {
+	mismatch := errEval("the record batch does not have the schema the expression was planned for")
+	if b.Path[0] >= int(batch.NumCols()) {
+		return vec{}, mismatch
+	}
 	arr := batch.Column(b.Path[0])
 	valid := arrowValid(arr)
 	for _, j := range b.Path[1:] {
 		st, ok := arr.(*arrays.Struct)
-		if !ok {
-			return vec{}, errEval("the batch does not have the schema the expression was planned for")
+		if !ok || j >= st.NumField() {
+			return vec{}, mismatch
 		}
 		arr = st.Field(j)
 		valid = andBitmaps(arr.Len(), valid, arrowValid(arr))
+	}
+	if !arrow.TypeEqual(arr.DataType(), b.Type) {
+		return vec{}, mismatch
 	}
 	if nullOnly && !floating(arr.DataType()) {
 		return vec{cls: clsOpaque, valid: valid}, nil
