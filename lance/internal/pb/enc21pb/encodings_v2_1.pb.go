@@ -176,7 +176,11 @@ type MiniBlockLayout struct {
 	// Entries per chunk in the repetition index, less one (0: no index).
 	RepetitionIndexDepth uint32 `protobuf:"varint,8,opt,name=repetition_index_depth,json=repetitionIndexDepth,proto3" json:"repetition_index_depth,omitempty"`
 	// Items in the page (equal to rows unless there are lists).
-	NumItems      uint64 `protobuf:"varint,9,opt,name=num_items,json=numItems,proto3" json:"num_items,omitempty"`
+	NumItems uint64 `protobuf:"varint,9,opt,name=num_items,json=numItems,proto3" json:"num_items,omitempty"`
+	// Set by 2.2 writers: chunk metadata entries are u32 instead of u16,
+	// and so are the value buffer sizes in each chunk's header, so chunks
+	// may be larger than 32 KiB.
+	HasLargeChunk bool `protobuf:"varint,10,opt,name=has_large_chunk,json=hasLargeChunk,proto3" json:"has_large_chunk,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -272,6 +276,13 @@ func (x *MiniBlockLayout) GetNumItems() uint64 {
 		return x.NumItems
 	}
 	return 0
+}
+
+func (x *MiniBlockLayout) GetHasLargeChunk() bool {
+	if x != nil {
+		return x.HasLargeChunk
+	}
+	return false
 }
 
 // FullZipLayout stores large values one after the other, each behind its
@@ -413,29 +424,40 @@ func (*FullZipLayout_BitsPerValue) isFullZipLayout_Details() {}
 
 func (*FullZipLayout_BitsPerOffset) isFullZipLayout_Details() {}
 
-// AllNullLayout is a page without values. When there are struct or list
-// layers, buffers 0 and 1 hold the repetition and definition levels.
-type AllNullLayout struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Layers        []RepDefLayer          `protobuf:"varint,5,rep,packed,name=layers,proto3,enum=lance.encodings21.RepDefLayer" json:"layers,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+// ConstantLayout is a page whose every visible value is null or one and
+// the same value. 2.1 writers use it only for null pages (they call it
+// AllNullLayout and set layers alone); 2.2 writers also for constant
+// pages. The value is inline_value (the Arrow value buffer of one
+// fixed-width value) or, for other types, in the page's first buffer.
+// When the levels are needed, the next two buffers hold the repetition and
+// the definition levels (an empty buffer: none), as raw u16 values or
+// compressed as rep_compression and def_compression say.
+type ConstantLayout struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	Layers         []RepDefLayer          `protobuf:"varint,5,rep,packed,name=layers,proto3,enum=lance.encodings21.RepDefLayer" json:"layers,omitempty"`
+	InlineValue    []byte                 `protobuf:"bytes,6,opt,name=inline_value,json=inlineValue,proto3,oneof" json:"inline_value,omitempty"`
+	RepCompression *CompressiveEncoding   `protobuf:"bytes,7,opt,name=rep_compression,json=repCompression,proto3" json:"rep_compression,omitempty"`
+	DefCompression *CompressiveEncoding   `protobuf:"bytes,8,opt,name=def_compression,json=defCompression,proto3" json:"def_compression,omitempty"`
+	NumRepValues   uint64                 `protobuf:"varint,9,opt,name=num_rep_values,json=numRepValues,proto3" json:"num_rep_values,omitempty"`
+	NumDefValues   uint64                 `protobuf:"varint,10,opt,name=num_def_values,json=numDefValues,proto3" json:"num_def_values,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
-func (x *AllNullLayout) Reset() {
-	*x = AllNullLayout{}
+func (x *ConstantLayout) Reset() {
+	*x = ConstantLayout{}
 	mi := &file_encodings_v2_1_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *AllNullLayout) String() string {
+func (x *ConstantLayout) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*AllNullLayout) ProtoMessage() {}
+func (*ConstantLayout) ProtoMessage() {}
 
-func (x *AllNullLayout) ProtoReflect() protoreflect.Message {
+func (x *ConstantLayout) ProtoReflect() protoreflect.Message {
 	mi := &file_encodings_v2_1_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -447,16 +469,51 @@ func (x *AllNullLayout) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use AllNullLayout.ProtoReflect.Descriptor instead.
-func (*AllNullLayout) Descriptor() ([]byte, []int) {
+// Deprecated: Use ConstantLayout.ProtoReflect.Descriptor instead.
+func (*ConstantLayout) Descriptor() ([]byte, []int) {
 	return file_encodings_v2_1_proto_rawDescGZIP(), []int{2}
 }
 
-func (x *AllNullLayout) GetLayers() []RepDefLayer {
+func (x *ConstantLayout) GetLayers() []RepDefLayer {
 	if x != nil {
 		return x.Layers
 	}
 	return nil
+}
+
+func (x *ConstantLayout) GetInlineValue() []byte {
+	if x != nil {
+		return x.InlineValue
+	}
+	return nil
+}
+
+func (x *ConstantLayout) GetRepCompression() *CompressiveEncoding {
+	if x != nil {
+		return x.RepCompression
+	}
+	return nil
+}
+
+func (x *ConstantLayout) GetDefCompression() *CompressiveEncoding {
+	if x != nil {
+		return x.DefCompression
+	}
+	return nil
+}
+
+func (x *ConstantLayout) GetNumRepValues() uint64 {
+	if x != nil {
+		return x.NumRepValues
+	}
+	return 0
+}
+
+func (x *ConstantLayout) GetNumDefValues() uint64 {
+	if x != nil {
+		return x.NumDefValues
+	}
+	return 0
 }
 
 // BlobLayout stores each value elsewhere in the file and only its
@@ -519,7 +576,7 @@ type PageLayout struct {
 	// Types that are valid to be assigned to Layout:
 	//
 	//	*PageLayout_MiniBlockLayout
-	//	*PageLayout_AllNullLayout
+	//	*PageLayout_ConstantLayout
 	//	*PageLayout_FullZipLayout
 	//	*PageLayout_BlobLayout
 	Layout        isPageLayout_Layout `protobuf_oneof:"layout"`
@@ -573,10 +630,10 @@ func (x *PageLayout) GetMiniBlockLayout() *MiniBlockLayout {
 	return nil
 }
 
-func (x *PageLayout) GetAllNullLayout() *AllNullLayout {
+func (x *PageLayout) GetConstantLayout() *ConstantLayout {
 	if x != nil {
-		if x, ok := x.Layout.(*PageLayout_AllNullLayout); ok {
-			return x.AllNullLayout
+		if x, ok := x.Layout.(*PageLayout_ConstantLayout); ok {
+			return x.ConstantLayout
 		}
 	}
 	return nil
@@ -608,8 +665,8 @@ type PageLayout_MiniBlockLayout struct {
 	MiniBlockLayout *MiniBlockLayout `protobuf:"bytes,1,opt,name=mini_block_layout,json=miniBlockLayout,proto3,oneof"`
 }
 
-type PageLayout_AllNullLayout struct {
-	AllNullLayout *AllNullLayout `protobuf:"bytes,2,opt,name=all_null_layout,json=allNullLayout,proto3,oneof"`
+type PageLayout_ConstantLayout struct {
+	ConstantLayout *ConstantLayout `protobuf:"bytes,2,opt,name=constant_layout,json=constantLayout,proto3,oneof"`
 }
 
 type PageLayout_FullZipLayout struct {
@@ -622,7 +679,7 @@ type PageLayout_BlobLayout struct {
 
 func (*PageLayout_MiniBlockLayout) isPageLayout_Layout() {}
 
-func (*PageLayout_AllNullLayout) isPageLayout_Layout() {}
+func (*PageLayout_ConstantLayout) isPageLayout_Layout() {}
 
 func (*PageLayout_FullZipLayout) isPageLayout_Layout() {}
 
@@ -1721,7 +1778,7 @@ var File_encodings_v2_1_proto protoreflect.FileDescriptor
 
 const file_encodings_v2_1_proto_rawDesc = "" +
 	"\n" +
-	"\x14encodings_v2_1.proto\x12\x11lance.encodings21\"\xae\x04\n" +
+	"\x14encodings_v2_1.proto\x12\x11lance.encodings21\"\xd6\x04\n" +
 	"\x0fMiniBlockLayout\x12O\n" +
 	"\x0frep_compression\x18\x01 \x01(\v2&.lance.encodings21.CompressiveEncodingR\x0erepCompression\x12O\n" +
 	"\x0fdef_compression\x18\x02 \x01(\v2&.lance.encodings21.CompressiveEncodingR\x0edefCompression\x12S\n" +
@@ -1734,7 +1791,9 @@ const file_encodings_v2_1_proto_rawDesc = "" +
 	"\vnum_buffers\x18\a \x01(\x04R\n" +
 	"numBuffers\x124\n" +
 	"\x16repetition_index_depth\x18\b \x01(\rR\x14repetitionIndexDepth\x12\x1b\n" +
-	"\tnum_items\x18\t \x01(\x04R\bnumItems\"\xf8\x02\n" +
+	"\tnum_items\x18\t \x01(\x04R\bnumItems\x12&\n" +
+	"\x0fhas_large_chunk\x18\n" +
+	" \x01(\bR\rhasLargeChunk\"\xf8\x02\n" +
 	"\rFullZipLayout\x12\x19\n" +
 	"\bbits_rep\x18\x01 \x01(\rR\abitsRep\x12\x19\n" +
 	"\bbits_def\x18\x02 \x01(\rR\abitsDef\x12&\n" +
@@ -1744,17 +1803,24 @@ const file_encodings_v2_1_proto_rawDesc = "" +
 	"\x11num_visible_items\x18\x06 \x01(\rR\x0fnumVisibleItems\x12S\n" +
 	"\x11value_compression\x18\a \x01(\v2&.lance.encodings21.CompressiveEncodingR\x10valueCompression\x126\n" +
 	"\x06layers\x18\b \x03(\x0e2\x1e.lance.encodings21.RepDefLayerR\x06layersB\t\n" +
-	"\adetails\"G\n" +
-	"\rAllNullLayout\x126\n" +
-	"\x06layers\x18\x05 \x03(\x0e2\x1e.lance.encodings21.RepDefLayerR\x06layers\"\x86\x01\n" +
+	"\adetails\"\xef\x02\n" +
+	"\x0eConstantLayout\x126\n" +
+	"\x06layers\x18\x05 \x03(\x0e2\x1e.lance.encodings21.RepDefLayerR\x06layers\x12&\n" +
+	"\finline_value\x18\x06 \x01(\fH\x00R\vinlineValue\x88\x01\x01\x12O\n" +
+	"\x0frep_compression\x18\a \x01(\v2&.lance.encodings21.CompressiveEncodingR\x0erepCompression\x12O\n" +
+	"\x0fdef_compression\x18\b \x01(\v2&.lance.encodings21.CompressiveEncodingR\x0edefCompression\x12$\n" +
+	"\x0enum_rep_values\x18\t \x01(\x04R\fnumRepValues\x12$\n" +
+	"\x0enum_def_values\x18\n" +
+	" \x01(\x04R\fnumDefValuesB\x0f\n" +
+	"\r_inline_value\"\x86\x01\n" +
 	"\n" +
 	"BlobLayout\x12@\n" +
 	"\finner_layout\x18\x01 \x01(\v2\x1d.lance.encodings21.PageLayoutR\vinnerLayout\x126\n" +
-	"\x06layers\x18\x02 \x03(\x0e2\x1e.lance.encodings21.RepDefLayerR\x06layers\"\xc2\x02\n" +
+	"\x06layers\x18\x02 \x03(\x0e2\x1e.lance.encodings21.RepDefLayerR\x06layers\"\xc4\x02\n" +
 	"\n" +
 	"PageLayout\x12P\n" +
-	"\x11mini_block_layout\x18\x01 \x01(\v2\".lance.encodings21.MiniBlockLayoutH\x00R\x0fminiBlockLayout\x12J\n" +
-	"\x0fall_null_layout\x18\x02 \x01(\v2 .lance.encodings21.AllNullLayoutH\x00R\rallNullLayout\x12J\n" +
+	"\x11mini_block_layout\x18\x01 \x01(\v2\".lance.encodings21.MiniBlockLayoutH\x00R\x0fminiBlockLayout\x12L\n" +
+	"\x0fconstant_layout\x18\x02 \x01(\v2!.lance.encodings21.ConstantLayoutH\x00R\x0econstantLayout\x12J\n" +
 	"\x0ffull_zip_layout\x18\x03 \x01(\v2 .lance.encodings21.FullZipLayoutH\x00R\rfullZipLayout\x12@\n" +
 	"\vblob_layout\x18\x04 \x01(\v2\x1d.lance.encodings21.BlobLayoutH\x00R\n" +
 	"blobLayoutB\b\n" +
@@ -1862,7 +1928,7 @@ var file_encodings_v2_1_proto_goTypes = []any{
 	(CompressionScheme)(0),                     // 1: lance.encodings21.CompressionScheme
 	(*MiniBlockLayout)(nil),                    // 2: lance.encodings21.MiniBlockLayout
 	(*FullZipLayout)(nil),                      // 3: lance.encodings21.FullZipLayout
-	(*AllNullLayout)(nil),                      // 4: lance.encodings21.AllNullLayout
+	(*ConstantLayout)(nil),                     // 4: lance.encodings21.ConstantLayout
 	(*BlobLayout)(nil),                         // 5: lance.encodings21.BlobLayout
 	(*PageLayout)(nil),                         // 6: lance.encodings21.PageLayout
 	(*BufferCompression)(nil),                  // 7: lance.encodings21.BufferCompression
@@ -1890,49 +1956,51 @@ var file_encodings_v2_1_proto_depIdxs = []int32{
 	0,  // 4: lance.encodings21.MiniBlockLayout.layers:type_name -> lance.encodings21.RepDefLayer
 	21, // 5: lance.encodings21.FullZipLayout.value_compression:type_name -> lance.encodings21.CompressiveEncoding
 	0,  // 6: lance.encodings21.FullZipLayout.layers:type_name -> lance.encodings21.RepDefLayer
-	0,  // 7: lance.encodings21.AllNullLayout.layers:type_name -> lance.encodings21.RepDefLayer
-	6,  // 8: lance.encodings21.BlobLayout.inner_layout:type_name -> lance.encodings21.PageLayout
-	0,  // 9: lance.encodings21.BlobLayout.layers:type_name -> lance.encodings21.RepDefLayer
-	2,  // 10: lance.encodings21.PageLayout.mini_block_layout:type_name -> lance.encodings21.MiniBlockLayout
-	4,  // 11: lance.encodings21.PageLayout.all_null_layout:type_name -> lance.encodings21.AllNullLayout
-	3,  // 12: lance.encodings21.PageLayout.full_zip_layout:type_name -> lance.encodings21.FullZipLayout
-	5,  // 13: lance.encodings21.PageLayout.blob_layout:type_name -> lance.encodings21.BlobLayout
-	1,  // 14: lance.encodings21.BufferCompression.scheme:type_name -> lance.encodings21.CompressionScheme
-	7,  // 15: lance.encodings21.Flat.data:type_name -> lance.encodings21.BufferCompression
-	21, // 16: lance.encodings21.Variable.offsets:type_name -> lance.encodings21.CompressiveEncoding
-	7,  // 17: lance.encodings21.Variable.values:type_name -> lance.encodings21.BufferCompression
-	21, // 18: lance.encodings21.OutOfLineBitpacking.values:type_name -> lance.encodings21.CompressiveEncoding
-	7,  // 19: lance.encodings21.InlineBitpacking.values:type_name -> lance.encodings21.BufferCompression
-	21, // 20: lance.encodings21.Fsst.values:type_name -> lance.encodings21.CompressiveEncoding
-	21, // 21: lance.encodings21.Dictionary.indices:type_name -> lance.encodings21.CompressiveEncoding
-	21, // 22: lance.encodings21.Dictionary.items:type_name -> lance.encodings21.CompressiveEncoding
-	21, // 23: lance.encodings21.Rle.values:type_name -> lance.encodings21.CompressiveEncoding
-	21, // 24: lance.encodings21.Rle.run_lengths:type_name -> lance.encodings21.CompressiveEncoding
-	21, // 25: lance.encodings21.FixedSizeList.values:type_name -> lance.encodings21.CompressiveEncoding
-	21, // 26: lance.encodings21.PackedStruct.values:type_name -> lance.encodings21.CompressiveEncoding
-	22, // 27: lance.encodings21.VariablePackedStruct.fields:type_name -> lance.encodings21.VariablePackedStruct.FieldEncoding
-	7,  // 28: lance.encodings21.General.compression:type_name -> lance.encodings21.BufferCompression
-	21, // 29: lance.encodings21.General.values:type_name -> lance.encodings21.CompressiveEncoding
-	21, // 30: lance.encodings21.ByteStreamSplit.values:type_name -> lance.encodings21.CompressiveEncoding
-	8,  // 31: lance.encodings21.CompressiveEncoding.flat:type_name -> lance.encodings21.Flat
-	9,  // 32: lance.encodings21.CompressiveEncoding.variable:type_name -> lance.encodings21.Variable
-	10, // 33: lance.encodings21.CompressiveEncoding.constant:type_name -> lance.encodings21.Constant
-	11, // 34: lance.encodings21.CompressiveEncoding.out_of_line_bitpacking:type_name -> lance.encodings21.OutOfLineBitpacking
-	12, // 35: lance.encodings21.CompressiveEncoding.inline_bitpacking:type_name -> lance.encodings21.InlineBitpacking
-	13, // 36: lance.encodings21.CompressiveEncoding.fsst:type_name -> lance.encodings21.Fsst
-	14, // 37: lance.encodings21.CompressiveEncoding.dictionary:type_name -> lance.encodings21.Dictionary
-	15, // 38: lance.encodings21.CompressiveEncoding.rle:type_name -> lance.encodings21.Rle
-	20, // 39: lance.encodings21.CompressiveEncoding.byte_stream_split:type_name -> lance.encodings21.ByteStreamSplit
-	19, // 40: lance.encodings21.CompressiveEncoding.general:type_name -> lance.encodings21.General
-	16, // 41: lance.encodings21.CompressiveEncoding.fixed_size_list:type_name -> lance.encodings21.FixedSizeList
-	17, // 42: lance.encodings21.CompressiveEncoding.packed_struct:type_name -> lance.encodings21.PackedStruct
-	18, // 43: lance.encodings21.CompressiveEncoding.variable_packed_struct:type_name -> lance.encodings21.VariablePackedStruct
-	21, // 44: lance.encodings21.VariablePackedStruct.FieldEncoding.value:type_name -> lance.encodings21.CompressiveEncoding
-	45, // [45:45] is the sub-list for method output_type
-	45, // [45:45] is the sub-list for method input_type
-	45, // [45:45] is the sub-list for extension type_name
-	45, // [45:45] is the sub-list for extension extendee
-	0,  // [0:45] is the sub-list for field type_name
+	0,  // 7: lance.encodings21.ConstantLayout.layers:type_name -> lance.encodings21.RepDefLayer
+	21, // 8: lance.encodings21.ConstantLayout.rep_compression:type_name -> lance.encodings21.CompressiveEncoding
+	21, // 9: lance.encodings21.ConstantLayout.def_compression:type_name -> lance.encodings21.CompressiveEncoding
+	6,  // 10: lance.encodings21.BlobLayout.inner_layout:type_name -> lance.encodings21.PageLayout
+	0,  // 11: lance.encodings21.BlobLayout.layers:type_name -> lance.encodings21.RepDefLayer
+	2,  // 12: lance.encodings21.PageLayout.mini_block_layout:type_name -> lance.encodings21.MiniBlockLayout
+	4,  // 13: lance.encodings21.PageLayout.constant_layout:type_name -> lance.encodings21.ConstantLayout
+	3,  // 14: lance.encodings21.PageLayout.full_zip_layout:type_name -> lance.encodings21.FullZipLayout
+	5,  // 15: lance.encodings21.PageLayout.blob_layout:type_name -> lance.encodings21.BlobLayout
+	1,  // 16: lance.encodings21.BufferCompression.scheme:type_name -> lance.encodings21.CompressionScheme
+	7,  // 17: lance.encodings21.Flat.data:type_name -> lance.encodings21.BufferCompression
+	21, // 18: lance.encodings21.Variable.offsets:type_name -> lance.encodings21.CompressiveEncoding
+	7,  // 19: lance.encodings21.Variable.values:type_name -> lance.encodings21.BufferCompression
+	21, // 20: lance.encodings21.OutOfLineBitpacking.values:type_name -> lance.encodings21.CompressiveEncoding
+	7,  // 21: lance.encodings21.InlineBitpacking.values:type_name -> lance.encodings21.BufferCompression
+	21, // 22: lance.encodings21.Fsst.values:type_name -> lance.encodings21.CompressiveEncoding
+	21, // 23: lance.encodings21.Dictionary.indices:type_name -> lance.encodings21.CompressiveEncoding
+	21, // 24: lance.encodings21.Dictionary.items:type_name -> lance.encodings21.CompressiveEncoding
+	21, // 25: lance.encodings21.Rle.values:type_name -> lance.encodings21.CompressiveEncoding
+	21, // 26: lance.encodings21.Rle.run_lengths:type_name -> lance.encodings21.CompressiveEncoding
+	21, // 27: lance.encodings21.FixedSizeList.values:type_name -> lance.encodings21.CompressiveEncoding
+	21, // 28: lance.encodings21.PackedStruct.values:type_name -> lance.encodings21.CompressiveEncoding
+	22, // 29: lance.encodings21.VariablePackedStruct.fields:type_name -> lance.encodings21.VariablePackedStruct.FieldEncoding
+	7,  // 30: lance.encodings21.General.compression:type_name -> lance.encodings21.BufferCompression
+	21, // 31: lance.encodings21.General.values:type_name -> lance.encodings21.CompressiveEncoding
+	21, // 32: lance.encodings21.ByteStreamSplit.values:type_name -> lance.encodings21.CompressiveEncoding
+	8,  // 33: lance.encodings21.CompressiveEncoding.flat:type_name -> lance.encodings21.Flat
+	9,  // 34: lance.encodings21.CompressiveEncoding.variable:type_name -> lance.encodings21.Variable
+	10, // 35: lance.encodings21.CompressiveEncoding.constant:type_name -> lance.encodings21.Constant
+	11, // 36: lance.encodings21.CompressiveEncoding.out_of_line_bitpacking:type_name -> lance.encodings21.OutOfLineBitpacking
+	12, // 37: lance.encodings21.CompressiveEncoding.inline_bitpacking:type_name -> lance.encodings21.InlineBitpacking
+	13, // 38: lance.encodings21.CompressiveEncoding.fsst:type_name -> lance.encodings21.Fsst
+	14, // 39: lance.encodings21.CompressiveEncoding.dictionary:type_name -> lance.encodings21.Dictionary
+	15, // 40: lance.encodings21.CompressiveEncoding.rle:type_name -> lance.encodings21.Rle
+	20, // 41: lance.encodings21.CompressiveEncoding.byte_stream_split:type_name -> lance.encodings21.ByteStreamSplit
+	19, // 42: lance.encodings21.CompressiveEncoding.general:type_name -> lance.encodings21.General
+	16, // 43: lance.encodings21.CompressiveEncoding.fixed_size_list:type_name -> lance.encodings21.FixedSizeList
+	17, // 44: lance.encodings21.CompressiveEncoding.packed_struct:type_name -> lance.encodings21.PackedStruct
+	18, // 45: lance.encodings21.CompressiveEncoding.variable_packed_struct:type_name -> lance.encodings21.VariablePackedStruct
+	21, // 46: lance.encodings21.VariablePackedStruct.FieldEncoding.value:type_name -> lance.encodings21.CompressiveEncoding
+	47, // [47:47] is the sub-list for method output_type
+	47, // [47:47] is the sub-list for method input_type
+	47, // [47:47] is the sub-list for extension type_name
+	47, // [47:47] is the sub-list for extension extendee
+	0,  // [0:47] is the sub-list for field type_name
 }
 
 func init() { file_encodings_v2_1_proto_init() }
@@ -1944,9 +2012,10 @@ func file_encodings_v2_1_proto_init() {
 		(*FullZipLayout_BitsPerValue)(nil),
 		(*FullZipLayout_BitsPerOffset)(nil),
 	}
+	file_encodings_v2_1_proto_msgTypes[2].OneofWrappers = []any{}
 	file_encodings_v2_1_proto_msgTypes[4].OneofWrappers = []any{
 		(*PageLayout_MiniBlockLayout)(nil),
-		(*PageLayout_AllNullLayout)(nil),
+		(*PageLayout_ConstantLayout)(nil),
 		(*PageLayout_FullZipLayout)(nil),
 		(*PageLayout_BlobLayout)(nil),
 	}

@@ -1,0 +1,412 @@
+package enc21
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// LeafColumns returns how many columns a field of type dt takes in a 2.1
+// or later file: one per leaf, where a leaf is a primitive, a string or
+// binary, or a fixed-size list of fixed-width values; structs and lists
+// take none of their own. It returns an error wrapping ErrUnsupported for
+// types this package cannot assemble.
+func LeafColumns(dt arrow.DataType) (int, error) {
+	switch t := dt.(type) {
+	case *arrow.StructType:
+		n := 0
+		for _, f := range t.Fields() {
+			c, err := LeafColumns(f.Type)
+			if err != nil {
+				return 0, err
+			}
+			n += c
+		}
+		if n == 0 {
+			return 0, unsupported("structs without fields")
+		}
+		return n, nil
+	case *arrow.ListType:
+		return LeafColumns(t.Elem())
+	case *arrow.LargeListType:
+		return LeafColumns(t.Elem())
+	case *arrow.FixedSizeListType:
+		if _, ok := fixedWidth(t.Elem()); !ok {
+			return 0, unsupported("fixed-size lists of %s", t.Elem())
+		}
+		return 1, nil
+	default:
+		if _, ok := fixedWidth(dt); ok {
+			return 1, nil
+		}
+		if isBinary(dt) {
+			return 1, nil
+		}
+		return 0, unsupported("fields of type %s", dt)
+	}
+}
+
+// Assemble builds the array of a field of type dt from its leaf columns
+// (LeafColumns(dt) of them, in schema order), which must hold the same
+// rows. It returns an error wrapping ErrCorrupt when the columns'
+// structure disagrees with dt or with each other.
+func Assemble(dt arrow.DataType, cols []*Column, mem memory.Allocator) (arrow.Array, error) {
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	n, err := LeafColumns(dt)
+	if err != nil {
+		return nil, err
+	}
+	if len(cols) != n {
+		return nil, corrupt("a field of type %s takes %d columns, got %d", dt, n, len(cols))
+	}
+	a := &assembler{mem: mem}
+	data, err := a.build(dt, cols, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer data.Release()
+	if data.Len() != cols[0].rows {
+		return nil, corrupt("field assembles to %d rows, its columns hold %d", data.Len(), cols[0].rows)
+	}
+	return array.MakeFromData(data), nil
+}
+
+type assembler struct {
+	mem memory.Allocator
+}
+
+// build assembles the layer k (counted from the top-level field) of cols.
+func (a *assembler) build(dt arrow.DataType, cols []*Column, k int) (arrow.ArrayData, error) {
+	for _, c := range cols {
+		if len(c.layers) <= k {
+			return nil, corrupt("column has %d layers, the type %s needs more", len(c.layers), dt)
+		}
+	}
+	l := &cols[0].layers[k]
+	for _, c := range cols[1:] {
+		if c.layers[k].n != l.n || c.layers[k].list != l.list {
+			return nil, corrupt("columns of one field disagree on their structure")
+		}
+	}
+	switch t := dt.(type) {
+	case *arrow.StructType:
+		if l.list {
+			return nil, corrupt("a struct's layer is a list")
+		}
+		children := make([]arrow.ArrayData, 0, len(t.Fields()))
+		defer func() {
+			for _, c := range children {
+				c.Release()
+			}
+		}()
+		rest := cols
+		for _, f := range t.Fields() {
+			n, _ := LeafColumns(f.Type)
+			child, err := a.build(f.Type, rest[:n], k+1)
+			if err != nil {
+				return nil, err
+			}
+			children = append(children, child)
+			if child.Len() != l.n {
+				return nil, corrupt("struct child of %d entries in a struct of %d", child.Len(), l.n)
+			}
+			rest = rest[n:]
+		}
+		return array.NewData(dt, l.n, []*memory.Buffer{a.validity(l)}, children, l.nulls, 0), nil
+	case *arrow.ListType, *arrow.LargeListType:
+		if !l.list {
+			return nil, corrupt("a list's layer is not a list")
+		}
+		elem := dt.(arrow.ListLikeType).Elem()
+		child, err := a.build(elem, cols, k+1)
+		if err != nil {
+			return nil, err
+		}
+		defer child.Release()
+		if int64(child.Len()) != l.offsets[l.n] {
+			return nil, corrupt("list of %d items over %d", l.offsets[l.n], child.Len())
+		}
+		var offsets []byte
+		if _, large := dt.(*arrow.LargeListType); large {
+			offsets = int64Bytes(l.offsets)
+		} else {
+			if l.offsets[l.n] > math.MaxInt32 {
+				return nil, corrupt("list of %d items needs 64-bit offsets", l.offsets[l.n])
+			}
+			offsets = int32Bytes(l.offsets)
+		}
+		return array.NewData(dt, l.n, []*memory.Buffer{a.validity(l), memory.NewBufferBytes(offsets)}, []arrow.ArrayData{child}, l.nulls, 0), nil
+	}
+	if l.list || k != len(cols[0].layers)-1 {
+		return nil, corrupt("leaf of type %s is not the column's last layer", dt)
+	}
+	return a.leaf(dt, cols[0], l)
+}
+
+func (a *assembler) validity(l *colLayer) *memory.Buffer {
+	if l.nulls == 0 {
+		return nil
+	}
+	return memory.NewBufferBytes(l.validity)
+}
+
+// leaf builds the leaf array of a column from its parts.
+func (a *assembler) leaf(dt arrow.DataType, c *Column, l *colLayer) (arrow.ArrayData, error) {
+	valid := a.validity(l)
+	switch t := dt.(type) {
+	case *arrow.FixedSizeListType:
+		width, _ := fixedWidth(t.Elem())
+		dim := int(t.Len())
+		items, itemValid, itemNulls, err := gatherFSL(c.parts, dim, width, l.n)
+		if err != nil {
+			return nil, err
+		}
+		var iv *memory.Buffer
+		if itemNulls > 0 {
+			iv = memory.NewBufferBytes(itemValid)
+		}
+		child := array.NewData(t.Elem(), l.n*dim, []*memory.Buffer{iv, memory.NewBufferBytes(items)}, nil, itemNulls, 0)
+		defer child.Release()
+		return array.NewData(dt, l.n, []*memory.Buffer{valid}, []arrow.ArrayData{child}, l.nulls, 0), nil
+	}
+	if width, ok := fixedWidth(dt); ok {
+		data, err := gatherFixed(c.parts, width, l.n)
+		if err != nil {
+			return nil, err
+		}
+		return array.NewData(dt, l.n, []*memory.Buffer{valid, memory.NewBufferBytes(data)}, nil, l.nulls, 0), nil
+	}
+	if isBinary(dt) {
+		offsets, data, err := gatherVariable(c.parts, l.n)
+		if err != nil {
+			return nil, err
+		}
+		var ob []byte
+		switch dt.ID() {
+		case arrow.LARGE_STRING, arrow.LARGE_BINARY:
+			ob = int64Bytes(offsets)
+		default:
+			if offsets[len(offsets)-1] > math.MaxInt32 {
+				return nil, corrupt("%d bytes of values need 64-bit offsets", offsets[len(offsets)-1])
+			}
+			ob = int32Bytes(offsets)
+		}
+		return array.NewData(dt, l.n, []*memory.Buffer{valid, memory.NewBufferBytes(ob), memory.NewBufferBytes(data)}, nil, l.nulls, 0), nil
+	}
+	return nil, unsupported("leaves of type %s", dt)
+}
+
+// fixedWidth returns the width in bits of a fixed-width type's values (1
+// for booleans).
+func fixedWidth(dt arrow.DataType) (int, bool) {
+	switch dt.ID() {
+	case arrow.BOOL:
+		return 1, true
+	case arrow.INT8, arrow.UINT8:
+		return 8, true
+	case arrow.INT16, arrow.UINT16, arrow.FLOAT16:
+		return 16, true
+	case arrow.INT32, arrow.UINT32, arrow.FLOAT32, arrow.DATE32, arrow.TIME32:
+		return 32, true
+	case arrow.INT64, arrow.UINT64, arrow.FLOAT64, arrow.DATE64, arrow.TIME64, arrow.TIMESTAMP, arrow.DURATION:
+		return 64, true
+	case arrow.DECIMAL128:
+		return 128, true
+	case arrow.DECIMAL256:
+		return 256, true
+	case arrow.FIXED_SIZE_BINARY:
+		return 8 * dt.(*arrow.FixedSizeBinaryType).ByteWidth, true
+	}
+	return 0, false
+}
+
+func isBinary(dt arrow.DataType) bool {
+	switch dt.ID() {
+	case arrow.STRING, arrow.LARGE_STRING, arrow.BINARY, arrow.LARGE_BINARY:
+		return true
+	}
+	return false
+}
+
+// gatherFixed concatenates the fixed-width values of parts: n values of
+// bits bits.
+func gatherFixed(parts []part, bits, n int) ([]byte, error) {
+	var out []byte
+	if bits == 1 {
+		out = make([]byte, 0, (n+7)/8)
+	} else {
+		out = make([]byte, 0, n*bits/8)
+	}
+	got := 0
+	for _, p := range parts {
+		cnt := p.end - p.start
+		v := p.vals
+		switch {
+		case v.null:
+			if bits == 1 {
+				out = appendBits(out, got, make([]byte, (cnt+7)/8), 0, cnt)
+			} else {
+				out = append(out, make([]byte, cnt*bits/8)...)
+			}
+		case v.scalar:
+			if v.variable() {
+				return nil, corrupt("a variable-width constant for fixed-width values")
+			}
+			if bits == 1 {
+				if len(v.data) != 1 {
+					return nil, corrupt("boolean constant of %d bytes", len(v.data))
+				}
+				if v.data[0]&1 != 0 {
+					out = appendOnes(out, got, cnt)
+				} else {
+					out = appendBits(out, got, make([]byte, (cnt+7)/8), 0, cnt)
+				}
+			} else {
+				if v.bits != bits {
+					return nil, corrupt("constant of %d bits for %d-bit values", v.bits, bits)
+				}
+				for i := 0; i < cnt; i++ {
+					out = append(out, v.data...)
+				}
+			}
+		case p.dict != nil:
+			d := p.dict
+			if d.variable() || d.scalar || d.bits != bits || bits == 1 {
+				return nil, corrupt("dictionary of %d-bit values for %d-bit values", d.bits, bits)
+			}
+			w := v.bits / 8
+			for i := p.start; i < p.end; i++ {
+				idx := int(readUint(v.data, i*w, w))
+				out = append(out, d.data[idx*bits/8:(idx+1)*bits/8]...)
+			}
+		default:
+			if v.variable() || v.fsl != nil || v.bits != bits {
+				return nil, corrupt("values of %d bits for a %d-bit type", v.bits, bits)
+			}
+			if bits == 1 {
+				out = appendBits(out, got, v.data, p.start, cnt)
+			} else {
+				out = append(out, v.data[p.start*bits/8:p.end*bits/8]...)
+			}
+		}
+		got += cnt
+	}
+	if got != n {
+		return nil, corrupt("%d values for %d leaf entries", got, n)
+	}
+	return out, nil
+}
+
+// gatherVariable concatenates the variable-width values of parts.
+func gatherVariable(parts []part, n int) ([]int64, []byte, error) {
+	offsets := make([]int64, 1, n+1)
+	var data []byte
+	for _, p := range parts {
+		v := p.vals
+		cnt := p.end - p.start
+		switch {
+		case v.null:
+			for i := 0; i < cnt; i++ {
+				offsets = append(offsets, int64(len(data)))
+			}
+		case v.scalar:
+			if !v.variable() {
+				return nil, nil, corrupt("a fixed-width constant for variable-width values")
+			}
+			for i := 0; i < cnt; i++ {
+				data = append(data, v.data...)
+				offsets = append(offsets, int64(len(data)))
+			}
+		case p.dict != nil:
+			d := p.dict
+			if !d.variable() {
+				return nil, nil, corrupt("dictionary of fixed-width values for variable-width values")
+			}
+			w := v.bits / 8
+			for i := p.start; i < p.end; i++ {
+				idx := int(readUint(v.data, i*w, w))
+				data = append(data, d.data[d.offsets[idx]:d.offsets[idx+1]]...)
+				offsets = append(offsets, int64(len(data)))
+			}
+		default:
+			if !v.variable() {
+				return nil, nil, corrupt("fixed-width values for a variable-width type")
+			}
+			base := int64(len(data)) - v.offsets[p.start]
+			data = append(data, v.data[v.offsets[p.start]:v.offsets[p.end]]...)
+			for _, o := range v.offsets[p.start+1 : p.end+1] {
+				offsets = append(offsets, o+base)
+			}
+		}
+	}
+	if len(offsets) != n+1 {
+		return nil, nil, corrupt("%d values for %d leaf entries", len(offsets)-1, n)
+	}
+	return offsets, data, nil
+}
+
+// gatherFSL concatenates fixed-size lists of dim items of bits bits: the
+// items and their validity (when any is null).
+func gatherFSL(parts []part, dim, bits, n int) (items, validity []byte, nulls int, err error) {
+	got := 0
+	for _, p := range parts {
+		v := p.vals
+		cnt := p.end - p.start
+		switch {
+		case v.null:
+			if bits == 1 {
+				items = appendBits(items, got*dim, make([]byte, (cnt*dim+7)/8), 0, cnt*dim)
+			} else {
+				items = append(items, make([]byte, cnt*dim*bits/8)...)
+			}
+			validity = appendOnes(validity, got*dim, cnt*dim)
+		case v.scalar || p.dict != nil:
+			return nil, nil, 0, unsupported("constant or dictionary fixed-size lists")
+		default:
+			if len(v.fsl) != 1 || v.fsl[0].dim != dim || v.bits != bits {
+				return nil, nil, 0, corrupt("values do not hold fixed-size lists of %d %d-bit items", dim, bits)
+			}
+			if bits == 1 {
+				items = appendBits(items, got*dim, v.data, p.start*dim, cnt*dim)
+			} else {
+				items = append(items, v.data[p.start*dim*bits/8:p.end*dim*bits/8]...)
+			}
+			if iv := v.fsl[0].validity; iv != nil {
+				validity = appendBits(validity, got*dim, iv, p.start*dim, cnt*dim)
+				for i := p.start * dim; i < p.end*dim; i++ {
+					if !bitSet(iv, i) {
+						nulls++
+					}
+				}
+			} else {
+				validity = appendOnes(validity, got*dim, cnt*dim)
+			}
+		}
+		got += cnt
+	}
+	if got != n {
+		return nil, nil, 0, corrupt("%d fixed-size lists for %d leaf entries", got, n)
+	}
+	return items, validity, nulls, nil
+}
+
+func int32Bytes(v []int64) []byte {
+	out := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(out[4*i:], uint32(x))
+	}
+	return out
+}
+
+func int64Bytes(v []int64) []byte {
+	out := make([]byte, 8*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint64(out[8*i:], uint64(x))
+	}
+	return out
+}

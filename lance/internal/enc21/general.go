@@ -1,0 +1,82 @@
+package enc21
+
+import (
+	"bytes"
+	"encoding/binary"
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/pierrec/lz4/v4"
+
+	"github.com/lancens/lancens/lance/internal/pb/enc21pb"
+)
+
+// zstdMagic starts every zstd frame.
+var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+
+// decompressBuffer undoes general compression of one buffer. Lance frames
+// both schemes itself: LZ4 as a u32 little-endian decompressed length and
+// one LZ4 block; zstd as a u64 little-endian decompressed length and a
+// zstd stream (a stream without the length, from older writers, is also
+// read). The declared length is charged to bud before anything is
+// allocated; a stream that decodes to another length is corrupt.
+func decompressBuffer(scheme enc21pb.CompressionScheme, src []byte, bud *budget) ([]byte, error) {
+	switch scheme {
+	case enc21pb.CompressionScheme_COMPRESSION_ALGORITHM_LZ4:
+		if len(src) < 4 {
+			return nil, corrupt("LZ4 buffer of %d bytes has no length", len(src))
+		}
+		n := uint64(binary.LittleEndian.Uint32(src))
+		if err := bud.take(n, "an LZ4 buffer"); err != nil {
+			return nil, err
+		}
+		out := make([]byte, n)
+		got, err := lz4.UncompressBlock(src[4:], out)
+		if err != nil || uint64(got) != n {
+			return nil, corrupt("LZ4 buffer does not decode to its declared %d bytes", n)
+		}
+		return out, nil
+	case enc21pb.CompressionScheme_COMPRESSION_ALGORITHM_ZSTD:
+		if len(src) == 0 {
+			return nil, nil
+		}
+		dec := zstdDecoder(bud.lim.MaxBytes)
+		if len(src) >= 8 && !bytes.HasPrefix(src, zstdMagic) {
+			n := binary.LittleEndian.Uint64(src)
+			if err := bud.take(n, "a zstd buffer"); err != nil {
+				return nil, err
+			}
+			out, err := dec.DecodeAll(src[8:], make([]byte, 0, n))
+			if err != nil || uint64(len(out)) != n {
+				return nil, corrupt("zstd buffer does not decode to its declared %d bytes", n)
+			}
+			return out, nil
+		}
+		out, err := dec.DecodeAll(src, nil)
+		if err != nil {
+			return nil, corrupt("zstd buffer does not decode: %v", err)
+		}
+		if err := bud.take(uint64(len(out)), "a zstd buffer"); err != nil {
+			return nil, err
+		}
+		return out, nil
+	default:
+		return nil, unsupported("general compression scheme %v", scheme)
+	}
+}
+
+var zstdDecoders sync.Map // max bytes → *zstd.Decoder
+
+// zstdDecoder returns a shared decoder that refuses to produce more than
+// limit bytes. DecodeAll is safe for concurrent use.
+func zstdDecoder(limit uint64) *zstd.Decoder {
+	if d, ok := zstdDecoders.Load(limit); ok {
+		return d.(*zstd.Decoder)
+	}
+	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(limit), zstd.WithDecoderMaxWindow(max(min(limit, 1<<30), 1<<10)))
+	if err != nil {
+		panic(err) // only invalid options fail, and these are constant
+	}
+	actual, _ := zstdDecoders.LoadOrStore(limit, d)
+	return actual.(*zstd.Decoder)
+}
