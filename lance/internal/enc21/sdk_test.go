@@ -140,13 +140,7 @@ func TestSDKFiles(t *testing.T) {
 		v := sdkVersions[i/len(datasets)]
 		t.Run(fmt.Sprintf("%s/%s", map[string]string{"2.1": "2.1", "": "default"}[v.ask], d.name), func(t *testing.T) {
 			var res sdkResult
-			raw, err := os.ReadFile(filepath.Join(ds.Out, "result.json"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := json.Unmarshal(raw, &res); err != nil {
-				t.Fatal(err)
-			}
+			readJSON(t, filepath.Join(ds.Out, "result.json"), &res)
 			scan := readScan(t, ds.Out, res.Batches)
 			defer scan.Release()
 			first := 0
@@ -321,5 +315,16 @@ func equalArrays(t *testing.T, what string, want, got arrow.Array) {
 			t.Errorf("%s: row %d is %s, want %s", what, i, g, w)
 			return
 		}
+	}
+}
+
+func readJSON(t testing.TB, path string, v any) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
 	}
 }
