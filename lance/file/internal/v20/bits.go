@@ -1,5 +1,20 @@
 package v20
 
+import (
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// validityBuffer returns a validity bitmap as a buffer, and the null count
+// to give array.NewData with it: unknown (counted on demand) for a bitmap,
+// 0 without one.
+func validityBuffer(bits []byte) (*memory.Buffer, int) {
+	if bits == nil {
+		return nil, 0
+	}
+	return memory.NewBufferBytes(bits), array.UnknownNullCount
+}
+
 // copyBits copies n bits of src starting at bit srcOff into dst starting at
 // bit dstOff (least significant bit first, as Arrow bitmaps are). dst and
 // src must be long enough.

@@ -162,9 +162,6 @@ func (d *fieldDecoder) listField(f *schema.Field, dt arrow.DataType, spans []spa
 		empty.Release()
 	}
 	defer child.Release()
-	var vbuf *memory.Buffer
-	if validity != nil {
-		vbuf = memory.NewBufferBytes(validity)
-	}
-	return array.NewData(dt, int(n), []*memory.Buffer{vbuf, memory.NewBufferBytes(offsets)}, []arrow.ArrayData{child}, array.UnknownNullCount, 0), nil
+	vbuf, nulls := validityBuffer(validity)
+	return array.NewData(dt, int(n), []*memory.Buffer{vbuf, memory.NewBufferBytes(offsets)}, []arrow.ArrayData{child}, nulls, 0), nil
 }

@@ -445,11 +445,8 @@ func (p *page) binary(b *enc20pb.Binary, dt arrow.DataType, spans []span, depth 
 		data = bytesData.Buffers()[1].Bytes()
 		bytesData.Release()
 	}
-	var vbuf *memory.Buffer
-	if validity != nil {
-		vbuf = memory.NewBufferBytes(validity)
-	}
-	return array.NewData(dt, int(n), []*memory.Buffer{vbuf, memory.NewBufferBytes(offsets), memory.NewBufferBytes(data)}, nil, array.UnknownNullCount, 0), nil
+	vbuf, nulls := validityBuffer(validity)
+	return array.NewData(dt, int(n), []*memory.Buffer{vbuf, memory.NewBufferBytes(offsets), memory.NewBufferBytes(data)}, nil, nulls, 0), nil
 }
 
 // leafBits returns the bit width of the flat values at the bottom of a
@@ -524,14 +521,14 @@ func (p *page) gatherDictionary(idx arrow.ArrayData, indexType arrow.DataType, i
 	}
 	// First pass: check the indices and size the values.
 	var size uint64
-	nulls := false
+	anyNull := false
 	for i := range n {
 		k := index(i)
 		if k > numItems {
 			return nil, encoding.Corruptf("a dictionary index %d past the %d items", k, numItems)
 		}
 		if k == 0 || !item.valid(k-1) {
-			nulls = true
+			anyNull = true
 			continue
 		}
 		size += item.end(k-1) - item.start(k-1)
@@ -548,7 +545,7 @@ func (p *page) gatherDictionary(idx arrow.ArrayData, indexType arrow.DataType, i
 		return nil, err
 	}
 	var validity []byte
-	if nulls {
+	if anyNull {
 		if validity, err = p.alloc(bitmapBytes(n)); err != nil {
 			return nil, err
 		}
@@ -567,11 +564,8 @@ func (p *page) gatherDictionary(idx arrow.ArrayData, indexType arrow.DataType, i
 			binary.LittleEndian.PutUint64(offsets[8*(i+1):], at)
 		}
 	}
-	var vbuf *memory.Buffer
-	if validity != nil {
-		vbuf = memory.NewBufferBytes(validity)
-	}
-	return array.NewData(dt, int(n), []*memory.Buffer{vbuf, memory.NewBufferBytes(offsets), memory.NewBufferBytes(data)}, nil, array.UnknownNullCount, 0), nil
+	vbuf, nulls := validityBuffer(validity)
+	return array.NewData(dt, int(n), []*memory.Buffer{vbuf, memory.NewBufferBytes(offsets), memory.NewBufferBytes(data)}, nil, nulls, 0), nil
 }
 
 // binaryValues reads the values of decoded binary-like data (offset 0,
