@@ -1,4 +1,4 @@
-package enc21
+package v21
 
 import "encoding/binary"
 
@@ -44,7 +44,7 @@ func parseFSSTTable(b []byte) (*fsstTable, error) {
 
 // decode decompresses the variable-width block in (one FSST string per
 // value) into a new variable-width block, charging its size to bud.
-func (t *fsstTable) decode(in *block, bud *budget) (*block, error) {
+func (t *fsstTable) decode(in *block, bud budget) (*block, error) {
 	if !t.compressed {
 		return in, nil
 	}

@@ -1,4 +1,4 @@
-package enc21
+package v21
 
 // Column gathers the rows a read wants from one leaf column, page after
 // page: for each layer of structure (from the top-level field down to the

@@ -1,7 +1,8 @@
-// Package enc21 decodes the pages of Lance data files of format 2.1 and
-// later (2.2 is what Lance 12 and the LanceDB SDKs write by default) into
-// Arrow arrays. lance/file finds a column's pages and reads their
-// buffers; this package turns them into rows.
+// Package v21 decodes Lance data files of format 2.1 and 2.2 (2.2 is what
+// Lance 12 and the LanceDB SDKs write by default) into Arrow arrays: it is
+// the encoding.Decoder lance/file uses for those versions. The container
+// finds a file's columns and pages; this package reads, through it, only
+// the bytes of the rows asked for and turns them into arrays.
 //
 // # Columns, layers and levels
 //
@@ -16,9 +17,10 @@
 // starts there) and its definition level does not belong to a null or
 // empty list between the leaf and j (such a list has no elements inside).
 // Column.Append applies that rule to each layer of the rows read, giving
-// each layer's validity and, for lists, offsets; Assemble then builds the
+// each layer's validity and, for lists, offsets; assemble then builds the
 // Arrow array of a field from its leaf columns, taking each struct's and
-// list's structure from the first leaf below it.
+// list's structure from the first leaf below it (so a struct projected to
+// some of its fields reads only theirs).
 //
 // # Pages
 //
@@ -26,9 +28,13 @@
 //
 //   - mini-block (miniblock.go): small values in chunks of a few KiB,
 //     each holding its levels and value buffers; optionally a dictionary
-//     the values index into;
+//     the values index into. A read fetches the chunk metadata, the
+//     dictionary and the repetition index, then only the chunks holding
+//     the rows wanted;
 //   - full-zip (fullzip.go): large values one after the other, each with
-//     a control word of levels and, when variable-width, a length;
+//     a control word of levels and, when variable-width, a length. A read
+//     fetches only the bytes of the rows wanted, found through the
+//     repetition index when rows differ in size;
 //   - constant (constant.go): no values of their own — all null (2.1 and
 //     2.2) or one value for every row (2.2), with levels when needed.
 //
@@ -47,4 +53,4 @@
 // bounded by Limits first. A malformed page is an error wrapping
 // ErrCorrupt, never a panic; one beyond the limits wraps ErrTooLarge; an
 // encoding this package does not read wraps ErrUnsupported.
-package enc21
+package v21

@@ -1,4 +1,4 @@
-package enc21
+package v21
 
 import "github.com/lancens/lancens/lance/internal/pb/enc21pb"
 

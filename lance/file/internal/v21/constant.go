@@ -1,8 +1,10 @@
-package enc21
+package v21
 
 import (
+	"context"
 	"encoding/binary"
 
+	"github.com/lancens/lancens/lance/file/internal/encoding"
 	"github.com/lancens/lancens/lance/internal/pb/enc21pb"
 )
 
@@ -17,13 +19,39 @@ import (
 //
 // Buffers by count: 0, no levels (constant inline, or all null); 1, the
 // value; 2, the levels (constant inline, or all null); 3, the value and
-// the levels.
-func decodeConstant(l *enc21pb.ConstantLayout, buffers [][]byte, rows int, bud *budget) (*Page, error) {
+// the levels. A read decodes the whole page.
+type constLayout struct {
+	l    *enc21pb.ConstantLayout
+	plan *levelPlan
+}
+
+func newConstLayout(l *enc21pb.ConstantLayout) (*constLayout, error) {
 	layers, err := parseLayers(l.GetLayers())
 	if err != nil {
 		return nil, err
 	}
-	p := &Page{plan: newLevelPlan(layers)}
+	return &constLayout{l: l, plan: newLevelPlan(layers)}, nil
+}
+
+func (c *constLayout) read(ctx context.Context, f encoding.File, pg *encoding.Page, bud budget) (*Page, error) {
+	buffers, err := f.ReadRanges(ctx, pg.Buffers)
+	if err != nil {
+		return nil, err
+	}
+	p, err := c.decode(buffers, int(pg.Length), bud)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.index(bud); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (c *constLayout) decode(buffers [][]byte, rows int, bud budget) (*Page, error) {
+	l := c.l
+	var err error
+	p := &Page{plan: c.plan, rows: rows}
 	var value *block // one value; nil for all null
 	inline := l.InlineValue != nil
 	levelBufs := buffers
@@ -73,7 +101,7 @@ func decodeConstant(l *enc21pb.ConstantLayout, buffers [][]byte, rows int, bud *
 
 // constantLevels reads the levels of a constant page: none when buf is
 // empty, raw u16 values without compression, otherwise n values.
-func constantLevels(e *enc21pb.CompressiveEncoding, buf []byte, n uint64, bud *budget) ([]uint16, error) {
+func constantLevels(e *enc21pb.CompressiveEncoding, buf []byte, n uint64, bud budget) ([]uint16, error) {
 	if len(buf) == 0 {
 		return nil, nil
 	}

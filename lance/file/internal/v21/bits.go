@@ -1,4 +1,4 @@
-package enc21
+package v21
 
 import "encoding/binary"
 

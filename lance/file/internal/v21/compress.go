@@ -1,4 +1,4 @@
-package enc21
+package v21
 
 import (
 	"encoding/binary"
@@ -28,7 +28,7 @@ const maxBitsPerValue = 1 << 26
 // miniDecoder decodes the value buffers of one mini-block chunk.
 type miniDecoder struct {
 	buffers int
-	decode  func(bufs [][]byte, n int, bud *budget) (*block, error)
+	decode  func(bufs [][]byte, n int, bud budget) (*block, error)
 }
 
 func newMiniDecoder(e *enc21pb.CompressiveEncoding) (*miniDecoder, error) {
@@ -39,7 +39,7 @@ func newMiniDecoder(e *enc21pb.CompressiveEncoding) (*miniDecoder, error) {
 			return nil, err
 		}
 		comp := c.Flat.GetData()
-		return &miniDecoder{buffers: 1, decode: func(bufs [][]byte, n int, bud *budget) (*block, error) {
+		return &miniDecoder{buffers: 1, decode: func(bufs [][]byte, n int, bud budget) (*block, error) {
 			buf, err := maybeDecompress(comp, bufs[0], bud)
 			if err != nil {
 				return nil, err
@@ -52,7 +52,7 @@ func newMiniDecoder(e *enc21pb.CompressiveEncoding) (*miniDecoder, error) {
 			return nil, corrupt("inline bit-packing of %d-bit values", t)
 		}
 		comp := c.InlineBitpacking.GetValues()
-		return &miniDecoder{buffers: 1, decode: func(bufs [][]byte, n int, bud *budget) (*block, error) {
+		return &miniDecoder{buffers: 1, decode: func(bufs [][]byte, n int, bud budget) (*block, error) {
 			buf, err := maybeDecompress(comp, bufs[0], bud)
 			if err != nil {
 				return nil, err
@@ -67,7 +67,7 @@ func newMiniDecoder(e *enc21pb.CompressiveEncoding) (*miniDecoder, error) {
 		if c.Variable.GetValues() != nil {
 			return nil, unsupported("compressed values of a variable-width mini-block")
 		}
-		return &miniDecoder{buffers: 1, decode: func(bufs [][]byte, n int, bud *budget) (*block, error) {
+		return &miniDecoder{buffers: 1, decode: func(bufs [][]byte, n int, bud budget) (*block, error) {
 			return chunkVariable(bufs[0], n, width)
 		}}, nil
 	case *enc21pb.CompressiveEncoding_Fsst:
@@ -79,7 +79,7 @@ func newMiniDecoder(e *enc21pb.CompressiveEncoding) (*miniDecoder, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &miniDecoder{buffers: inner.buffers, decode: func(bufs [][]byte, n int, bud *budget) (*block, error) {
+		return &miniDecoder{buffers: inner.buffers, decode: func(bufs [][]byte, n int, bud budget) (*block, error) {
 			b, err := inner.decode(bufs, n, bud)
 			if err != nil {
 				return nil, err
@@ -94,7 +94,7 @@ func newMiniDecoder(e *enc21pb.CompressiveEncoding) (*miniDecoder, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &miniDecoder{buffers: shape.validityLayers() + 1, decode: func(bufs [][]byte, n int, bud *budget) (*block, error) {
+		return &miniDecoder{buffers: shape.validityLayers() + 1, decode: func(bufs [][]byte, n int, bud budget) (*block, error) {
 			return shape.chunk(bufs, n)
 		}}, nil
 	case *enc21pb.CompressiveEncoding_Rle:
@@ -109,7 +109,7 @@ func newMiniDecoder(e *enc21pb.CompressiveEncoding) (*miniDecoder, error) {
 		if err := checkRLEWidths(valueBits, lengthBits); err != nil {
 			return nil, err
 		}
-		return &miniDecoder{buffers: 2, decode: func(bufs [][]byte, n int, bud *budget) (*block, error) {
+		return &miniDecoder{buffers: 2, decode: func(bufs [][]byte, n int, bud budget) (*block, error) {
 			return expandRuns(bufs[0], bufs[1], n, valueBits, lengthBits, bud)
 		}}, nil
 	case *enc21pb.CompressiveEncoding_ByteStreamSplit:
@@ -120,7 +120,7 @@ func newMiniDecoder(e *enc21pb.CompressiveEncoding) (*miniDecoder, error) {
 		if bits%8 != 0 {
 			return nil, corrupt("byte stream split of %d-bit values", bits)
 		}
-		return &miniDecoder{buffers: 1, decode: func(bufs [][]byte, n int, bud *budget) (*block, error) {
+		return &miniDecoder{buffers: 1, decode: func(bufs [][]byte, n int, bud budget) (*block, error) {
 			return unsplitStreams(bufs[0], n, bits/8)
 		}}, nil
 	case *enc21pb.CompressiveEncoding_General:
@@ -129,7 +129,7 @@ func newMiniDecoder(e *enc21pb.CompressiveEncoding) (*miniDecoder, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &miniDecoder{buffers: inner.buffers, decode: func(bufs [][]byte, n int, bud *budget) (*block, error) {
+		return &miniDecoder{buffers: inner.buffers, decode: func(bufs [][]byte, n int, bud budget) (*block, error) {
 			first, err := decompressBuffer(scheme, bufs[0], bud)
 			if err != nil {
 				return nil, err
@@ -145,7 +145,7 @@ func newMiniDecoder(e *enc21pb.CompressiveEncoding) (*miniDecoder, error) {
 }
 
 // blockDecoder decodes one whole buffer of n values.
-type blockDecoder func(buf []byte, n int, bud *budget) (*block, error)
+type blockDecoder func(buf []byte, n int, bud budget) (*block, error)
 
 func newBlockDecoder(e *enc21pb.CompressiveEncoding) (blockDecoder, error) {
 	switch c := e.GetCompression().(type) {
@@ -155,7 +155,7 @@ func newBlockDecoder(e *enc21pb.CompressiveEncoding) (blockDecoder, error) {
 			return nil, err
 		}
 		comp := c.Flat.GetData()
-		return func(buf []byte, n int, bud *budget) (*block, error) {
+		return func(buf []byte, n int, bud budget) (*block, error) {
 			buf, err := maybeDecompress(comp, buf, bud)
 			if err != nil {
 				return nil, err
@@ -168,7 +168,7 @@ func newBlockDecoder(e *enc21pb.CompressiveEncoding) (blockDecoder, error) {
 			return nil, corrupt("inline bit-packing of %d-bit values", t)
 		}
 		comp := c.InlineBitpacking.GetValues()
-		return func(buf []byte, n int, bud *budget) (*block, error) {
+		return func(buf []byte, n int, bud budget) (*block, error) {
 			buf, err := maybeDecompress(comp, buf, bud)
 			if err != nil {
 				return nil, err
@@ -185,19 +185,19 @@ func newBlockDecoder(e *enc21pb.CompressiveEncoding) (blockDecoder, error) {
 			return nil, corrupt("out-of-line bit-packing of %d-bit values to %v", t, f)
 		}
 		w := int(f.GetBitsPerValue())
-		return func(buf []byte, n int, bud *budget) (*block, error) {
+		return func(buf []byte, n int, bud budget) (*block, error) {
 			return unpackOutOfLine(buf, n, t, w, bud)
 		}, nil
 	case *enc21pb.CompressiveEncoding_Variable:
 		if _, err := variableOffsetWidth(c.Variable); err != nil {
 			return nil, err
 		}
-		return func(buf []byte, n int, bud *budget) (*block, error) {
+		return func(buf []byte, n int, bud budget) (*block, error) {
 			return framedVariable(buf, n)
 		}, nil
 	case *enc21pb.CompressiveEncoding_Constant:
 		value, isNull := c.Constant.GetValue(), c.Constant.Value == nil
-		return func(buf []byte, n int, bud *budget) (*block, error) {
+		return func(buf []byte, n int, bud budget) (*block, error) {
 			if isNull {
 				return &block{n: n, null: true}, nil
 			}
@@ -215,7 +215,7 @@ func newBlockDecoder(e *enc21pb.CompressiveEncoding) (blockDecoder, error) {
 		if err := checkRLEWidths(valueBits, lengthBits); err != nil {
 			return nil, err
 		}
-		return func(buf []byte, n int, bud *budget) (*block, error) {
+		return func(buf []byte, n int, bud budget) (*block, error) {
 			if len(buf) < 8 {
 				return nil, corrupt("RLE block of %d bytes has no header", len(buf))
 			}
@@ -231,7 +231,7 @@ func newBlockDecoder(e *enc21pb.CompressiveEncoding) (blockDecoder, error) {
 		if err != nil {
 			return nil, err
 		}
-		return func(buf []byte, n int, bud *budget) (*block, error) {
+		return func(buf []byte, n int, bud budget) (*block, error) {
 			raw, err := decompressBuffer(scheme, buf, bud)
 			if err != nil {
 				return nil, err
@@ -284,7 +284,7 @@ func newFixedPerValue(e *enc21pb.CompressiveEncoding) (*fixedPerValue, error) {
 // variablePerValue decodes full-zip values that each carry a length: the
 // values, unzipped into one variable-width block, are transformed by the
 // encoding (FSST, general compression of each value).
-type variablePerValue func(in *block, bud *budget) (*block, error)
+type variablePerValue func(in *block, bud budget) (*block, error)
 
 func newVariablePerValue(e *enc21pb.CompressiveEncoding) (variablePerValue, error) {
 	switch c := e.GetCompression().(type) {
@@ -292,7 +292,7 @@ func newVariablePerValue(e *enc21pb.CompressiveEncoding) (variablePerValue, erro
 		if _, err := variableOffsetWidth(c.Variable); err != nil {
 			return nil, err
 		}
-		return func(in *block, bud *budget) (*block, error) { return in, nil }, nil
+		return func(in *block, bud budget) (*block, error) { return in, nil }, nil
 	case *enc21pb.CompressiveEncoding_Fsst:
 		table, err := parseFSSTTable(c.Fsst.GetSymbolTable())
 		if err != nil {
@@ -302,7 +302,7 @@ func newVariablePerValue(e *enc21pb.CompressiveEncoding) (variablePerValue, erro
 		if err != nil {
 			return nil, err
 		}
-		return func(in *block, bud *budget) (*block, error) {
+		return func(in *block, bud budget) (*block, error) {
 			b, err := inner(in, bud)
 			if err != nil {
 				return nil, err
@@ -315,7 +315,7 @@ func newVariablePerValue(e *enc21pb.CompressiveEncoding) (variablePerValue, erro
 		if err != nil {
 			return nil, err
 		}
-		return func(in *block, bud *budget) (*block, error) {
+		return func(in *block, bud budget) (*block, error) {
 			out := &block{n: in.n, offsets: make([]int64, in.n+1)}
 			for i := 0; i < in.n; i++ {
 				v, err := decompressBuffer(scheme, in.data[in.offsets[i]:in.offsets[i+1]], bud)
@@ -356,7 +356,7 @@ func variableOffsetWidth(v *enc21pb.Variable) (int, error) {
 	return int(bits / 8), nil
 }
 
-func maybeDecompress(c *enc21pb.BufferCompression, buf []byte, bud *budget) ([]byte, error) {
+func maybeDecompress(c *enc21pb.BufferCompression, buf []byte, bud budget) ([]byte, error) {
 	if c == nil {
 		return buf, nil
 	}
@@ -454,7 +454,7 @@ func framedVariable(buf []byte, n int) (*block, error) {
 // unpackInline decodes inline bit-packing: chunks of 1024 values of t
 // bits, each a t-bit word giving the packed width w, then 1024*w/t words.
 // The last chunk is padded to 1024 values.
-func unpackInline(buf []byte, n, t int, bud *budget) (*block, error) {
+func unpackInline(buf []byte, n, t int, bud budget) (*block, error) {
 	bt := t / 8
 	chunks := (n + 1023) / 1024
 	if err := bud.take(uint64(chunks)*1024*uint64(bt), "bit-unpacked values"); err != nil {
@@ -484,7 +484,7 @@ func unpackInline(buf []byte, n, t int, bud *budget) (*block, error) {
 // unpackOutOfLine decodes out-of-line bit-packing: every value packed to w
 // bits, in FastLanes blocks of 1024; a last partial block is either padded
 // and packed or stored unpacked (the buffer's length tells which).
-func unpackOutOfLine(buf []byte, n, t, w int, bud *budget) (*block, error) {
+func unpackOutOfLine(buf []byte, n, t, w int, bud budget) (*block, error) {
 	bt := t / 8
 	if len(buf)%bt != 0 {
 		return nil, corrupt("bit-packed buffer of %d bytes holds no whole %d-bit words", len(buf), t)
@@ -531,7 +531,7 @@ func checkRLEWidths(valueBits, lengthBits int) error {
 
 // expandRuns expands run-length encoded values: values holds one value per
 // run, lengths the length of each run. Runs past n values are cut off.
-func expandRuns(values, lengths []byte, n, valueBits, lengthBits int, bud *budget) (*block, error) {
+func expandRuns(values, lengths []byte, n, valueBits, lengthBits int, bud budget) (*block, error) {
 	vb, lb := valueBits/8, lengthBits/8
 	if len(values)%vb != 0 || len(lengths)%lb != 0 || len(values)/vb != len(lengths)/lb {
 		return nil, corrupt("RLE of %d value bytes and %d length bytes", len(values), len(lengths))

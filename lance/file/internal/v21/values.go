@@ -1,4 +1,4 @@
-package enc21
+package v21
 
 // block is a run of decoded values: what a compressive encoding turns its
 // buffers back into. Exactly one of its shapes is in use:
@@ -44,7 +44,7 @@ func (b *block) items() int {
 type blockAppender struct {
 	out     block
 	started bool
-	bud     *budget
+	bud     budget
 }
 
 func (a *blockAppender) append(b *block) error {

@@ -1,4 +1,4 @@
-package enc21
+package v21
 
 import (
 	"encoding/binary"
@@ -7,145 +7,105 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/lancens/lancens/lance/schema"
 )
 
-// LeafColumns returns how many columns a field of type dt takes in a 2.1
-// or later file: one per leaf, where a leaf is a primitive, a string or
-// binary, or a fixed-size list of fixed-width values; structs and lists
-// take none of their own. It returns an error wrapping ErrUnsupported for
-// types this package cannot assemble.
-func LeafColumns(dt arrow.DataType) (int, error) {
-	switch t := dt.(type) {
-	case *arrow.StructType:
-		n := 0
-		for _, f := range t.Fields() {
-			c, err := LeafColumns(f.Type)
-			if err != nil {
-				return 0, err
-			}
-			n += c
-		}
-		if n == 0 {
-			return 0, unsupported("structs without fields")
-		}
-		return n, nil
-	case *arrow.ListType:
-		return LeafColumns(t.Elem())
-	case *arrow.LargeListType:
-		return LeafColumns(t.Elem())
-	case *arrow.FixedSizeListType:
-		if _, ok := fixedWidth(t.Elem()); !ok {
-			return 0, unsupported("fixed-size lists of %s", t.Elem())
-		}
-		return 1, nil
-	default:
-		if _, ok := fixedWidth(dt); ok {
-			return 1, nil
-		}
-		if isBinary(dt) {
-			return 1, nil
-		}
-		return 0, unsupported("fields of type %s", dt)
-	}
-}
-
-// Assemble builds the array of a field of type dt from its leaf columns
-// (LeafColumns(dt) of them, in schema order), which must hold the same
-// rows. It returns an error wrapping ErrCorrupt when the columns'
-// structure disagrees with dt or with each other.
-func Assemble(dt arrow.DataType, cols []*Column, mem memory.Allocator) (arrow.Array, error) {
+// assemble builds the array of field f, of type dt, from the columns read
+// for its leaves (by field id). Each struct and list takes its structure
+// from the first leaf below it; the others must agree on their length. It
+// returns an error wrapping ErrCorrupt when the columns' structure
+// disagrees with the field or with each other.
+func assemble(f *schema.Field, dt arrow.DataType, cols map[int32]*Column, mem memory.Allocator) (arrow.Array, error) {
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
-	n, err := LeafColumns(dt)
-	if err != nil {
-		return nil, err
-	}
-	if len(cols) != n {
-		return nil, corrupt("a field of type %s takes %d columns, got %d", dt, n, len(cols))
-	}
-	a := &assembler{mem: mem}
-	data, err := a.build(dt, cols, 0)
+	a := &assembler{mem: mem, cols: cols}
+	data, err := a.build(f, dt, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer data.Release()
-	if data.Len() != cols[0].rows {
-		return nil, corrupt("field assembles to %d rows, its columns hold %d", data.Len(), cols[0].rows)
-	}
 	return array.MakeFromData(data), nil
 }
 
 type assembler struct {
-	mem memory.Allocator
+	mem  memory.Allocator
+	cols map[int32]*Column
 }
 
-// build assembles the layer k (counted from the top-level field) of cols.
-func (a *assembler) build(dt arrow.DataType, cols []*Column, k int) (arrow.ArrayData, error) {
-	for _, c := range cols {
-		if len(c.layers) <= k {
-			return nil, corrupt("column has %d layers, the type %s needs more", len(c.layers), dt)
-		}
+// firstLeaf returns the column of the first leaf under f.
+func (a *assembler) firstLeaf(f *schema.Field) (*Column, error) {
+	for !f.IsLeaf() {
+		f = f.Children[0]
 	}
-	l := &cols[0].layers[k]
-	for _, c := range cols[1:] {
-		if c.layers[k].n != l.n || c.layers[k].list != l.list {
-			return nil, corrupt("columns of one field disagree on their structure")
-		}
+	c := a.cols[f.ID]
+	if c == nil {
+		return nil, corrupt("field %s has no column read", f.Name)
 	}
+	return c, nil
+}
+
+// build assembles field f, whose structure is layer k (counted from the
+// top-level field) of its leaves' columns.
+func (a *assembler) build(f *schema.Field, dt arrow.DataType, k int) (arrow.ArrayData, error) {
+	col, err := a.firstLeaf(f)
+	if err != nil {
+		return nil, err
+	}
+	if len(col.layers) <= k {
+		return nil, corrupt("field %s is nested deeper than its column's %d layers", f.Name, len(col.layers))
+	}
+	l := &col.layers[k]
 	switch t := dt.(type) {
 	case *arrow.StructType:
-		if l.list {
-			return nil, corrupt("a struct's layer is a list")
+		if l.list || !f.IsStruct() || len(f.Children) != t.NumFields() {
+			return nil, corrupt("struct field %s does not match its column's layers", f.Name)
 		}
-		children := make([]arrow.ArrayData, 0, len(t.Fields()))
+		children := make([]arrow.ArrayData, 0, t.NumFields())
 		defer func() {
 			for _, c := range children {
 				c.Release()
 			}
 		}()
-		rest := cols
-		for _, f := range t.Fields() {
-			n, _ := LeafColumns(f.Type)
-			child, err := a.build(f.Type, rest[:n], k+1)
+		for i, cf := range f.Children {
+			child, err := a.build(cf, t.Field(i).Type, k+1)
 			if err != nil {
 				return nil, err
 			}
 			children = append(children, child)
 			if child.Len() != l.n {
-				return nil, corrupt("struct child of %d entries in a struct of %d", child.Len(), l.n)
+				return nil, corrupt("struct %s has %d entries, its field %s %d", f.Name, l.n, cf.Name, child.Len())
 			}
-			rest = rest[n:]
 		}
 		return array.NewData(dt, l.n, []*memory.Buffer{a.validity(l)}, children, l.nulls, 0), nil
 	case *arrow.ListType, *arrow.LargeListType:
-		if !l.list {
-			return nil, corrupt("a list's layer is not a list")
+		if !l.list || !f.IsList() || len(f.Children) != 1 {
+			return nil, corrupt("list field %s does not match its column's layers", f.Name)
 		}
-		elem := dt.(arrow.ListLikeType).Elem()
-		child, err := a.build(elem, cols, k+1)
+		child, err := a.build(f.Children[0], dt.(arrow.ListLikeType).Elem(), k+1)
 		if err != nil {
 			return nil, err
 		}
 		defer child.Release()
 		if int64(child.Len()) != l.offsets[l.n] {
-			return nil, corrupt("list of %d items over %d", l.offsets[l.n], child.Len())
+			return nil, corrupt("list %s of %d items over %d", f.Name, l.offsets[l.n], child.Len())
 		}
 		var offsets []byte
 		if _, large := dt.(*arrow.LargeListType); large {
 			offsets = int64Bytes(l.offsets)
 		} else {
 			if l.offsets[l.n] > math.MaxInt32 {
-				return nil, corrupt("list of %d items needs 64-bit offsets", l.offsets[l.n])
+				return nil, corrupt("list %s of %d items needs 64-bit offsets", f.Name, l.offsets[l.n])
 			}
 			offsets = int32Bytes(l.offsets)
 		}
 		return array.NewData(dt, l.n, []*memory.Buffer{a.validity(l), memory.NewBufferBytes(offsets)}, []arrow.ArrayData{child}, l.nulls, 0), nil
 	}
-	if l.list || k != len(cols[0].layers)-1 {
-		return nil, corrupt("leaf of type %s is not the column's last layer", dt)
+	if !f.IsLeaf() || l.list || k != len(col.layers)-1 {
+		return nil, corrupt("leaf field %s is not its column's last layer", f.Name)
 	}
-	return a.leaf(dt, cols[0], l)
+	return a.leaf(dt, col, l)
 }
 
 func (a *assembler) validity(l *colLayer) *memory.Buffer {

@@ -1,9 +1,8 @@
-package enc21
+package v21
 
 import (
 	"bytes"
 	"encoding/binary"
-	"sync"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
@@ -20,7 +19,7 @@ var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 // zstd stream (a stream without the length, from older writers, is also
 // read). The declared length is charged to bud before anything is
 // allocated; a stream that decodes to another length is corrupt.
-func decompressBuffer(scheme enc21pb.CompressionScheme, src []byte, bud *budget) ([]byte, error) {
+func decompressBuffer(scheme enc21pb.CompressionScheme, src []byte, bud budget) ([]byte, error) {
 	switch scheme {
 	case enc21pb.CompressionScheme_COMPRESSION_ALGORITHM_LZ4:
 		if len(src) < 4 {
@@ -40,24 +39,23 @@ func decompressBuffer(scheme enc21pb.CompressionScheme, src []byte, bud *budget)
 		if len(src) == 0 {
 			return nil, nil
 		}
-		dec := zstdDecoder(bud.lim.MaxBytes)
+		var n uint64
 		if len(src) >= 8 && !bytes.HasPrefix(src, zstdMagic) {
-			n := binary.LittleEndian.Uint64(src)
-			if err := bud.take(n, "a zstd buffer"); err != nil {
-				return nil, err
+			n, src = binary.LittleEndian.Uint64(src), src[8:]
+		} else {
+			// A frame without Lance's length: its header must say.
+			var h zstd.Header
+			if err := h.Decode(src); err != nil || !h.HasFCS {
+				return nil, corrupt("zstd buffer without a decompressed length")
 			}
-			out, err := dec.DecodeAll(src[8:], make([]byte, 0, n))
-			if err != nil || uint64(len(out)) != n {
-				return nil, corrupt("zstd buffer does not decode to its declared %d bytes", n)
-			}
-			return out, nil
+			n = h.FrameContentSize
 		}
-		out, err := dec.DecodeAll(src, nil)
-		if err != nil {
-			return nil, corrupt("zstd buffer does not decode: %v", err)
-		}
-		if err := bud.take(uint64(len(out)), "a zstd buffer"); err != nil {
+		if err := bud.take(n, "a zstd buffer"); err != nil {
 			return nil, err
+		}
+		out, err := zstdDec.DecodeAll(src, make([]byte, 0, n))
+		if err != nil || uint64(len(out)) != n {
+			return nil, corrupt("zstd buffer does not decode to its declared %d bytes", n)
 		}
 		return out, nil
 	default:
@@ -65,18 +63,13 @@ func decompressBuffer(scheme enc21pb.CompressionScheme, src []byte, bud *budget)
 	}
 }
 
-var zstdDecoders sync.Map // max bytes → *zstd.Decoder
-
-// zstdDecoder returns a shared decoder that refuses to produce more than
-// limit bytes. DecodeAll is safe for concurrent use.
-func zstdDecoder(limit uint64) *zstd.Decoder {
-	if d, ok := zstdDecoders.Load(limit); ok {
-		return d.(*zstd.Decoder)
-	}
-	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(limit), zstd.WithDecoderMaxWindow(max(min(limit, 1<<30), 1<<10)))
+// zstdDec decodes zstd streams into at most the capacity of the slice it
+// is given: a stream cannot allocate more than the budget granted it. Its
+// DecodeAll is safe for concurrent use.
+var zstdDec = func() *zstd.Decoder {
+	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecodeAllCapLimit(true))
 	if err != nil {
 		panic(err) // only invalid options fail, and these are constant
 	}
-	actual, _ := zstdDecoders.LoadOrStore(limit, d)
-	return actual.(*zstd.Decoder)
-}
+	return d
+}()
