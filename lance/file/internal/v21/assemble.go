@@ -16,11 +16,11 @@ import (
 // from the first leaf below it; the others must agree on their length. It
 // returns an error wrapping ErrCorrupt when the columns' structure
 // disagrees with the field or with each other.
-func assemble(f *schema.Field, dt arrow.DataType, cols map[int32]*Column, mem memory.Allocator) (arrow.Array, error) {
+func assemble(f *schema.Field, dt arrow.DataType, cols map[int32]*Column, mem memory.Allocator, bud budget) (arrow.Array, error) {
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
-	a := &assembler{mem: mem, cols: cols}
+	a := &assembler{mem: mem, cols: cols, bud: bud}
 	data, err := a.build(f, dt, 0)
 	if err != nil {
 		return nil, err
@@ -32,6 +32,7 @@ func assemble(f *schema.Field, dt arrow.DataType, cols map[int32]*Column, mem me
 type assembler struct {
 	mem  memory.Allocator
 	cols map[int32]*Column
+	bud  budget
 }
 
 // firstLeaf returns the column of the first leaf under f.
@@ -91,6 +92,9 @@ func (a *assembler) build(f *schema.Field, dt arrow.DataType, k int) (arrow.Arra
 		if int64(child.Len()) != l.offsets[l.n] {
 			return nil, corrupt("list %s of %d items over %d", f.Name, l.offsets[l.n], child.Len())
 		}
+		if err := a.bud.take(8*uint64(l.n+1), "list offsets"); err != nil {
+			return nil, err
+		}
 		var offsets []byte
 		if _, large := dt.(*arrow.LargeListType); large {
 			offsets = int64Bytes(l.offsets)
@@ -122,6 +126,9 @@ func (a *assembler) leaf(dt arrow.DataType, c *Column, l *colLayer) (arrow.Array
 	case *arrow.FixedSizeListType:
 		width, _ := fixedWidth(t.Elem())
 		dim := int(t.Len())
+		if err := a.bud.take(uint64(l.n)*uint64(dim)*uint64(width+1)/8+1, "vectors"); err != nil {
+			return nil, err
+		}
 		items, itemValid, itemNulls, err := gatherFSL(c.parts, dim, width, l.n)
 		if err != nil {
 			return nil, err
@@ -135,6 +142,9 @@ func (a *assembler) leaf(dt arrow.DataType, c *Column, l *colLayer) (arrow.Array
 		return array.NewData(dt, l.n, []*memory.Buffer{valid}, []arrow.ArrayData{child}, l.nulls, 0), nil
 	}
 	if width, ok := fixedWidth(dt); ok {
+		if err := a.bud.take((uint64(l.n)*uint64(width)+7)/8, "values"); err != nil {
+			return nil, err
+		}
 		data, err := gatherFixed(c.parts, width, l.n)
 		if err != nil {
 			return nil, err
@@ -142,6 +152,9 @@ func (a *assembler) leaf(dt arrow.DataType, c *Column, l *colLayer) (arrow.Array
 		return array.NewData(dt, l.n, []*memory.Buffer{valid, memory.NewBufferBytes(data)}, nil, l.nulls, 0), nil
 	}
 	if isBinary(dt) {
+		if err := a.bud.take(16*uint64(l.n+1)+variableBytes(c.parts), "values"); err != nil {
+			return nil, err
+		}
 		offsets, data, err := gatherVariable(c.parts, l.n)
 		if err != nil {
 			return nil, err
@@ -260,6 +273,28 @@ func gatherFixed(parts []part, bits, n int) ([]byte, error) {
 		return nil, corrupt("%d values for %d leaf entries", got, n)
 	}
 	return out, nil
+}
+
+// variableBytes returns the bytes of the variable-width values of parts.
+func variableBytes(parts []part) uint64 {
+	var n uint64
+	for _, p := range parts {
+		v := p.vals
+		switch {
+		case v.null:
+		case v.scalar:
+			n += uint64(p.end-p.start) * uint64(len(v.data))
+		case p.dict != nil && p.dict.variable():
+			w := v.bits / 8
+			for i := p.start; i < p.end; i++ {
+				idx := readUint(v.data, i*w, w)
+				n += uint64(p.dict.offsets[idx+1] - p.dict.offsets[idx])
+			}
+		case v.variable():
+			n += uint64(v.offsets[p.end] - v.offsets[p.start])
+		}
+	}
+	return n
 }
 
 // gatherVariable concatenates the variable-width values of parts.

@@ -8,6 +8,7 @@ type Column struct {
 	layers []colLayer // the top-level field first, the leaf last
 	parts  []part
 	rows   int
+	bud    budget
 }
 
 // colLayer is one layer's share of a Column: n entries, their validity
@@ -63,6 +64,17 @@ func (c *Column) Append(p *Page, start, end int) error {
 	before := make([]int, m)
 	for k := range c.layers {
 		before[k] = c.layers[k].n
+	}
+	// Each layer gets at most one entry per position: a validity bit, and
+	// an offset for lists.
+	for _, l := range plan.layers {
+		cost := uint64(pe-ps+7) / 8
+		if l.list {
+			cost += 8 * uint64(pe-ps)
+		}
+		if err := c.bud.take(cost, "structure of the rows read"); err != nil {
+			return err
+		}
 	}
 	for j := m - 1; j >= 0; j-- {
 		c.appendLayer(p, j, ps, pe, before)

@@ -94,7 +94,7 @@ func (Decoder) Decode(ctx context.Context, req *encoding.Request) (arrow.Array, 
 	if err := walk(req.Field, 1); err != nil {
 		return nil, err
 	}
-	return assemble(req.Field, req.Type, cols, req.Mem)
+	return assemble(req.Field, req.Type, cols, req.Mem, bud)
 }
 
 // span is the rows [start, end).
@@ -154,7 +154,7 @@ func readLeaf(ctx context.Context, f encoding.File, col *encoding.Column, spans 
 	if err != nil {
 		return nil, err
 	}
-	out := &Column{}
+	out := &Column{bud: bud}
 	err = forPages(col, spans, func(i int, local []span) error {
 		pg := &col.Pages[i]
 		if err := bud.items(pg.Length, "a page's rows"); err != nil {

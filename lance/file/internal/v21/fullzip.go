@@ -114,6 +114,9 @@ func (z *zipLayout) rowSize() int {
 // read decodes the rows of local (sorted, disjoint) of page pg.
 func (z *zipLayout) read(ctx context.Context, f encoding.File, pg *encoding.Page, local []span, bud budget) ([]*Page, error) {
 	spans := mergeSpans(local)
+	if len(pg.Buffers) == 0 {
+		return nil, corrupt("full-zip page without buffers")
+	}
 	data := pg.Buffers[0]
 	byteRanges := make([]encoding.Range, len(spans))
 	if size := z.rowSize(); size > 0 {

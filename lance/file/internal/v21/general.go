@@ -3,6 +3,8 @@ package v21
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
+	"slices"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
@@ -43,10 +45,15 @@ func decompressBuffer(scheme enc21pb.CompressionScheme, src []byte, bud budget) 
 		if len(src) >= 8 && !bytes.HasPrefix(src, zstdMagic) {
 			n, src = binary.LittleEndian.Uint64(src), src[8:]
 		} else {
-			// A frame without Lance's length: its header must say.
+			// A stream without Lance's length (older writers): its
+			// frame header may say; otherwise it is read in steps, each
+			// charged before it is read.
 			var h zstd.Header
-			if err := h.Decode(src); err != nil || !h.HasFCS {
-				return nil, corrupt("zstd buffer without a decompressed length")
+			if err := h.Decode(src); err != nil {
+				return nil, corrupt("zstd buffer: %v", err)
+			}
+			if !h.HasFCS {
+				return zstdStream(src, bud)
 			}
 			n = h.FrameContentSize
 		}
@@ -63,11 +70,41 @@ func decompressBuffer(scheme enc21pb.CompressionScheme, src []byte, bud budget) 
 	}
 }
 
+// maxZstdWindow bounds the history a zstd frame may ask the decoder to
+// keep (the window of the highest compression levels, 64 MiB).
+const maxZstdWindow = 1 << 26
+
+// zstdStream decodes a zstd stream of unknown length, charging every
+// step of output to bud before reading it.
+func zstdStream(src []byte, bud budget) ([]byte, error) {
+	d, err := zstd.NewReader(bytes.NewReader(src), zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true), zstd.WithDecoderMaxWindow(maxZstdWindow))
+	if err != nil {
+		return nil, corrupt("zstd buffer: %v", err)
+	}
+	defer d.Close()
+	var out []byte
+	const step = 64 << 10
+	for {
+		if err := bud.take(step, "a zstd buffer"); err != nil {
+			return nil, err
+		}
+		out = slices.Grow(out, step)
+		n, err := io.ReadFull(d, out[len(out):len(out)+step])
+		out = out[:len(out)+n]
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, corrupt("zstd buffer: %v", err)
+		}
+	}
+}
+
 // zstdDec decodes zstd streams into at most the capacity of the slice it
 // is given: a stream cannot allocate more than the budget granted it. Its
 // DecodeAll is safe for concurrent use.
 var zstdDec = func() *zstd.Decoder {
-	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecodeAllCapLimit(true))
+	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecodeAllCapLimit(true), zstd.WithDecoderMaxWindow(maxZstdWindow))
 	if err != nil {
 		panic(err) // only invalid options fail, and these are constant
 	}
