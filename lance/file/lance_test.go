@@ -130,10 +130,10 @@ func readIPC(t *testing.T, path string) arrow.RecordBatch {
 		if err != nil {
 			t.Fatal(err)
 		}
+		rec.Retain() // the reader releases it at the next call
 		parts = append(parts, rec)
 	}
 	if len(parts) == 1 {
-		parts[0].Retain()
 		return parts[0]
 	}
 	// apache-arrow may split a table into several batches: join them.

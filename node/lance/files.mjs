@@ -93,6 +93,7 @@ const families = {
   },
   long_strings: {
     batches: [120, 1, 90],
+    chunk: 40,
     columns: [
       ["id", new arrow.Int32(), false, (i) => i],
       ["doc", new arrow.Utf8(), true, nth(9, (i) => text(i, 100000 + i))],
@@ -110,7 +111,8 @@ const families = {
     ],
   },
   vectors: {
-    batches: [1200, 1, 900],
+    batches: [3000, 1, 900],
+    chunk: 1000,
     columns: [
       ["id", new arrow.Int64(), false, (i) => big(i)],
       ["vec", new arrow.FixedSizeList(1536, item(new arrow.Float32())), true, nth(11, (i) => floats(i, 1536, 0.001))],
@@ -166,16 +168,29 @@ function vectorOf(values, type) {
   return arrow.makeVector(arrow.makeData({ type, length: values.length, nullCount, nullBitmap: bitmap, child }));
 }
 
+// makeBatch returns rows [start, start+n) of a family as a table of
+// record batches of family.chunk rows: Lance cuts a page when a column's
+// buffered values pass 8 MiB, so families with big values get several
+// pages per column this way.
 function makeBatch(family, version, start, n) {
-  const fields = [];
-  const vectors = {};
-  for (const [name, type, nullable, value] of family.columns) {
-    if (family.minVersion?.[name] && version < family.minVersion[name]) continue;
-    const values = Array.from({ length: n }, (_, k) => value(start + k));
-    fields.push(field(name, type, nullable));
-    vectors[name] = vectorOf(values, type);
+  const chunk = family.chunk ?? n;
+  const batches = [];
+  let schema;
+  for (let at = start; at < start + n; at += chunk) {
+    const m = Math.min(chunk, start + n - at);
+    const fields = [];
+    const vectors = {};
+    for (const [name, type, nullable, value] of family.columns) {
+      if (family.minVersion?.[name] && version < family.minVersion[name]) continue;
+      const values = Array.from({ length: m }, (_, k) => value(at + k));
+      fields.push(field(name, type, nullable));
+      vectors[name] = vectorOf(values, type);
+    }
+    const table = new arrow.Table(new arrow.Schema(fields), vectors);
+    schema = table.schema;
+    batches.push(...table.batches);
   }
-  return new arrow.Table(new arrow.Schema(fields), vectors);
+  return new arrow.Table(schema, batches);
 }
 
 for (const version of versions) {

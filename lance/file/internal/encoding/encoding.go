@@ -223,3 +223,34 @@ func Mul(a, b uint64) (product uint64, ok bool) {
 	p := a * b
 	return p, p/b == a
 }
+
+// EncodedPage is a page an Encoder produced, for the container to write.
+type EncodedPage struct {
+	// Column is the page's column.
+	Column int
+	// Length and Priority go to the page's metadata (see Page).
+	Length, Priority uint64
+	// Encoding is the page's encoding: a serialized google.protobuf.Any.
+	Encoding []byte
+	// Buffers are the page's buffers, in the order its encoding numbers
+	// them.
+	Buffers [][]byte
+}
+
+// Encoder turns batches of rows into the pages of one format version.
+// The container writes each page as it comes (so memory stays bounded by
+// what the encoder buffers), then the column metadata.
+type Encoder interface {
+	// NumColumns returns the file's number of columns.
+	NumColumns() int
+	// FieldIDs returns the id of the field of each column, in column order.
+	FieldIDs() []int32
+	// Append encodes a batch (one array per top-level field of the
+	// schema, in order) whose first row is the file's row row, and returns
+	// the pages it filled.
+	Append(cols []arrow.Array, row uint64) ([]EncodedPage, error)
+	// Finish returns the pages still buffered.
+	Finish() ([]EncodedPage, error)
+	// ColumnEncoding returns the encoding of a column (a serialized Any).
+	ColumnEncoding(column int) []byte
+}

@@ -190,10 +190,11 @@ func forPages(col *encoding.Column, spans []span, fn func(i int, local []span) e
 	if last := spans[len(spans)-1].end; last > col.Rows() {
 		return encoding.Corruptf("column %d holds %d values, not the %d its field needs", col.Index, col.Rows(), last)
 	}
-	i := 0 // the page of the current span
+	i := 0 // the page holding start
+	si := 0
+	start, end := spans[0].start, spans[0].end
 	var local []span
-	for si := 0; si < len(spans); {
-		start, end := spans[si].start, spans[si].end
+	for si < len(spans) {
 		i += sort.Search(len(col.Pages)-i, func(k int) bool {
 			pg := &col.Pages[i+k]
 			return pg.First+pg.Length > start
@@ -201,15 +202,18 @@ func forPages(col *encoding.Column, spans []span, fn func(i int, local []span) e
 		pg := &col.Pages[i]
 		pageEnd := pg.First + pg.Length
 		local = local[:0]
-		for si < len(spans) && start < pageEnd {
+		for {
 			local = append(local, span{start - pg.First, min(end, pageEnd) - pg.First})
 			if end > pageEnd {
 				start = pageEnd // the rest is in the next pages
 				break
 			}
-			si++
-			if si < len(spans) {
-				start, end = spans[si].start, spans[si].end
+			if si++; si == len(spans) {
+				break
+			}
+			start, end = spans[si].start, spans[si].end
+			if start >= pageEnd {
+				break
 			}
 		}
 		if err := fn(i, local); err != nil {
