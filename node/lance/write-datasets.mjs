@@ -12,7 +12,9 @@
 // script then scans the table with row ids and writes each batch Lance
 // returns, still as the Arrow IPC bytes the SDK produced, to
 // `out`/scan-N.arrow, and `out`/result.json: {"files": [[data files new
-// after write 0], [... after write 1], ...], "batches": N}.
+// after write 0], [... after write 1], ...], "batches": N}. A dataset
+// without writes is only opened and scanned (a table whose files Go
+// wrote).
 
 import { readFileSync, writeFileSync, readdirSync, mkdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -29,7 +31,8 @@ for (const ds of job.datasets) {
   const db = await lancedb.connect(ds.dir);
   const storage = ds.version ? { new_table_data_storage_version: ds.version } : {};
   const tableDir = join(ds.dir, `${ds.name}.lance`);
-  let table;
+  ds.writes ??= [];
+  let table = ds.writes.length === 0 ? await db.openTable(ds.name) : undefined;
   const files = [];
   for (const [i, path] of ds.writes.entries()) {
     const before = new Set(dataFiles(tableDir));
