@@ -155,7 +155,7 @@ func (a *assembler) leaf(dt arrow.DataType, c *Column, l *colLayer) (arrow.Array
 		if err := a.bud.take(16*uint64(l.n+1)+variableBytes(c.parts), "values"); err != nil {
 			return nil, err
 		}
-		offsets, data, err := gatherVariable(c.parts, l.n)
+		offsets, data, err := gatherVariable(c.parts, l.n, variableBytes(c.parts))
 		if err != nil {
 			return nil, err
 		}
@@ -209,6 +209,14 @@ func isBinary(dt arrow.DataType) bool {
 // gatherFixed concatenates the fixed-width values of parts: n values of
 // bits bits.
 func gatherFixed(parts []part, bits, n int) ([]byte, error) {
+	// One page of plain values: its bytes as they are.
+	if len(parts) == 1 && bits%8 == 0 {
+		p := parts[0]
+		v := p.vals
+		if !v.null && !v.scalar && p.dict == nil && !v.variable() && v.fsl == nil && v.bits == bits && p.end-p.start == n {
+			return v.data[p.start*bits/8 : p.end*bits/8], nil
+		}
+	}
 	var out []byte
 	if bits == 1 {
 		out = make([]byte, 0, (n+7)/8)
@@ -298,9 +306,9 @@ func variableBytes(parts []part) uint64 {
 }
 
 // gatherVariable concatenates the variable-width values of parts.
-func gatherVariable(parts []part, n int) ([]int64, []byte, error) {
+func gatherVariable(parts []part, n int, size uint64) ([]int64, []byte, error) {
 	offsets := make([]int64, 1, n+1)
-	var data []byte
+	data := make([]byte, 0, size)
 	for _, p := range parts {
 		v := p.vals
 		cnt := p.end - p.start
@@ -346,8 +354,27 @@ func gatherVariable(parts []part, n int) ([]int64, []byte, error) {
 }
 
 // gatherFSL concatenates fixed-size lists of dim items of bits bits: the
-// items and their validity (when any is null).
+// items and, when any is null, their validity.
 func gatherFSL(parts []part, dim, bits, n int) (items, validity []byte, nulls int, err error) {
+	anyValidity := false
+	for _, p := range parts {
+		v := p.vals
+		if v.null || (len(v.fsl) == 1 && v.fsl[0].validity != nil) {
+			anyValidity = true
+		}
+	}
+	// One page of plain vectors: its items as they are.
+	if len(parts) == 1 && !anyValidity {
+		p := parts[0]
+		v := p.vals
+		if !v.null && !v.scalar && p.dict == nil && len(v.fsl) == 1 && v.fsl[0].dim == dim && v.bits == bits && bits%8 == 0 && p.end-p.start == n {
+			return v.data[p.start*dim*bits/8 : p.end*dim*bits/8], nil, 0, nil
+		}
+	}
+	items = make([]byte, 0, (n*dim*bits+7)/8)
+	if anyValidity {
+		validity = make([]byte, 0, (n*dim+7)/8)
+	}
 	got := 0
 	for _, p := range parts {
 		v := p.vals
@@ -370,6 +397,9 @@ func gatherFSL(parts []part, dim, bits, n int) (items, validity []byte, nulls in
 				items = appendBits(items, got*dim, v.data, p.start*dim, cnt*dim)
 			} else {
 				items = append(items, v.data[p.start*dim*bits/8:p.end*dim*bits/8]...)
+			}
+			if !anyValidity {
+				break
 			}
 			if iv := v.fsl[0].validity; iv != nil {
 				validity = appendBits(validity, got*dim, iv, p.start*dim, cnt*dim)

@@ -45,6 +45,17 @@
 // stream split, FSST (fsst.go), fixed-size lists (fsl.go), constants, and
 // LZ4 or zstd general compression (general.go).
 //
+// # Writing
+//
+// Encoder (encode.go, sink.go, writepage.go, writezip.go) writes 2.1 and
+// 2.2 pages for lance/file's Writer in the simplest layouts Lance reads,
+// uncompressed: each leaf's rows are shredded into repetition levels,
+// definition events and the values of visible items; when a page is cut,
+// its layers are chosen from what it holds (a layer without nulls or
+// empty lists takes no definition level) and it becomes a mini-block page
+// (values under 256 bytes), a full-zip page (larger values) or a constant
+// page of raw levels (rows without values).
+//
 // # Untrusted input
 //
 // Pages come from files written by others. Every offset, length, count

@@ -292,7 +292,8 @@ func FuzzDictionary(f *testing.F) {
 		if checkIndices(idx, d.n) != nil {
 			return
 		}
-		offsets, _, err := gatherVariable([]part{{vals: idx, dict: d, start: 0, end: idx.n}}, idx.n)
+		parts := []part{{vals: idx, dict: d, start: 0, end: idx.n}}
+		offsets, _, err := gatherVariable(parts, idx.n, variableBytes(parts))
 		if err != nil || len(offsets) != idx.n+1 {
 			t.Fatalf("gathering checked indices: %v", err)
 		}

@@ -293,6 +293,10 @@ func (m *miniLayout) read(ctx context.Context, f encoding.File, pg *encoding.Pag
 func (m *miniLayout) decodeRun(buf []byte, chunks []miniChunk, r chunkRun, dict *block, bud budget) (*Page, error) {
 	p := &Page{plan: m.plan, dict: dict, firstRow: r.firstRow, rows: r.endRow - r.firstRow}
 	vals := blockAppender{bud: bud}
+	for _, c := range chunks[r.first : r.last+1] {
+		vals.values += c.values
+		vals.bytes += c.size
+	}
 	base := chunks[r.first].start
 	for i := r.first; i <= r.last; i++ {
 		c := chunks[i]

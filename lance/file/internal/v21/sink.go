@@ -130,45 +130,67 @@ func (s *valueSink) add(a arrow.Array, idx int) {
 	case sinkBool:
 		s.bitmap = appendBit(s.bitmap, s.n, bitOf(a, idx))
 	case sinkVariable:
-		var v []byte
-		switch t := a.(type) {
-		case *array.String:
-			v = []byte(t.Value(idx))
-		case *array.LargeString:
-			v = []byte(t.Value(idx))
-		case *array.Binary:
-			v = t.Value(idx)
-		case *array.LargeBinary:
-			v = t.Value(idx)
+		before := len(s.data)
+		if !a.IsNull(idx) {
+			switch t := a.(type) {
+			case *array.String:
+				s.data = append(s.data, t.Value(idx)...)
+			case *array.LargeString:
+				s.data = append(s.data, t.Value(idx)...)
+			case *array.Binary:
+				s.data = append(s.data, t.Value(idx)...)
+			case *array.LargeBinary:
+				s.data = append(s.data, t.Value(idx)...)
+			}
 		}
-		if a.IsNull(idx) {
-			v = nil
-		}
-		s.data = append(s.data, v...)
 		s.offsets = append(s.offsets, int64(len(s.data)))
-		s.maxLen = max(s.maxLen, len(v))
+		s.maxLen = max(s.maxLen, len(s.data)-before)
 	case sinkVector:
+		if s.data == nil {
+			s.data = make([]byte, 0, 1<<20)
+		}
 		fsl := a.(*array.FixedSizeList)
 		items := fsl.ListValues()
 		start, _ := fsl.ValueOffsets(idx)
-		for j := 0; j < s.dim; j++ {
-			item := int(start) + j
-			k := s.n*s.dim + j
-			if s.bits == 1 {
-				s.data = appendBit(s.data, k, bitOf(items, item))
-			} else if v := valueBytes(items, item, s.bits/8); v != nil {
-				s.data = append(s.data, v...)
-			} else {
-				s.data = append(s.data, make([]byte, s.bits/8)...)
+		first := s.n * s.dim
+		if s.bits == 1 {
+			for j := 0; j < s.dim; j++ {
+				s.data = appendBit(s.data, first+j, bitOf(items, int(start)+j))
 			}
-			valid := !items.IsNull(item)
-			if !valid {
-				s.itemNulls++
+		} else {
+			s.data = append(s.data, rowOf(items, int(start), s.dim, s.bits/8)...)
+		}
+		// Item validity is kept from the first null item on (earlier
+		// items were all valid).
+		if items.NullN() > 0 {
+			for j := 0; j < s.dim; j++ {
+				if items.IsNull(int(start) + j) {
+					if s.itemNulls == 0 {
+						s.bitmap = appendOnes(nil, 0, first+j)
+					}
+					s.itemNulls++
+					s.bitmap = appendBit(s.bitmap, first+j, false)
+				} else if s.itemNulls > 0 {
+					s.bitmap = appendBit(s.bitmap, first+j, true)
+				}
 			}
-			s.bitmap = appendBit(s.bitmap, k, valid)
+		} else if s.itemNulls > 0 {
+			s.bitmap = appendOnes(s.bitmap, first, s.dim)
 		}
 	}
 	s.n++
+}
+
+// rowOf returns the bytes of items [start, start+dim) of a fixed-width
+// array, or zeros where the array has no values buffer.
+func rowOf(a arrow.Array, start, dim, width int) []byte {
+	d := a.Data()
+	bufs := d.Buffers()
+	off, end := (d.Offset()+start)*width, (d.Offset()+start+dim)*width
+	if len(bufs) < 2 || bufs[1] == nil || end > bufs[1].Len() {
+		return make([]byte, dim*width)
+	}
+	return bufs[1].Bytes()[off:end]
 }
 
 // appendBit sets bit i (the next) of a bitmap of i bits.

@@ -45,14 +45,16 @@ type blockAppender struct {
 	out     block
 	started bool
 	bud     budget
+	// values and bytes size the first allocation (the run's chunks).
+	values, bytes int
 }
 
 func (a *blockAppender) append(b *block) error {
 	if !a.started {
 		a.started = true
-		a.out = block{bits: b.bits, scalar: b.scalar, null: b.null}
+		a.out = block{bits: b.bits, scalar: b.scalar, null: b.null, data: make([]byte, 0, a.bytes)}
 		if b.variable() {
-			a.out.offsets = []int64{0}
+			a.out.offsets = make([]int64, 1, a.values+1)
 		}
 		for _, l := range b.fsl {
 			a.out.fsl = append(a.out.fsl, fslLayer{dim: l.dim, validity: nil})

@@ -132,6 +132,10 @@ func (l *leafEncoder) fullZip(layers []enc21pb.RepDefLayer, rep, def []uint16, p
 	var data []byte
 	var rowStarts []uint64
 	v := 0
+	if fixed && cwBytes == 0 && (s.kind != sinkVector || s.itemNulls == 0) {
+		// Neither levels nor item validity: the values as they are.
+		data, v, positions = s.data, s.n, 0
+	}
 	for i := 0; i < positions; i++ {
 		var r, d uint16
 		if rep != nil {
