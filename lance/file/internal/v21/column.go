@@ -7,7 +7,6 @@ package v21
 type Column struct {
 	layers []colLayer // the top-level field first, the leaf last
 	parts  []part
-	rows   int
 	bud    budget
 }
 
@@ -27,9 +26,6 @@ type part struct {
 	vals, dict *block
 	start, end int
 }
-
-// Rows returns the number of rows appended so far.
-func (c *Column) Rows() int { return c.rows }
 
 // Append adds rows [start, end) of page p. The pages of one column must
 // agree on their layers' kinds (struct or list); it returns an error
@@ -93,7 +89,6 @@ func (c *Column) Append(p *Page, start, end int) error {
 		}
 	}
 	c.parts = append(c.parts, part{vals: p.vals, dict: p.dict, start: vs, end: ve})
-	c.rows += end - start
 	return nil
 }
 

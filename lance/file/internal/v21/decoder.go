@@ -94,7 +94,19 @@ func (Decoder) Decode(ctx context.Context, req *encoding.Request) (arrow.Array, 
 	if err := walk(req.Field, 1); err != nil {
 		return nil, err
 	}
-	return assemble(req.Field, req.Type, cols, req.Mem, bud)
+	arr, err := assemble(req.Field, req.Type, cols, req.Mem, bud)
+	if err != nil {
+		return nil, err
+	}
+	var want uint64
+	for _, s := range spans {
+		want += s.end - s.start
+	}
+	if uint64(arr.Len()) != want {
+		arr.Release()
+		return nil, corrupt("field %s assembles to %d rows, not the %d read", req.Field.Name, arr.Len(), want)
+	}
+	return arr, nil
 }
 
 // span is the rows [start, end).

@@ -64,18 +64,6 @@ type fuzzPage struct {
 	buffers [][]byte
 }
 
-func (p fuzzPage) marshal() []byte {
-	out := append([]byte{byte(len(p.typ))}, p.typ...)
-	out = binary.LittleEndian.AppendUint32(out, p.rows)
-	out = binary.LittleEndian.AppendUint32(out, uint32(len(p.layout)))
-	out = append(out, p.layout...)
-	for _, b := range p.buffers {
-		out = binary.LittleEndian.AppendUint32(out, uint32(len(b)))
-		out = append(out, b...)
-	}
-	return out
-}
-
 func unmarshalFuzzPage(in []byte) (fuzzPage, bool) {
 	var p fuzzPage
 	if len(in) < 1 || len(in) < 9+int(in[0]) {
