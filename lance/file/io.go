@@ -9,10 +9,6 @@ import (
 	"github.com/lancens/lancens/lance/file/internal/encoding"
 )
 
-// coalesceGap is the largest gap between two ranges read as one: reading a
-// few unwanted bytes costs less than another request.
-const coalesceGap = 64 << 10
-
 // fileIO gives decoders the bytes of the file during one read, charging
 // them to the read's budget.
 type fileIO struct {
@@ -20,8 +16,8 @@ type fileIO struct {
 	budget *encoding.Budget
 }
 
-// ReadRanges implements encoding.File: ranges close together are fetched
-// in one request.
+// ReadRanges implements encoding.File: ranges less than
+// ReadOptions.CoalesceGap apart are fetched in one request.
 func (f *fileIO) ReadRanges(ctx context.Context, ranges []encoding.Range) ([][]byte, error) {
 	out := make([][]byte, len(ranges))
 	order := make([]int, len(ranges))
@@ -44,7 +40,7 @@ func (f *fileIO) ReadRanges(ctx context.Context, ranges []encoding.Range) ([][]b
 		j := i + 1
 		for ; j < len(order); j++ {
 			next := ranges[order[j]]
-			if next.Offset > end+coalesceGap {
+			if next.Offset > end+uint64(f.r.opts.CoalesceGap) {
 				break
 			}
 			end = max(end, next.Offset+next.Length)

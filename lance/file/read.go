@@ -3,9 +3,11 @@ package file
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"slices"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -177,7 +179,12 @@ func (r *Reader) Scan(ctx context.Context, proj *schema.Schema, batchRows int) i
 	}
 }
 
-// read decodes ranges of every field of p into one record batch.
+// maxParallelFields bounds how many fields of one read decode at once:
+// their page reads then overlap, which matters most on object storage.
+const maxParallelFields = 8
+
+// read decodes ranges of every field of p, in parallel, into one record
+// batch.
 func (r *Reader) read(ctx context.Context, p *plan, ranges []encoding.RowRange) (arrow.RecordBatch, error) {
 	var n uint64
 	for _, rg := range ranges {
@@ -185,31 +192,56 @@ func (r *Reader) read(ctx context.Context, p *plan, ranges []encoding.RowRange) 
 	}
 	budget := encoding.NewBudget(uint64(r.opts.MaxReadBytes))
 	io := &fileIO{r: r, budget: budget}
-	cols := make([]arrow.Array, 0, len(p.requests))
-	release := func() {
-		for _, c := range cols {
-			c.Release()
-		}
-	}
+	cols := make([]arrow.Array, len(p.requests))
+	errs := make([]error, len(p.requests))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sem := make(chan struct{}, maxParallelFields)
+	var wg sync.WaitGroup
 	for i := range p.requests {
 		req := p.requests[i]
-		var arr arrow.Array
 		if n == 0 {
-			arr = array.MakeArrayOfNull(r.opts.Mem, req.Type, 0)
-		} else {
-			req.Ranges, req.File, req.Budget = ranges, io, budget
-			var err error
-			if arr, err = r.dec.Decode(ctx, &req); err != nil {
-				release()
-				return nil, fmt.Errorf("lance file %s: field %s: %w", r.path, req.Field.Name, err)
+			cols[i] = array.MakeArrayOfNull(r.opts.Mem, req.Type, 0)
+			continue
+		}
+		req.Ranges, req.File, req.Budget = ranges, io, budget
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			arr, err := r.dec.Decode(ctx, &req)
+			if err == nil && (!arrow.TypeEqual(arr.DataType(), req.Type) || uint64(arr.Len()) != n) {
+				err = fmt.Errorf("the decoder returned %d rows of %s, not %d of %s (a bug)", arr.Len(), arr.DataType(), n, req.Type)
+				arr.Release()
+			}
+			if err != nil {
+				errs[i] = fmt.Errorf("lance file %s: field %s: %w", r.path, req.Field.Name, err)
+				cancel()
+				return
+			}
+			cols[i] = arr
+		}()
+	}
+	wg.Wait()
+	release := func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
 			}
 		}
-		if !arrow.TypeEqual(arr.DataType(), req.Type) || uint64(arr.Len()) != n {
-			arr.Release()
+	}
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
 			release()
-			return nil, fmt.Errorf("lance file %s: field %s: the decoder returned %d rows of %s, not %d of %s (a bug)", r.path, req.Field.Name, arr.Len(), arr.DataType(), n, req.Type)
+			return nil, err
 		}
-		cols = append(cols, arr)
+	}
+	for _, err := range errs {
+		if err != nil {
+			release()
+			return nil, err
+		}
 	}
 	rec := array.NewRecordBatch(p.arrow, cols, int64(n))
 	release()

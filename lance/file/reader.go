@@ -44,11 +44,17 @@ type ReadOptions struct {
 	MaxReadBytes int64
 	// Mem allocates the arrays returned (default: Go's allocator).
 	Mem memory.Allocator
+	// CoalesceGap is the largest gap between two byte ranges of one read
+	// that are fetched as one request (default 4 KiB, for local disks;
+	// on object storage, where a request costs milliseconds, 1 MiB or
+	// more reads fewer times).
+	CoalesceGap int64
 }
 
 const (
 	defaultMaxMetadataBytes = 64 << 20
 	defaultMaxReadBytes     = 1 << 30
+	defaultCoalesceGap      = 4 << 10
 	// tailRead is how much of the file's end Open reads first, hoping for
 	// all of its metadata in one request.
 	tailRead = 64 << 10
@@ -101,6 +107,9 @@ func Open(ctx context.Context, store blob.Store, path string, opts *ReadOptions)
 	}
 	if r.opts.Mem == nil {
 		r.opts.Mem = memory.DefaultAllocator
+	}
+	if r.opts.CoalesceGap <= 0 {
+		r.opts.CoalesceGap = defaultCoalesceGap
 	}
 	if err := r.open(ctx); err != nil {
 		return nil, fmt.Errorf("lance file %s: %w", path, err)

@@ -34,8 +34,8 @@ const text = (i, n) => `row ${i} `.padEnd(n, "abcdefghijklmnopqrstuvwxyz".charAt
 const bytes = (i, n) => Uint8Array.from({ length: n }, (_, k) => (i * 31 + k) % 256);
 const floats = (i, n, scale = 1) => Array.from({ length: n }, (_, k) => ((i * 7 + k) % 1000) * scale);
 
-// Each family: its columns (name, type, nullable, value of row i; null is
-// a null) and the sizes of the batches appended. minVersion gates columns
+// Each family: its columns (name, type, nullable, value of row i (null is
+// a null), optional field metadata) and the sizes of the batches appended. minVersion gates columns
 // a version cannot store (2.0 has no null structs).
 const families = {
   ints: {
@@ -140,6 +140,26 @@ const families = {
       { name: "large_ls", from: "ls", sql: "arrow_cast(ls, 'LargeList(nullable Utf8)')" },
     ],
   },
+  // Encodings Lance uses when field metadata asks: compressed buffers and
+  // packed structs.
+  encodings: {
+    batches: [1000, 1, 2500],
+    columns: [
+      ["zstd", new arrow.Utf8(), true, nth(7, (i) => `zstd value ${i} `.repeat(1 + (i % 4))), { "lance-encoding:compression": "zstd" }],
+      ["lz4", new arrow.Binary(), true, nth(5, (i) => bytes(i, 3 + (i % 9))), { "lance-encoding:compression": "lz4" }],
+      ["packed", new arrow.Struct([field("a", new arrow.Int32()), field("b", new arrow.Float64()), field("c", new arrow.Uint8())]), false,
+        (i) => ({ a: i, b: i / 4, c: i % 256 }), { packed: "true" }],
+    ],
+  },
+  // FSST, which Lance applies to a page of strings of 32 KiB or more
+  // when metadata asks (smaller pages keep their strings as they are).
+  fsst: {
+    batches: [1000, 1, 2500],
+    columns: [
+      ["text", new arrow.Utf8(), true, nth(9, (i) => `the fsst text number ${i} with some common words`), { "lance-encoding:compression": "fsst" }],
+      ["large", new arrow.Utf8(), false, (i) => text(i, 30 + (i % 40)), { "lance-encoding:compression": "fsst" }],
+    ],
+  },
   structs: {
     batches: [1000, 1, 2500],
     columns: [
@@ -180,10 +200,10 @@ function makeBatch(family, version, start, n) {
     const m = Math.min(chunk, start + n - at);
     const fields = [];
     const vectors = {};
-    for (const [name, type, nullable, value] of family.columns) {
+    for (const [name, type, nullable, value, metadata] of family.columns) {
       if (family.minVersion?.[name] && version < family.minVersion[name]) continue;
       const values = Array.from({ length: m }, (_, k) => value(at + k));
-      fields.push(field(name, type, nullable));
+      fields.push(new arrow.Field(name, type, nullable, new Map(Object.entries(metadata ?? {}))));
       vectors[name] = vectorOf(values, type);
     }
     const table = new arrow.Table(new arrow.Schema(fields), vectors);

@@ -34,6 +34,13 @@
 //     ErrUnsupported (a valid encoding this decoder does not read) or
 //     ErrBudget (the rows decode to more than the budget allows).
 //
+// # Writing
+//
+// An Encoder is the writing side: it turns batches into EncodedPages
+// (buffers, encoding, length) that the container writes as they come,
+// and says which field each column belongs to. Format 2.0's is
+// internal/v20.Encoder; lance/file.Create picks it by WriteOptions.Version.
+//
 // # Untrusted input
 //
 // Every number read from the file (buffer positions and sizes, page
@@ -195,9 +202,10 @@ type Decoder interface {
 	Decode(ctx context.Context, req *Request) (arrow.Array, error)
 }
 
-// Budget counts the bytes a read may still allocate. Its methods are not
-// safe for concurrent use.
+// Budget counts the bytes a read may still allocate. Its methods are safe
+// for concurrent use (the fields of a read decode in parallel).
 type Budget struct {
+	mu   sync.Mutex
 	left uint64
 	max  uint64
 }
@@ -208,6 +216,8 @@ func NewBudget(max uint64) *Budget { return &Budget{left: max, max: max} }
 // Take charges n bytes, or returns an error wrapping ErrBudget (and
 // charges nothing) when fewer are left. Call it before allocating.
 func (b *Budget) Take(n uint64) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	if n > b.left {
 		return fmt.Errorf("%w: %d more bytes needed, %d left of %d", ErrBudget, n, b.left, b.max)
 	}

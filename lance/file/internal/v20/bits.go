@@ -35,7 +35,12 @@ func copyBits(dst []byte, dstOff int, src []byte, srcOff int, n int) {
 }
 
 // bitmapBytes returns the bytes a bitmap of n bits takes.
-func bitmapBytes(n uint64) uint64 { return (n + 7) / 8 }
+func bitmapBytes(n uint64) uint64 {
+	if n%8 != 0 {
+		return n/8 + 1
+	}
+	return n / 8
+}
 
 // getBit reports whether bit i of b is set.
 func getBit(b []byte, i int) bool { return b[i/8]&(1<<(i%8)) != 0 }

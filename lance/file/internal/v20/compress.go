@@ -4,12 +4,76 @@ import (
 	"bytes"
 	"encoding/binary"
 	"io"
+	"strconv"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
 
 	"github.com/lancens/lancens/lance/file/internal/encoding"
 )
+
+// compressor compresses the bytes of binary pages, as Lance's 2.0 writer
+// does when a field's metadata asks ("lance-encoding:compression" = zstd
+// or lz4, with an optional "lance-encoding:compression-level").
+type compressor struct {
+	scheme string
+	zstd   *zstd.Encoder
+}
+
+// newCompressor returns the compressor a field's metadata asks for, or
+// nil for none. Like Lance, it ignores schemes it does not apply (FSST,
+// which this writer does not write, and unknown names): the values are
+// then written plain, which every reader reads.
+func newCompressor(md map[string]string) (*compressor, error) {
+	scheme := md["lance-encoding:compression"]
+	switch scheme {
+	case "lz4":
+		return &compressor{scheme: scheme}, nil
+	case "zstd":
+		level := zstd.SpeedDefault
+		if l, err := strconv.Atoi(md["lance-encoding:compression-level"]); err == nil {
+			level = zstd.EncoderLevelFromZstd(l)
+		}
+		enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(level), zstd.WithEncoderConcurrency(1))
+		if err != nil {
+			return nil, err
+		}
+		return &compressor{scheme: scheme, zstd: enc}, nil
+	}
+	return nil, nil
+}
+
+// compress returns data framed as decompress reads it: zstd after a u64
+// content size, lz4 as one block after a u32 content size.
+func (c *compressor) compress(data []byte) []byte {
+	if c.scheme == "zstd" {
+		out := binary.LittleEndian.AppendUint64(nil, uint64(len(data)))
+		return c.zstd.EncodeAll(data, out)
+	}
+	out := make([]byte, 4+lz4.CompressBlockBound(len(data)))
+	binary.LittleEndian.PutUint32(out, uint32(len(data)))
+	n, err := lz4.CompressBlock(data, out[4:], nil)
+	if err != nil || n == 0 {
+		// Incompressible (or empty): one sequence of literals only.
+		return literalBlock(out[:4], data)
+	}
+	return out[:4+n]
+}
+
+// literalBlock appends to dst an lz4 block that holds data as literals.
+func literalBlock(dst, data []byte) []byte {
+	n := len(data)
+	if n < 15 {
+		dst = append(dst, byte(n<<4))
+	} else {
+		dst = append(dst, 0xf0)
+		for n -= 15; n >= 255; n -= 255 {
+			dst = append(dst, 255)
+		}
+		dst = append(dst, byte(n))
+	}
+	return append(dst, data...)
+}
 
 // zstdMagic starts a zstd frame (RFC 8878, 3.1.1).
 const zstdMagic = 0xFD2FB528
@@ -79,7 +143,7 @@ func isBareZstd(data []byte) bool {
 // zstdStream decodes a zstd stream, refusing to produce more than budget
 // allows.
 func zstdStream(data []byte, budget *encoding.Budget) ([]byte, error) {
-	dec, err := zstd.NewReader(bytes.NewReader(data), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(64<<20))
+	dec, err := zstd.NewReader(bytes.NewReader(data), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(16<<20))
 	if err != nil {
 		return nil, encoding.Corruptf("zstd: %v", err)
 	}

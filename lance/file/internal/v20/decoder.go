@@ -106,11 +106,14 @@ func (d *fieldDecoder) field(f *schema.Field, dt arrow.DataType, spans []span, d
 	}
 	switch {
 	case f.IsStruct() && packed(f):
-		return nil, encoding.Unsupportedf("packed structs (field %s)", f.Name)
+		return d.packedStruct(f, dt, spans)
 	case f.IsStruct():
 		return d.structField(f, dt, spans, depth)
 	case f.IsList():
 		return d.listField(f, dt, spans, depth)
+	}
+	if dt.ID() == arrow.DICTIONARY {
+		return nil, encoding.Unsupportedf("reading dictionary-typed field %s", f.Name)
 	}
 	col, err := d.column(f)
 	if err != nil {
@@ -137,6 +140,21 @@ func checkValuesColumn(col *encoding.Column) error {
 		return nil
 	}
 	return encoding.Unsupportedf("the column encoding %T", ce.GetColumnEncoding())
+}
+
+// packedStruct decodes a struct stored packed in its own column.
+func (d *fieldDecoder) packedStruct(f *schema.Field, dt arrow.DataType, spans []span) (arrow.ArrayData, error) {
+	col, err := d.column(f)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkValuesColumn(col); err != nil {
+		return nil, err
+	}
+	if len(f.Children) != dt.(*arrow.StructType).NumFields() {
+		return nil, encoding.Corruptf("packed struct field %s read as %s", f.Name, dt)
+	}
+	return d.pages(col, dt, spans)
 }
 
 func (d *fieldDecoder) structField(f *schema.Field, dt arrow.DataType, spans []span, depth int) (arrow.ArrayData, error) {

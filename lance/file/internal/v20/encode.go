@@ -37,6 +37,10 @@ type Encoder struct {
 
 // fieldEncoder takes the values of one field (and its descendants).
 type fieldEncoder interface {
+	// check returns an error wrapping ErrUnsupported when arr holds what
+	// the encoding cannot store; Append checks every column before it
+	// encodes any, so a refused batch leaves nothing behind.
+	check(arr arrow.Array) error
 	// append adds arr's values; row is the top-level row of arr's first.
 	append(arr arrow.Array, row uint64, out *[]encoding.EncodedPage) error
 	// finish returns the pages still buffered.
@@ -79,7 +83,11 @@ func (e *Encoder) newField(f *schema.Field, dt arrow.DataType) (fieldEncoder, er
 	switch t := dt.(type) {
 	case *arrow.StructType:
 		if packed(f) {
-			return nil, encoding.Unsupportedf("writing packed structs (field %s)", f.Name)
+			v, err := newPacked(t, f.Name)
+			if err != nil {
+				return nil, err
+			}
+			return &leafEncoder{column: e.nextColumn(f), values: v, pageBytes: e.pageBytes}, nil
 		}
 		se := &structEncoder{column: e.nextColumn(f), name: f.Name}
 		for i, c := range f.Children {
@@ -99,7 +107,7 @@ func (e *Encoder) newField(f *schema.Field, dt arrow.DataType) (fieldEncoder, er
 		le.child = child
 		return le, nil
 	}
-	v, err := newValues(dt)
+	v, err := newValues(dt, f.Metadata)
 	if err != nil {
 		return nil, fmt.Errorf("field %s: %w", f.Name, err)
 	}
@@ -110,6 +118,11 @@ func (e *Encoder) newField(f *schema.Field, dt arrow.DataType) (fieldEncoder, er
 // order) whose first row is the file's row, and returns the pages it
 // filled.
 func (e *Encoder) Append(cols []arrow.Array, row uint64) ([]encoding.EncodedPage, error) {
+	for i, fe := range e.fields {
+		if err := fe.check(cols[i]); err != nil {
+			return nil, err
+		}
+	}
 	var out []encoding.EncodedPage
 	for i, fe := range e.fields {
 		if err := fe.append(cols[i], row, &out); err != nil {
@@ -167,6 +180,16 @@ func storage(arr arrow.Array) arrow.Array {
 	return arr
 }
 
+func (s *structEncoder) check(arr arrow.Array) error {
+	st := storage(arr).(*array.Struct)
+	for i, c := range s.children {
+		if err := c.check(st.Field(i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (s *structEncoder) append(arr arrow.Array, row uint64, out *[]encoding.EncodedPage) error {
 	arr = storage(arr)
 	st := arr.(*array.Struct)
@@ -210,6 +233,10 @@ type listEncoder struct {
 }
 
 const nullFlag = 1 << 63
+
+func (l *listEncoder) check(arr arrow.Array) error {
+	return l.child.check(storage(arr).(array.ListLike).ListValues())
+}
 
 func (l *listEncoder) append(arr arrow.Array, row uint64, out *[]encoding.EncodedPage) error {
 	arr = storage(arr)
@@ -312,6 +339,13 @@ type leafEncoder struct {
 	pageBytes uint64
 	first     uint64 // the top-level row of the page's first value
 	pages     int    // pages written so far
+}
+
+func (l *leafEncoder) check(arr arrow.Array) error {
+	if c, ok := l.values.(interface{ check(arrow.Array) error }); ok {
+		return c.check(storage(arr))
+	}
+	return nil
 }
 
 func (l *leafEncoder) append(arr arrow.Array, row uint64, out *[]encoding.EncodedPage) error {

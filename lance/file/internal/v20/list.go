@@ -70,7 +70,7 @@ func (d *fieldDecoder) listField(f *schema.Field, dt arrow.DataType, spans []spa
 	}
 
 	n := total(spans)
-	offsets, err := (&page{req: d.req}).alloc((n + 1) * uint64(width))
+	offsets, err := (&page{req: d.req}).allocN(n+1, uint64(width))
 	if err != nil {
 		return nil, err
 	}

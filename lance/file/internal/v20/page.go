@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -92,6 +93,15 @@ func (p *page) whole(buf encoding.Range, scheme string) ([]byte, error) {
 	return decompress(scheme, b[0], p.req.Budget)
 }
 
+// allocN returns count*width zeroed bytes charged to the read's budget.
+func (p *page) allocN(count, width uint64) ([]byte, error) {
+	n, ok := encoding.Mul(count, width)
+	if !ok {
+		return nil, encoding.ErrBudget
+	}
+	return p.alloc(n)
+}
+
 // alloc returns n zeroed bytes charged to the read's budget.
 func (p *page) alloc(n uint64) ([]byte, error) {
 	if err := p.req.Budget.Take(n); err != nil {
@@ -120,6 +130,10 @@ func (p *page) decode(enc *enc20pb.ArrayEncoding, dt arrow.DataType, spans []spa
 		return p.binary(e.Binary, dt, spans, depth)
 	case *enc20pb.ArrayEncoding_Dictionary:
 		return p.dictionary(e.Dictionary, dt, spans, depth)
+	case *enc20pb.ArrayEncoding_PackedStruct:
+		return p.packedStruct(e.PackedStruct, dt, spans)
+	case *enc20pb.ArrayEncoding_Fsst:
+		return p.fsst(e.Fsst, dt, spans, depth)
 	case nil:
 		return nil, encoding.Corruptf("a page encoding is empty")
 	}
@@ -143,14 +157,18 @@ func (p *page) nullable(n *enc20pb.Nullable, dt arrow.DataType, spans []span, de
 			return nil, err
 		}
 		defer values.Release()
-		return withValidity(values, validity.Buffers()[1].Bytes()), nil
+		return withValidity(values, bufferBytes(validity, 1)), nil
 	}
 	return nil, encoding.Corruptf("a nullable encoding without nullability")
 }
 
 // nulls returns n nulls of type dt.
 func (p *page) nulls(dt arrow.DataType, n uint64) (arrow.ArrayData, error) {
-	if err := p.req.Budget.Take(n * (approxWidth(dt) + 1)); err != nil {
+	size, ok := encoding.Mul(n, approxWidth(dt)+1)
+	if !ok || n > math.MaxInt32 {
+		return nil, encoding.ErrBudget
+	}
+	if err := p.req.Budget.Take(size); err != nil {
 		return nil, err
 	}
 	arr := array.MakeArrayOfNull(p.req.Mem, dt, int(n))
@@ -160,17 +178,22 @@ func (p *page) nulls(dt arrow.DataType, n uint64) (arrow.ArrayData, error) {
 	return d, nil
 }
 
-// approxWidth estimates the bytes a value of dt takes, for budgets.
+// approxWidth estimates the bytes a value of dt takes, for budgets
+// (saturating rather than overflowing).
 func approxWidth(dt arrow.DataType) uint64 {
 	switch t := dt.(type) {
 	case *arrow.FixedSizeListType:
-		return uint64(t.Len()) * approxWidth(t.Elem())
+		w, ok := encoding.Mul(uint64(t.Len()), approxWidth(t.Elem()))
+		if !ok {
+			return math.MaxUint32
+		}
+		return min(w, math.MaxUint32)
 	case arrow.FixedWidthDataType:
 		return uint64(t.BitWidth()+7) / 8
 	case *arrow.StructType:
 		var w uint64
 		for _, f := range t.Fields() {
-			w += approxWidth(f.Type)
+			w = min(w+approxWidth(f.Type), math.MaxUint32)
 		}
 		return w
 	}
@@ -181,6 +204,11 @@ func approxWidth(dt arrow.DataType) uint64 {
 // valid) as its validity, combined with any it has.
 func withValidity(d arrow.ArrayData, validity []byte) arrow.ArrayData {
 	n := d.Len()
+	if need := int(bitmapBytes(uint64(n))); len(validity) < need {
+		// A validity decoded from an unusual encoding may come short: the
+		// missing bits are nulls.
+		validity = append(slices.Clip(validity), make([]byte, need-len(validity))...)
+	}
 	bits := validity
 	if old := d.Buffers()[0]; old != nil && old.Len() > 0 {
 		bits = make([]byte, len(validity))
@@ -195,10 +223,18 @@ func withValidity(d arrow.ArrayData, validity []byte) arrow.ArrayData {
 	return array.NewData(d.DataType(), n, buffers, d.Children(), array.UnknownNullCount, 0)
 }
 
+// bufferBytes returns the bytes of buffer i of d, or nil.
+func bufferBytes(d arrow.ArrayData, i int) []byte {
+	if bs := d.Buffers(); i < len(bs) && bs[i] != nil {
+		return bs[i].Bytes()
+	}
+	return nil
+}
+
 // bitWidth returns the width in bits of a value of a fixed-width type, or
-// 0 for other types.
+// 0 for other types (dictionaries and nulls included).
 func bitWidth(dt arrow.DataType) uint64 {
-	if fw, ok := dt.(arrow.FixedWidthDataType); ok && dt.ID() != arrow.NULL {
+	if fw, ok := dt.(arrow.FixedWidthDataType); ok && dt.ID() != arrow.NULL && dt.ID() != arrow.DICTIONARY {
 		return uint64(fw.BitWidth())
 	}
 	return 0
@@ -387,7 +423,7 @@ func (p *page) binary(b *enc20pb.Binary, dt arrow.DataType, spans []span, depth 
 		return v, true
 	}
 	n := total(spans)
-	offsets, err := p.alloc((n + 1) * uint64(width))
+	offsets, err := p.allocN(n+1, uint64(width))
 	if err != nil {
 		return nil, err
 	}
@@ -442,8 +478,11 @@ func (p *page) binary(b *enc20pb.Binary, dt arrow.DataType, spans []span, depth 
 		if err != nil {
 			return nil, err
 		}
-		data = bytesData.Buffers()[1].Bytes()
+		data = bufferBytes(bytesData, 1)
 		bytesData.Release()
+	}
+	if uint64(len(data)) < cum {
+		return nil, encoding.Corruptf("binary values need %d bytes, their buffer decodes to %d", cum, len(data))
 	}
 	vbuf, nulls := validityBuffer(validity)
 	return array.NewData(dt, int(n), []*memory.Buffer{vbuf, memory.NewBufferBytes(offsets), memory.NewBufferBytes(data)}, nil, nulls, 0), nil
@@ -505,7 +544,10 @@ func (p *page) dictionary(d *enc20pb.Dictionary, dt arrow.DataType, spans []span
 
 // gatherDictionary builds the n values idx points at in items.
 func (p *page) gatherDictionary(idx arrow.ArrayData, indexType arrow.DataType, items arrow.ArrayData, numItems uint64, dt arrow.DataType, width int, n uint64) (arrow.ArrayData, error) {
-	raw := idx.Buffers()[1].Bytes()
+	raw := bufferBytes(idx, 1)
+	if uint64(len(raw)) < n*uint64(bitWidth(indexType)/8) {
+		return nil, encoding.Corruptf("dictionary indices decode to %d bytes, too few for %d values", len(raw), n)
+	}
 	index := func(i uint64) uint64 {
 		switch indexType.ID() {
 		case arrow.UINT8:
@@ -517,7 +559,10 @@ func (p *page) gatherDictionary(idx arrow.ArrayData, indexType arrow.DataType, i
 	}
 	var item binaryValues
 	if items != nil {
-		item = binaryOf(items)
+		var err error
+		if item, err = binaryOf(items); err != nil {
+			return nil, err
+		}
 	}
 	// First pass: check the indices and size the values.
 	var size uint64
@@ -536,7 +581,7 @@ func (p *page) gatherDictionary(idx arrow.ArrayData, indexType arrow.DataType, i
 	if width == 4 && size > math.MaxInt32 {
 		return nil, encoding.Unsupportedf("more than 2 GiB of %s values in one read: read fewer rows, or use a large type", dt)
 	}
-	offsets, err := p.alloc((n + 1) * uint64(width))
+	offsets, err := p.allocN(n+1, uint64(width))
 	if err != nil {
 		return nil, err
 	}
@@ -578,16 +623,26 @@ type binaryValues struct {
 	n        uint64
 }
 
-func binaryOf(d arrow.ArrayData) binaryValues {
-	v := binaryValues{width: binaryOffsets(d.DataType()), n: uint64(d.Len())}
-	if b := d.Buffers()[0]; b != nil {
-		v.validity = b.Bytes()
+// binaryOf returns a reader of binary-like data decoded from a page, after
+// checking its offsets lie within its data.
+func binaryOf(d arrow.ArrayData) (binaryValues, error) {
+	v := binaryValues{width: binaryOffsets(d.DataType()), n: uint64(d.Len()), offsets: bufferBytes(d, 1), data: bufferBytes(d, 2)}
+	if d.Buffers()[0] != nil && d.NullN() > 0 {
+		v.validity = bufferBytes(d, 0)
 	}
-	v.offsets = d.Buffers()[1].Bytes()
-	if b := d.Buffers()[2]; b != nil {
-		v.data = b.Bytes()
+	if v.width == 0 || d.Offset() != 0 || uint64(len(v.offsets)) < (v.n+1)*uint64(v.width) ||
+		(v.validity != nil && uint64(len(v.validity)) < bitmapBytes(v.n)) {
+		return binaryValues{}, encoding.Corruptf("dictionary items decode to malformed %s data", d.DataType())
 	}
-	return v
+	prev := v.offset(0)
+	for i := uint64(1); i <= v.n; i++ {
+		o := v.offset(i)
+		if o < prev || o > uint64(len(v.data)) {
+			return binaryValues{}, encoding.Corruptf("dictionary items have offsets out of order or past their %d bytes", len(v.data))
+		}
+		prev = o
+	}
+	return v, nil
 }
 
 func (v binaryValues) offset(i uint64) uint64 {
@@ -606,4 +661,169 @@ func (v binaryValues) valid(i uint64) bool {
 		return false
 	}
 	return v.validity == nil || getBit(v.validity, int(i))
+}
+
+// packedStruct decodes a struct whose fixed-width fields are stored row by
+// row in one buffer: each row holds its fields' values back to back, in
+// the widths of the fields' flat encodings.
+func (p *page) packedStruct(ps *enc20pb.PackedStruct, dt arrow.DataType, spans []span) (arrow.ArrayData, error) {
+	t, ok := dt.(*arrow.StructType)
+	if !ok || t.NumFields() == 0 {
+		return nil, encoding.Corruptf("a packed struct of %d fields for %s", len(ps.GetInner()), dt)
+	}
+	if t.NumFields() != len(ps.GetInner()) {
+		return nil, encoding.Unsupportedf("reading %d of a packed struct's %d fields: project the whole struct", t.NumFields(), len(ps.GetInner()))
+	}
+	widths := make([]uint64, t.NumFields())
+	var row uint64
+	for i, inner := range ps.GetInner() {
+		bits := leafBits(inner)
+		if bits == 0 || bits%8 != 0 || bits != bitWidth(t.Field(i).Type) {
+			return nil, encoding.Unsupportedf("a packed struct field of %d bits for %s", bits, t.Field(i).Type)
+		}
+		widths[i] = bits / 8
+		row += bits / 8
+	}
+	buf, err := p.buffer(ps.GetBuffer())
+	if err != nil {
+		return nil, err
+	}
+	if last := spans[len(spans)-1].end; last > buf.Length/row {
+		return nil, encoding.Corruptf("a packed struct buffer of %d bytes is too small for %d rows of %d bytes", buf.Length, last, row)
+	}
+	ranges := make([]encoding.Range, len(spans))
+	for i, s := range spans {
+		ranges[i] = encoding.Range{Offset: s.start * row, Length: (s.end - s.start) * row}
+	}
+	parts, err := p.read(buf, ranges)
+	if err != nil {
+		return nil, err
+	}
+	n := total(spans)
+	children := make([]arrow.ArrayData, len(widths))
+	var at uint64 // offset of a field within a row
+	for i, w := range widths {
+		out, err := p.allocN(n, w)
+		if err != nil {
+			return nil, err
+		}
+		var k uint64
+		for _, part := range parts {
+			for r := uint64(0); r*row < uint64(len(part)); r++ {
+				copy(out[k*w:(k+1)*w], part[r*row+at:r*row+at+w])
+				k++
+			}
+		}
+		at += w
+		children[i] = array.NewData(t.Field(i).Type, int(n), []*memory.Buffer{nil, memory.NewBufferBytes(out)}, nil, 0, 0)
+	}
+	defer func() {
+		for _, c := range children {
+			c.Release()
+		}
+	}()
+	return array.NewData(dt, int(n), []*memory.Buffer{nil}, children, 0, 0), nil
+}
+
+// fsstTableSize is the size of an FSST symbol table as Lance stores it: a
+// u64 header, room for 256 symbols of 8 bytes, and 256 lengths.
+const fsstTableSize = 8 + 256*8 + 256
+
+// fsstEscape marks a code followed by one literal byte.
+const fsstEscape = 255
+
+// fsst decodes strings compressed with FSST: each code byte stands for a
+// symbol of up to 8 bytes of the table, except the escape, which stands
+// for the byte after it. The table's header holds "FSST" in its high 32
+// bits, whether the data is compressed at all in bit 24 (Lance leaves
+// small pages as they are) and the number of symbols in its low byte; the
+// symbols follow, then their lengths.
+func (p *page) fsst(f *enc20pb.Fsst, dt arrow.DataType, spans []span, depth int) (arrow.ArrayData, error) {
+	width := binaryOffsets(dt)
+	table := f.GetSymbolTable()
+	if width == 0 {
+		return nil, encoding.Corruptf("FSST for %s", dt)
+	}
+	if len(table) != fsstTableSize || binary.LittleEndian.Uint32(table[4:]) != 0x46535354 {
+		return nil, encoding.Corruptf("an FSST symbol table of %d bytes without its magic", len(table))
+	}
+	inner, err := p.decode(f.GetBinary(), dt, spans, depth+1)
+	if err != nil {
+		return nil, err
+	}
+	defer inner.Release()
+	header := binary.LittleEndian.Uint64(table)
+	if header&(1<<24) == 0 {
+		inner.Retain()
+		return inner, nil
+	}
+	n := int(header & 0xff)
+	lens := table[8+8*n : 8+9*n]
+	for _, l := range lens {
+		if l > 8 {
+			return nil, encoding.Corruptf("an FSST symbol of %d bytes", l)
+		}
+	}
+	symbol := func(c byte) []byte { return table[8+8*int(c) : 8+8*int(c)+int(lens[c])] }
+	in, err := binaryOf(inner)
+	if err != nil {
+		return nil, err
+	}
+	// First the decompressed size, checking every code, then the bytes.
+	var size uint64
+	for i := range in.n {
+		if !in.valid(i) {
+			continue
+		}
+		s := in.data[in.start(i):in.end(i)]
+		for k := 0; k < len(s); k++ {
+			switch c := s[k]; {
+			case c == fsstEscape:
+				if k++; k == len(s) {
+					return nil, encoding.Corruptf("an FSST string ends in an escape")
+				}
+				size++
+			case int(c) >= n:
+				return nil, encoding.Corruptf("an FSST code %d past the %d symbols", c, n)
+			default:
+				size += uint64(lens[c])
+			}
+		}
+	}
+	if width == 4 && size > math.MaxInt32 {
+		return nil, encoding.Unsupportedf("more than 2 GiB of %s values in one read: read fewer rows, or use a large type", dt)
+	}
+	offsets, err := p.allocN(in.n+1, uint64(width))
+	if err != nil {
+		return nil, err
+	}
+	out, err := p.alloc(size)
+	if err != nil {
+		return nil, err
+	}
+	out = out[:0]
+	for i := range in.n {
+		if in.valid(i) {
+			s := in.data[in.start(i):in.end(i)]
+			for k := 0; k < len(s); k++ {
+				if s[k] == fsstEscape {
+					k++
+					out = append(out, s[k])
+				} else {
+					out = append(out, symbol(s[k])...)
+				}
+			}
+		}
+		if width == 4 {
+			binary.LittleEndian.PutUint32(offsets[4*(i+1):], uint32(len(out)))
+		} else {
+			binary.LittleEndian.PutUint64(offsets[8*(i+1):], uint64(len(out)))
+		}
+	}
+	buffers := []*memory.Buffer{inner.Buffers()[0], memory.NewBufferBytes(offsets), memory.NewBufferBytes(out)}
+	nulls := 0
+	if buffers[0] != nil {
+		nulls = array.UnknownNullCount
+	}
+	return array.NewData(dt, int(in.n), buffers, nil, nulls, 0), nil
 }

@@ -28,22 +28,29 @@ type values interface {
 }
 
 // newValues returns the page accumulator of a leaf type, or an error
-// wrapping ErrUnsupported.
-func newValues(dt arrow.DataType) (values, error) {
+// wrapping ErrUnsupported. md is the field's metadata, which may ask for
+// compression of binary values.
+func newValues(dt arrow.DataType, md map[string]string) (values, error) {
 	switch t := dt.(type) {
 	case *arrow.DictionaryType:
 		return nil, encoding.Unsupportedf("writing dictionary-typed columns")
 	case *arrow.BooleanType:
 		return &boolValues{}, nil
+	case *arrow.NullType:
+		return &nullValues{}, nil
 	case *arrow.FixedSizeListType:
-		child, err := newValues(t.Elem())
+		child, err := newValues(t.Elem(), nil)
 		if err != nil {
 			return nil, err
 		}
 		return &fslValues{dim: int(t.Len()), child: child}, nil
 	}
 	if binaryOffsets(dt) != 0 {
-		return &binaryWriter{dictionary: dt.ID() == arrow.STRING}, nil
+		c, err := newCompressor(md)
+		if err != nil {
+			return nil, err
+		}
+		return &binaryWriter{dictionary: dt.ID() == arrow.STRING, compressor: c}, nil
 	}
 	if bits := bitWidth(dt); bits > 0 && bits%8 == 0 {
 		return &fixedValues{width: int(bits / 8)}, nil
@@ -184,6 +191,9 @@ type binaryWriter struct {
 	// dictionary: a page of strings with few distinct values is written
 	// as a dictionary, as Lance's 2.0 writer does (for utf8 only).
 	dictionary bool
+	// compressor, when set, compresses the bytes of pages that are not
+	// dictionaries.
+	compressor *compressor
 }
 
 // Lance dictionary-encodes a 2.0 page of strings when it has at least
@@ -272,7 +282,13 @@ func (b *binaryWriter) encode(bufs *[][]byte) *enc20pb.ArrayEncoding {
 			return enc
 		}
 	}
-	return encodeBinary(b.ends, b.data, bufs)
+	enc := encodeBinary(b.ends, b.data, bufs)
+	if c := b.compressor; c != nil {
+		last := len(*bufs) - 1
+		(*bufs)[last] = c.compress((*bufs)[last])
+		enc.GetBinary().GetBytes().GetFlat().Compression = &enc20pb.Compression{Scheme: c.scheme}
+	}
+	return enc
 }
 
 // encodeDictionary writes Lance's dictionary of strings (8-bit indices, 0
@@ -377,3 +393,92 @@ func (f *fslValues) encode(bufs *[][]byte) *enc20pb.ArrayEncoding {
 }
 
 func (f *fslValues) reset() { f.validity = bitmap{}; f.child.reset() }
+
+// packedValues holds the rows of a packed struct: its fixed-width fields'
+// values interleaved, row by row, in one buffer.
+type packedValues struct {
+	widths []int
+	rowLen int
+	data   []byte
+	n      int
+	name   string
+}
+
+func newPacked(t *arrow.StructType, name string) (*packedValues, error) {
+	p := &packedValues{name: name}
+	for _, f := range t.Fields() {
+		bits := bitWidth(f.Type)
+		if bits == 0 || bits%8 != 0 {
+			return nil, encoding.Unsupportedf("packed struct %s has a field of type %s, not fixed-width bytes", name, f.Type)
+		}
+		p.widths = append(p.widths, int(bits/8))
+		p.rowLen += int(bits / 8)
+	}
+	if p.rowLen == 0 {
+		return nil, encoding.Unsupportedf("packed struct %s has no fields", name)
+	}
+	return p, nil
+}
+
+// check refuses nulls: a packed struct has no place for them.
+func (p *packedValues) check(arr arrow.Array) error {
+	st := arr.(*array.Struct)
+	if st.NullN() > 0 {
+		return encoding.Unsupportedf("packed struct %s holds null rows", p.name)
+	}
+	for i := range p.widths {
+		if n := st.Field(i).NullN(); n > 0 {
+			return encoding.Unsupportedf("a field of packed struct %s holds %d nulls", p.name, n)
+		}
+	}
+	return nil
+}
+
+func (p *packedValues) append(arr arrow.Array) {
+	st := storage(arr).(*array.Struct)
+	start := len(p.data)
+	p.data = append(p.data, make([]byte, st.Len()*p.rowLen)...)
+	at := 0
+	for i, w := range p.widths {
+		d := st.Field(i).Data()
+		raw := d.Buffers()[1].Bytes()[d.Offset()*w:]
+		for r := 0; r < st.Len(); r++ {
+			copy(p.data[start+r*p.rowLen+at:], raw[r*w:(r+1)*w])
+		}
+		at += w
+	}
+	p.n += st.Len()
+}
+
+func (p *packedValues) len() int      { return p.n }
+func (p *packedValues) bytes() uint64 { return uint64(len(p.data)) }
+func (p *packedValues) fit(_ arrow.Array, room uint64) int {
+	return max(1, int(min(room/uint64(p.rowLen), 1<<30)))
+}
+
+func (p *packedValues) encode(bufs *[][]byte) *enc20pb.ArrayEncoding {
+	*bufs = append(*bufs, p.data)
+	i := uint32(len(*bufs) - 1)
+	ps := &enc20pb.PackedStruct{Buffer: &enc20pb.Buffer{BufferIndex: i}}
+	for _, w := range p.widths {
+		ps.Inner = append(ps.Inner, noNulls(flat(uint64(8*w), 0)))
+	}
+	return &enc20pb.ArrayEncoding{ArrayEncoding: &enc20pb.ArrayEncoding_PackedStruct{PackedStruct: ps}}
+}
+
+func (p *packedValues) reset() { p.data, p.n = nil, 0 }
+
+// nullValues holds values of the null type: all null, no buffers.
+type nullValues struct{ n int }
+
+func (v *nullValues) append(arr arrow.Array)            { v.n += arr.Len() }
+func (v *nullValues) len() int                          { return v.n }
+func (v *nullValues) bytes() uint64                     { return 0 }
+func (v *nullValues) fit(arr arrow.Array, _ uint64) int { return max(1, arr.Len()) }
+func (v *nullValues) reset()                            { v.n = 0 }
+
+func (v *nullValues) encode(*[][]byte) *enc20pb.ArrayEncoding {
+	return &enc20pb.ArrayEncoding{ArrayEncoding: &enc20pb.ArrayEncoding_Nullable{Nullable: &enc20pb.Nullable{
+		Nullability: &enc20pb.Nullable_AllNulls{AllNulls: &enc20pb.Nullable_AllNull{}},
+	}}}
+}

@@ -1,0 +1,93 @@
+package file_test
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/lancens/lancens/lance/blob"
+	"github.com/lancens/lancens/lance/file"
+	"github.com/lancens/lancens/lance/file/filebench"
+)
+
+// benchRows is the workload's size: LANCE_BENCH_ROWS, or 20,000 rows
+// (64 MB) by default; the lance bench suite runs 1,000,000.
+func benchRows(b *testing.B) int {
+	if v := os.Getenv("LANCE_BENCH_ROWS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			b.Fatalf("LANCE_BENCH_ROWS=%q is not a row count", v)
+		}
+		return n
+	}
+	return 20000
+}
+
+// BenchmarkWrite writes the workload (id, 100-byte text, 768-d vector) to
+// a local file (synced, as blob.Dir does) in batches of 10,000 rows; MB/s
+// counts the rows' values.
+func BenchmarkWrite(b *testing.B) {
+	rows := benchRows(b)
+	store := blob.NewDir(b.TempDir())
+	batch := filebench.Batch(0, 10000)
+	defer batch.Release()
+	b.SetBytes(int64(rows) * filebench.RowBytes)
+	for b.Loop() {
+		if _, err := filebench.Write(context.Background(), store, "bench.lance", rows, batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchFile writes the workload once for the read benchmarks.
+func benchFile(b *testing.B) (blob.Store, int) {
+	rows := benchRows(b)
+	store := blob.NewDir(b.TempDir())
+	batch := filebench.Batch(0, 10000)
+	defer batch.Release()
+	if _, err := filebench.Write(context.Background(), store, "bench.lance", rows, batch); err != nil {
+		b.Fatal(err)
+	}
+	return store, rows
+}
+
+// BenchmarkScan reads the whole file (Full) and two columns (IDText) in
+// batches of 8,192 rows.
+func BenchmarkScan(b *testing.B) {
+	store, rows := benchFile(b)
+	for _, c := range []struct {
+		name    string
+		columns []string
+		bytes   int64
+	}{
+		{"Full", nil, filebench.RowBytes},
+		{"IDText", []string{"id", "text"}, 8 + filebench.TextBytes},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(rows) * c.bytes)
+			for b.Loop() {
+				n, err := filebench.Scan(context.Background(), store, "bench.lance", 8192, c.columns...)
+				if err != nil || n != int64(rows) {
+					b.Fatalf("Scan = %d rows, %v; want %d", n, err, rows)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkTake takes 1,000 random rows (all columns) from an open file.
+func BenchmarkTake(b *testing.B) {
+	store, rows := benchFile(b)
+	ctx := context.Background()
+	r, err := file.Open(ctx, store, "bench.lance", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	offsets := filebench.TakeRows(rows, 1000, 1)
+	for b.Loop() {
+		if err := filebench.Take(ctx, r, offsets); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
