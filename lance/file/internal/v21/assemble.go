@@ -3,6 +3,7 @@ package v21
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -35,9 +36,10 @@ type assembler struct {
 	bud  budget
 }
 
-// firstLeaf returns the column of the first leaf under f.
+// firstLeaf returns the column of the first leaf under f (a packed
+// struct is a leaf).
 func (a *assembler) firstLeaf(f *schema.Field) (*Column, error) {
-	for !f.IsLeaf() {
+	for !f.IsLeaf() && !packed(f) {
 		f = f.Children[0]
 	}
 	c := a.cols[f.ID]
@@ -58,6 +60,12 @@ func (a *assembler) build(f *schema.Field, dt arrow.DataType, k int) (arrow.Arra
 		return nil, corrupt("field %s is nested deeper than its column's %d layers", f.Name, len(col.layers))
 	}
 	l := &col.layers[k]
+	if packed(f) {
+		if l.list || k != len(col.layers)-1 {
+			return nil, corrupt("packed struct %s is not its column's last layer", f.Name)
+		}
+		return a.packedStruct(f, dt, col, l)
+	}
 	switch t := dt.(type) {
 	case *arrow.StructType:
 		if l.list || !f.IsStruct() || len(f.Children) != t.NumFields() {
@@ -110,6 +118,51 @@ func (a *assembler) build(f *schema.Field, dt arrow.DataType, k int) (arrow.Arra
 		return nil, corrupt("leaf field %s is not its column's last layer", f.Name)
 	}
 	return a.leaf(dt, col, l)
+}
+
+// packedStruct builds a packed struct from its rows: each field's values
+// are cut out of every row.
+func (a *assembler) packedStruct(f *schema.Field, dt arrow.DataType, c *Column, l *colLayer) (arrow.ArrayData, error) {
+	t, ok := dt.(*arrow.StructType)
+	if !ok || len(c.parts) == 0 {
+		return nil, corrupt("packed struct %s read as %s", f.Name, dt)
+	}
+	widths := c.parts[0].vals.packed
+	if len(widths) != t.NumFields() {
+		return nil, corrupt("packed struct %s has %d fields, its pages %d", f.Name, t.NumFields(), len(widths))
+	}
+	total := 0
+	for i, w := range widths {
+		if fw, ok := fixedWidth(t.Field(i).Type); !ok || fw != w {
+			return nil, corrupt("packed struct %s: field %s is %s, its values %d bits", f.Name, t.Field(i).Name, t.Field(i).Type, w)
+		}
+		total += w
+	}
+	for _, p := range c.parts {
+		if !p.vals.null && !slices.Equal(p.vals.packed, widths) {
+			return nil, corrupt("packed struct %s: pages of different fields", f.Name)
+		}
+	}
+	if err := a.bud.take(2*uint64(l.n)*uint64(total)/8, "packed struct"); err != nil {
+		return nil, err
+	}
+	rows, err := gatherFixed(c.parts, total, l.n)
+	if err != nil {
+		return nil, err
+	}
+	children := make([]arrow.ArrayData, len(widths))
+	off := 0
+	for i, w := range widths {
+		bw := w / 8
+		data := make([]byte, l.n*bw)
+		for r := 0; r < l.n; r++ {
+			copy(data[r*bw:], rows[r*total/8+off:r*total/8+off+bw])
+		}
+		off += bw
+		children[i] = array.NewData(t.Field(i).Type, l.n, []*memory.Buffer{nil, memory.NewBufferBytes(data)}, nil, 0, 0)
+		defer children[i].Release()
+	}
+	return array.NewData(dt, l.n, []*memory.Buffer{a.validity(l)}, children, l.nulls, 0), nil
 }
 
 func (a *assembler) validity(l *colLayer) *memory.Buffer {

@@ -123,6 +123,29 @@ func newMiniDecoder(e *enc21pb.CompressiveEncoding) (*miniDecoder, error) {
 		return &miniDecoder{buffers: 1, decode: func(bufs [][]byte, n int, bud budget) (*block, error) {
 			return unsplitStreams(bufs[0], n, bits/8)
 		}}, nil
+	case *enc21pb.CompressiveEncoding_PackedStruct:
+		// Rows of fixed-width fields side by side.
+		total := 0
+		var widths []int
+		for _, b := range c.PackedStruct.GetBitsPerValue() {
+			if b == 0 || b%8 != 0 || b > maxBitsPerValue {
+				return nil, unsupported("packed struct fields of %d bits", b)
+			}
+			widths = append(widths, int(b))
+			total += int(b)
+		}
+		bits, err := flatBits(c.PackedStruct.GetValues().GetFlat())
+		if err != nil || bits != total || len(widths) == 0 {
+			return nil, corrupt("packed struct rows of %d bits for fields of %v", bits, widths)
+		}
+		return &miniDecoder{buffers: 1, decode: func(bufs [][]byte, n int, bud budget) (*block, error) {
+			b, err := fixedBlock(bufs[0], n, total)
+			if err != nil {
+				return nil, err
+			}
+			b.packed = widths
+			return b, nil
+		}}, nil
 	case *enc21pb.CompressiveEncoding_General:
 		scheme := c.General.GetCompression().GetScheme()
 		inner, err := newMiniDecoder(c.General.GetValues())

@@ -22,11 +22,18 @@ type Decoder struct{}
 
 var _ encoding.Decoder = Decoder{}
 
-// packed reports whether a struct is stored packed in one column (opted
-// into with the field metadata key Lance's writer looks for).
+// packed reports whether a struct is stored packed in one column, by the
+// rule Lance's writer applies to its metadata ("packed": "true", or the
+// key lance-encoding:packed).
 func packed(f *schema.Field) bool {
+	if !f.IsStruct() {
+		return false
+	}
+	if v, ok := f.Metadata["packed"]; ok {
+		return v == "true"
+	}
 	_, ok := f.Metadata["lance-encoding:packed"]
-	return ok && f.IsStruct()
+	return ok
 }
 
 // Columns implements encoding.Decoder: each leaf field (a primitive, a
@@ -69,10 +76,7 @@ func (Decoder) Decode(ctx context.Context, req *encoding.Request) (arrow.Array, 
 		if depth > schema.MaxDepth {
 			return corrupt("fields nest more than %d deep", schema.MaxDepth)
 		}
-		if packed(f) {
-			return unsupported("packed structs (field %s)", f.Name)
-		}
-		if !f.IsLeaf() {
+		if !f.IsLeaf() && !packed(f) {
 			for _, c := range f.Children {
 				if err := walk(c, depth+1); err != nil {
 					return err

@@ -19,6 +19,9 @@ type block struct {
 	fsl     []fslLayer
 	scalar  bool
 	null    bool
+	// packed, for the rows of a packed struct (each bits wide), is the
+	// width of each field, in order.
+	packed []int
 }
 
 // fslLayer is one fixed-size-list layer of a block: its dimension and,
@@ -52,7 +55,7 @@ type blockAppender struct {
 func (a *blockAppender) append(b *block) error {
 	if !a.started {
 		a.started = true
-		a.out = block{bits: b.bits, scalar: b.scalar, null: b.null, data: make([]byte, 0, a.bytes)}
+		a.out = block{bits: b.bits, scalar: b.scalar, null: b.null, packed: b.packed, data: make([]byte, 0, a.bytes)}
 		if b.variable() {
 			a.out.offsets = make([]int64, 1, a.values+1)
 		}
