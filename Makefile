@@ -54,7 +54,8 @@ dist:
 	done
 	cd dist && sha256sum lancens-* > SHA256SUMS && cat SHA256SUMS
 
-## run: start lancens on :2333 with ./data/lancens.db and ./data/warehouse
+## run: start lancens on 127.0.0.1:2333 (loopback only; ARGS="--addr :2333"
+## for every interface) with ./data/lancens.db and ./data/warehouse
 run: build
 	./$(BIN) serve $(ARGS)
 

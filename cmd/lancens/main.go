@@ -1,6 +1,6 @@
 // Command lancens serves the Lance Namespace REST API from one SQLite file.
 //
-//	lancens serve --addr :2333 --db ./data/lancens.db --warehouse ./data/warehouse
+//	lancens serve --addr 127.0.0.1:2333 --db ./data/lancens.db --warehouse ./data/warehouse
 package main
 
 import (
