@@ -20,7 +20,7 @@ BUILD    := $(GO) build -ldflags "$(LDFLAGS)"
 # make dist cross-compiles these GOOS/GOARCH pairs into dist/.
 PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
 
-.PHONY: all generate check-generated build dist image run test lint bench node-deps versitygw fuzz crashtest postgres chromium podman
+.PHONY: all generate check-generated build dist image run test lint bench node-deps versitygw fuzz crashtest postgres chromium podman systemd-analyze
 
 all: build
 
@@ -81,7 +81,7 @@ run: build
 ## internal/testlines: plain go test ./... holds each line back until the
 ## packages before it are done, and -v prints every test of every package),
 ## and the output of whatever failed
-test: node-deps postgres versitygw chromium podman build
+test: node-deps postgres versitygw chromium podman systemd-analyze build
 	set -o pipefail; $(GO) test -json ./... | $(GO) run ./internal/testlines
 	cd node && LANCENS_BIN=$(CURDIR)/$(BIN) node --test e2e/
 
@@ -151,6 +151,18 @@ podman:
 	  echo "installing podman and runc (apt-get install podman runc)"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman runc >/dev/null; \
 	else echo "podman is not installed, and installing it needs root and apt-get: the image's podman test will skip" >&2; fi
+
+## systemd-analyze: install systemd's tools (Debian's systemd package) if
+## systemd-analyze is missing: TestSystemdUnit (cmd/lancens) checks
+## deploy/systemd/lancens.service with `systemd-analyze verify` and
+## `security`. Nothing is started. Installing needs root and apt-get;
+## without them that part of the test skips (and fails under CI=true).
+systemd-analyze:
+	@if command -v systemd-analyze >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing systemd-analyze (apt-get install systemd)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq systemd >/dev/null; \
+	else echo "systemd-analyze is not installed, and installing it needs root and apt-get: the unit's check will skip" >&2; fi
 
 ## node-deps: install the Node packages (LanceDB SDK) of node/ from its lock file
 node-deps: node/node_modules/.package-lock.json
