@@ -8,12 +8,14 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -22,6 +24,7 @@ import (
 	"github.com/lancens/lancens/auth"
 	"github.com/lancens/lancens/coord"
 	"github.com/lancens/lancens/internal/buildinfo"
+	"github.com/lancens/lancens/internal/sysmem"
 	"github.com/lancens/lancens/objstore"
 	"github.com/lancens/lancens/server"
 	"github.com/lancens/lancens/store"
@@ -54,12 +57,23 @@ type serveConfig struct {
 	maxSearchRows int64
 	// Request body bounds; see the flags.
 	maxJSONBody, maxArrowBody, maxArrowDecodedBytes, maxArrowRows int64
+	// minBodyRate is the least average rate of a request body, in bytes
+	// per second (0: none).
+	minBodyRate int64
+	// maxConnections bounds the connections open at once on --addr.
+	maxConnections int
+	// Memory bounds; see the flags. memoryLimit 0 leaves the Go runtime's
+	// (GOMEMLIMIT, or none).
+	decodeBudget, maxFilterBytes, memoryLimit int64
 
 	// metricsAddr, when set, serves /metrics (and the probes) on a
 	// listener of its own, without authentication.
 	metricsAddr string
 	// corsOrigins are the origins browsers may call the API from.
 	corsOrigins []string
+	// allowedHosts are the host names a server without credentials
+	// answers requests for, besides addresses and loopback names.
+	allowedHosts []string
 	// tlsCert and tlsKey are PEM files; both or neither.
 	tlsCert, tlsKey string
 
@@ -229,6 +243,36 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 		return nil, fmt.Errorf("bad LANCENS_MAX_ARROW_ROWS: %w", err)
 	}
 	fs.Int64Var(&cfg.maxArrowRows, "max-arrow-rows", maxArrowRows, "most rows one Arrow upload may hold (env LANCENS_MAX_ARROW_ROWS)")
+	// A rate of 0 turns the minimum off; any other is a size.
+	rate := func(v string) (int64, error) {
+		if strings.TrimSpace(v) == "0" {
+			return 0, nil
+		}
+		return parseBytes(v)
+	}
+	cfg.minBodyRate = server.DefaultMinBodyRate
+	if v := getenv("LANCENS_MIN_BODY_RATE"); v != "" {
+		if cfg.minBodyRate, err = rate(v); err != nil {
+			return nil, fmt.Errorf("bad LANCENS_MIN_BODY_RATE: %w", err)
+		}
+	}
+	fs.Func("min-body-rate", fmt.Sprintf("least average rate, in bytes per second, a request body must arrive at after its first %s; a slower client is cut off (code 13). Default %d (32KiB); 0: no minimum (env LANCENS_MIN_BODY_RATE)",
+		server.BodyRateGrace, server.DefaultMinBodyRate), func(v string) (err error) {
+		cfg.minBodyRate, err = rate(v)
+		return err
+	})
+	maxConns, err := strconv.Atoi(envOr("LANCENS_MAX_CONNECTIONS", strconv.Itoa(defaultMaxConnections)))
+	if err != nil {
+		return nil, fmt.Errorf("bad LANCENS_MAX_CONNECTIONS: %w", err)
+	}
+	fs.IntVar(&cfg.maxConnections, "max-connections", maxConns, "most client connections open at once on --addr; more wait to be accepted (env LANCENS_MAX_CONNECTIONS)")
+	size(&cfg.decodeBudget, "decode-budget", "LANCENS_DECODE_BUDGET", defaultDecodeBudget(),
+		"memory all requests together may hold decoding what they sent: Arrow batches being written, large JSON bodies, SQL being parsed; a request that finds no room within 2s answers 503 (code 17) with Retry-After, one that needs more than all of it 413 (code 13); the default is an eighth of the machine's (or cgroup's) memory, at least 64MiB")
+	size(&cfg.maxFilterBytes, "max-filter-bytes", "LANCENS_MAX_FILTER_BYTES", server.DefaultMaxFilterBytes,
+		"longest SQL text a request may send (a filter, predicate, column expression, order_by or column name); a longer one answers 400 (code 13)")
+	memoryLimit := getenv("LANCENS_MEMORY_LIMIT")
+	fs.StringVar(&memoryLimit, "memory-limit", memoryLimit,
+		"soft limit of the Go heap (runtime/debug.SetMemoryLimit): the collector works harder as the heap nears it, and memory goes back to the operating system; a size, or none; the default is GOMEMLIMIT when set, else three quarters of the machine's (or cgroup's) memory (env LANCENS_MEMORY_LIMIT)")
 	fs.StringVar(&cfg.metricsAddr, "metrics-addr", envOr("LANCENS_METRICS_ADDR", ""),
 		"serve /metrics, /healthz and /readyz on this address too, without authentication, and not /metrics on --addr (env LANCENS_METRICS_ADDR)")
 	for _, o := range strings.Split(getenv("LANCENS_CORS_ORIGINS"), ",") {
@@ -241,6 +285,15 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 			return errors.New("empty origin")
 		}
 		cfg.corsOrigins = append(cfg.corsOrigins, v)
+		return nil
+	})
+	for _, h := range strings.Split(getenv("LANCENS_ALLOWED_HOSTS"), ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			cfg.allowedHosts = append(cfg.allowedHosts, h)
+		}
+	}
+	fs.Func("allowed-host", "a host name clients reach this server by, for a server without credentials: it answers only requests for IP addresses, localhost and these names, which defeats DNS rebinding; repeatable (env LANCENS_ALLOWED_HOSTS, comma-separated)", func(v string) error {
+		cfg.allowedHosts = append(cfg.allowedHosts, v)
 		return nil
 	})
 	fs.StringVar(&cfg.tlsCert, "tls-cert", envOr("LANCENS_TLS_CERT", ""), "PEM certificate (chain) file: serve HTTPS; read again on SIGHUP (env LANCENS_TLS_CERT)")
@@ -287,11 +340,25 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	if cfg.maxArrowRows < 1 {
 		return nil, fmt.Errorf("bad --max-arrow-rows %d (at least 1)", cfg.maxArrowRows)
 	}
+	if cfg.maxConnections < 1 {
+		return nil, fmt.Errorf("bad --max-connections %d (at least 1)", cfg.maxConnections)
+	}
+	if cfg.maxFilterBytes > math.MaxInt32 {
+		return nil, fmt.Errorf("bad --max-filter-bytes %d (at most 2GiB)", cfg.maxFilterBytes)
+	}
+	if cfg.memoryLimit, err = parseMemoryLimit(memoryLimit, getenv("GOMEMLIMIT")); err != nil {
+		return nil, err
+	}
 	if (cfg.tlsCert == "") != (cfg.tlsKey == "") {
 		return nil, errors.New("--tls-cert and --tls-key go together: give both, or neither")
 	}
 	for _, o := range cfg.corsOrigins {
 		if err := checkOrigin(o); err != nil {
+			return nil, err
+		}
+	}
+	for _, h := range cfg.allowedHosts {
+		if err := checkHostName(h); err != nil {
 			return nil, err
 		}
 	}
@@ -304,6 +371,33 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 		}
 	}
 	return cfg, nil
+}
+
+// defaultDecodeBudget is the default of --decode-budget: an eighth of the
+// memory available to the process, in whole MiB, at least 64 MiB.
+func defaultDecodeBudget() int64 {
+	return max(64<<20, sysmem.Available()/8&^(1<<20-1))
+}
+
+// parseMemoryLimit reads --memory-limit: a size, "none", or empty for the
+// default, which is GOMEMLIMIT when that is set (the runtime has applied
+// it already), else three quarters of the memory available to the
+// process. It returns the limit to set (math.MaxInt64 for none), 0 to leave
+// the runtime's, or an error naming the flag.
+func parseMemoryLimit(flagValue, gomemlimit string) (int64, error) {
+	switch {
+	case flagValue == "" && gomemlimit != "":
+		return 0, nil
+	case flagValue == "":
+		return sysmem.Available() / 4 * 3, nil
+	case strings.EqualFold(flagValue, "none"):
+		return math.MaxInt64, nil
+	}
+	n, err := parseBytes(flagValue)
+	if err != nil {
+		return 0, fmt.Errorf("bad --memory-limit: %w, or none", err)
+	}
+	return n, nil
 }
 
 // parseBoolEnv reads a boolean environment variable; empty is false.
@@ -344,6 +438,34 @@ func checkOrigin(o string) error {
 	return nil
 }
 
+// checkHostName checks an --allowed-host: a host name alone, without a
+// scheme, port or path.
+func checkHostName(h string) error {
+	if h == "" || strings.ContainsAny(h, ":/ @[]") {
+		return fmt.Errorf("bad --allowed-host %q: want a host name alone, such as lancens.internal", h)
+	}
+	return nil
+}
+
+// bodyRate returns the Config's MinBodyRate for --min-body-rate, whose 0
+// turns the minimum off.
+func bodyRate(flag int64) int64 {
+	if flag == 0 {
+		return -1
+	}
+	return flag
+}
+
+// listenHosts returns the --allowed-host names plus the host of the listen
+// address when it is a name (an address is answered anyway).
+func listenHosts(cfg *serveConfig) []string {
+	hosts := append([]string(nil), cfg.allowedHosts...)
+	if h, _, err := net.SplitHostPort(cfg.addr); err == nil && h != "" && net.ParseIP(h) == nil {
+		hosts = append(hosts, h)
+	}
+	return hosts
+}
+
 // serve runs the server until ctx is cancelled, then shuts it down
 // gracefully. It prints the address it listens on to stdout. The listen
 // addresses, the TLS files and the access-control file are checked before
@@ -364,6 +486,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		logger = slog.New(slog.NewTextHandler(stderr, opts))
 	}
 
+	if cfg.memoryLimit > 0 {
+		debug.SetMemoryLimit(cfg.memoryLimit)
+	}
+
 	var certs *certReloader
 	if cfg.tlsCert != "" {
 		if certs, err = newCertReloader(cfg.tlsCert, cfg.tlsKey); err != nil {
@@ -374,6 +500,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return fmt.Errorf("listen on --addr %s: %w", cfg.addr, err)
 	}
+	ln = limitConnections(ln, cfg.maxConnections)
 	defer ln.Close()
 	var metricsLn net.Listener
 	if cfg.metricsAddr != "" {
@@ -433,8 +560,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	srv, err := server.New(server.Config{Store: db, Warehouse: wh, Vendor: vendor, JobsQueued: jobsQueued, APIKeys: cfg.apiKeys, Auth: authCfg,
 		RouteDatabases: cfg.routeDatabases, Logger: logger, MaxPageSize: cfg.maxPageSize, MaxSearchRows: cfg.maxSearchRows, QueryTimeout: queryTimeout,
 		MaxJSONBody: cfg.maxJSONBody, MaxArrowBody: cfg.maxArrowBody, MaxArrowDecodedBytes: cfg.maxArrowDecodedBytes,
-		MaxArrowRows: cfg.maxArrowRows, NoMetricsRoute: metricsLn != nil, CORSOrigins: cfg.corsOrigins,
-		RetainVersionsFor: retain})
+		MaxArrowRows: cfg.maxArrowRows, DecodeBudget: cfg.decodeBudget, MaxFilterBytes: int(cfg.maxFilterBytes),
+		NoMetricsRoute: metricsLn != nil, CORSOrigins: cfg.corsOrigins,
+		AllowedHosts: listenHosts(cfg), MinBodyRate: bodyRate(cfg.minBodyRate), RetainVersionsFor: retain})
 	if err != nil {
 		return err
 	}
@@ -465,7 +593,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 
 	bi := buildinfo.Read()
 	attrs := []any{slog.String("addr", ln.Addr().String()), slog.Bool("tls", certs != nil), slog.Bool("auth", srv.AccessControlled()),
-		slog.Bool("route_databases", cfg.routeDatabases), slog.String("version", bi.Version), slog.String("revision", bi.Revision)}
+		slog.Bool("route_databases", cfg.routeDatabases), slog.String("version", bi.Version), slog.String("revision", bi.Revision),
+		slog.Int64("decode_budget", cfg.decodeBudget), slog.Int64("memory_limit", debug.SetMemoryLimit(-1))}
 	if metricsLn != nil {
 		attrs = append(attrs, slog.String("metrics_addr", metricsLn.Addr().String()))
 	}
