@@ -299,7 +299,7 @@ func (c *configFlags) printConfig(w io.Writer) error {
 		root.HeadComment += "\n--config " + c.path
 	}
 	if len(unset) > 0 {
-		root.FootComment = "not set: " + strings.Join(unset, ", ")
+		root.FootComment = "not set (their built-in behaviour applies): " + strings.Join(unset, ", ")
 	}
 	enc := yaml.NewEncoder(w)
 	enc.SetIndent(2)
