@@ -177,6 +177,9 @@ func TestComposeSettingsServe(t *testing.T) {
 		s3env[k] = v
 	}
 	apiKey := strings.Split(read("api_keys"), "\n")[0]
+	if got := read("api_key.header"); got != "x-api-key: "+apiKey {
+		t.Errorf("api_key.header is %q, want the first key's header", got)
+	}
 
 	// PostgreSQL: the role and password pgpass names.
 	pg := pgtest.Shared(t)

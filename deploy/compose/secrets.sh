@@ -44,3 +44,5 @@ OPTIONS
 
 # One key a line; add more (and restart) to give each client its own.
 random | write api_keys
+# The first key as a header, for curl -H @secrets/api_key.header.
+printf 'x-api-key: %s\n' "$(head -1 secrets/api_keys)" | write api_key.header
