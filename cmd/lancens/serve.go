@@ -87,6 +87,10 @@ type serveConfig struct {
 	stsRoleARN  string
 	stsDuration time.Duration
 	stsEndpoint string
+
+	// config is --config and --print-config, and what the effective
+	// configuration is made of.
+	config *configFlags
 }
 
 // Defaults of the serve flags that bound time.
@@ -98,17 +102,22 @@ const (
 	shutdownGrace            = 30 * time.Second
 )
 
+// defaultAddr is where serve listens unless told otherwise: loopback only,
+// so that a server started without keys is not open to the network.
+const defaultAddr = "127.0.0.1:2333"
+
 func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer) (*serveConfig, error) {
 	cfg := &serveConfig{}
 	fs := flag.NewFlagSet("lancens serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	cfg.config = addConfigFlags(fs, getenv)
 	envOr := func(key, def string) string {
 		if v := getenv(key); v != "" {
 			return v
 		}
 		return def
 	}
-	fs.StringVar(&cfg.addr, "addr", envOr("LANCENS_ADDR", ":2333"), "listen address (env LANCENS_ADDR)")
+	fs.StringVar(&cfg.addr, "addr", envOr("LANCENS_ADDR", defaultAddr), "listen address: host:port; the default listens on loopback only, :2333 on every interface (env LANCENS_ADDR)")
 	fs.StringVar(&cfg.dbPath, "db", envOr("LANCENS_DB", "./data/lancens.db"),
 		"SQLite database file, or the postgres:// (postgresql://) URL of a PostgreSQL catalog that several lancens replicas share (env LANCENS_DB)")
 	fs.StringVar(&cfg.warehouse, "warehouse", envOr("LANCENS_WAREHOUSE", "./data/warehouse"), "where Lance clients write table data: a directory, or an object-store prefix such as s3://bucket/prefix (env LANCENS_WAREHOUSE)")
@@ -159,10 +168,7 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	}
 	fs.Int64Var(&cfg.maxSearchRows, "max-search-rows", maxRows, "most rows one vector or full-text search may answer: k (at most the table's rows) times the query vectors (env LANCENS_MAX_SEARCH_ROWS)")
 	level := envOr("LANCENS_LOG_LEVEL", "info")
-	fs.Func("log-level", "log level: debug, info, warn or error (env LANCENS_LOG_LEVEL)", func(v string) error {
-		level = v
-		return nil
-	})
+	fs.StringVar(&level, "log-level", level, "log level: debug, info, warn or error (env LANCENS_LOG_LEVEL)")
 	for _, k := range strings.Split(getenv("LANCENS_API_KEYS"), ",") {
 		if k = strings.TrimSpace(k); k != "" {
 			cfg.apiKeys = append(cfg.apiKeys, k)
@@ -199,19 +205,24 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 			}
 		}
 	}
-	fs.Func("storage-option", "a storage option KEY=VALUE for an object-store warehouse, with Lance's keys (aws_endpoint, aws_region, aws_access_key_id, aws_secret_access_key, aws_session_token, allow_http, aws_virtual_hosted_style_request); repeatable (env LANCENS_STORAGE_OPTIONS, comma-separated)", storageOption)
+	fs.Func("storage-option", "a storage option KEY=VALUE for an object-store warehouse, with Lance's keys (aws_endpoint, aws_region, aws_access_key_id, aws_secret_access_key, aws_session_token, allow_http, aws_virtual_hosted_style_request); repeatable; put credentials in --storage-option-file or the environment, not on the command line (env LANCENS_STORAGE_OPTIONS, comma-separated)", storageOption)
+	envErr = errors.Join(envErr, lineFileFlag(fs, "storage-option-file", "LANCENS_STORAGE_OPTION_FILE",
+		"a `FILE` of storage options, KEY=VALUE one a line (# starts a comment line), read at start; repeatable", getenv, storageOption))
 	vending := envOr("LANCENS_VEND_CREDENTIALS", string(vend.None))
 	fs.StringVar(&vending, "vend-credentials", vending, "storage options handed to clients of tables on object storage: none (endpoint and region only; clients bring credentials), static (the storage options, credentials included) or sts (temporary credentials from STS AssumeRole scoped to the table) (env LANCENS_VEND_CREDENTIALS)")
 	fs.StringVar(&cfg.stsRoleARN, "sts-role-arn", getenv("LANCENS_STS_ROLE_ARN"), "role that --vend-credentials sts assumes (env LANCENS_STS_ROLE_ARN)")
 	duration(&cfg.stsDuration, "sts-duration", "LANCENS_STS_DURATION", vend.DefaultDuration, "lifetime of credentials vended by STS, 15m to 12h")
 	fs.StringVar(&cfg.stsEndpoint, "sts-endpoint", getenv("LANCENS_STS_ENDPOINT"), "STS endpoint URL; default AWS's for the region (env LANCENS_STS_ENDPOINT)")
-	fs.Func("api-key", "an API key clients must send; repeatable (env LANCENS_API_KEYS, comma-separated); none means open access", func(v string) error {
+	apiKey := func(v string) error {
 		if v == "" {
 			return errors.New("empty API key")
 		}
 		cfg.apiKeys = append(cfg.apiKeys, v)
 		return nil
-	})
+	}
+	fs.Func("api-key", "an API key clients must send; repeatable; none means open access; prefer --api-key-file or the environment to the command line (env LANCENS_API_KEYS, comma-separated)", apiKey)
+	envErr = errors.Join(envErr, lineFileFlag(fs, "api-key-file", "LANCENS_API_KEY_FILE",
+		"a `FILE` of API keys clients may send, one a line (# starts a comment line), read at start; repeatable", getenv, apiKey))
 	size := func(p *int64, name, env string, def int64, usage string) {
 		*p = def
 		if s := getenv(env); s != "" {
@@ -290,8 +301,8 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	if envErr != nil {
 		return nil, envErr
 	}
-	if err := fs.Parse(args); err != nil {
-		return nil, errUsage
+	if err := cfg.config.parse(args); err != nil {
+		return nil, err
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "unexpected argument %q\n", fs.Arg(0))
@@ -464,6 +475,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
+	if cfg.config.print {
+		return cfg.config.printConfig(stdout)
+	}
 	opts := &slog.HandlerOptions{Level: cfg.logLevel}
 	var logger *slog.Logger
 	if cfg.logFormat == "json" {
@@ -587,7 +601,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	logger.Info("listening", attrs...)
 	if !srv.AccessControlled() && !isLoopback(ln.Addr()) {
 		logger.Warn("serving without credentials on an address other machines can reach: anyone who can connect may read and change every table. " +
-			"Set keys with --api-key KEY (repeatable), LANCENS_API_KEYS=key1,key2 or --auth-config FILE, or listen on loopback only with --addr 127.0.0.1:2333")
+			"Set keys with --api-key-file FILE, LANCENS_API_KEYS=key1,key2 or --auth-config FILE, or listen on loopback only with --addr 127.0.0.1:2333")
 	}
 	fmt.Fprintf(stdout, "lancens listening on %s://%s (database %s, warehouse %s)\n", scheme, ln.Addr(), displayDB(cfg.dbPath), wh.Root())
 
