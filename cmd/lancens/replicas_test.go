@@ -12,7 +12,6 @@ import (
 
 	"github.com/lancens/lancens/client"
 	"github.com/lancens/lancens/internal/pgtest"
-	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/warehouse"
 )
 
@@ -78,7 +77,7 @@ func TestReplicasKilled(t *testing.T) {
 						break
 					}
 					var ce *client.Error
-					if errors.As(err, &ce) && ce.Err.Code != store.CodeServiceUnavailable && ce.Err.Code != store.CodeInvalidInput {
+					if errors.As(err, &ce) && ce.Code() != client.CodeServiceUnavailable && ce.Code() != client.CodeInvalidInput {
 						t.Errorf("writer %d, version %d: %v", w, v, err)
 						return
 					}

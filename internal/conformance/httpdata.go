@@ -15,7 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 
 	"github.com/lancens/lancens/client"
-	"github.com/lancens/lancens/gen"
+	"github.com/lancens/lancens/gen/apiclient"
 	"github.com/lancens/lancens/store"
 )
 
@@ -31,10 +31,10 @@ import (
 // Unsupported (0).
 type HTTPTarget struct {
 	ClientTarget
-	API *gen.ClientWithResponses
+	API *apiclient.ClientWithResponses
 	// base and doer send the requests of routes beyond the spec.
 	base string
-	doer gen.HttpRequestDoer
+	doer apiclient.HttpRequestDoer
 }
 
 var _ DataTarget = HTTPTarget{}
@@ -42,7 +42,7 @@ var _ DataTarget = HTTPTarget{}
 // NewHTTPTarget returns an HTTPTarget for the server at baseURL that sends
 // every request through doer (nil: http.DefaultClient). It returns an
 // error if baseURL is not a URL.
-func NewHTTPTarget(baseURL string, doer gen.HttpRequestDoer) (HTTPTarget, error) {
+func NewHTTPTarget(baseURL string, doer apiclient.HttpRequestDoer) (HTTPTarget, error) {
 	if doer == nil {
 		doer = http.DefaultClient
 	}
@@ -52,7 +52,7 @@ func NewHTTPTarget(baseURL string, doer gen.HttpRequestDoer) (HTTPTarget, error)
 	if err != nil {
 		return HTTPTarget{}, err
 	}
-	api, err := gen.NewClientWithResponses(baseURL, gen.WithHTTPClient(doer), gen.WithRequestEditorFn(escapePlus))
+	api, err := apiclient.NewClientWithResponses(baseURL, apiclient.WithHTTPClient(doer), apiclient.WithRequestEditorFn(escapePlus))
 	if err != nil {
 		return HTTPTarget{}, err
 	}
@@ -61,7 +61,7 @@ func NewHTTPTarget(baseURL string, doer gen.HttpRequestDoer) (HTTPTarget, error)
 
 // doerTransport sends a request through a doer, as the http.RoundTripper
 // of the client's *http.Client.
-type doerTransport struct{ doer gen.HttpRequestDoer }
+type doerTransport struct{ doer apiclient.HttpRequestDoer }
 
 func (d doerTransport) RoundTrip(req *http.Request) (*http.Response, error) { return d.doer.Do(req) }
 
@@ -160,7 +160,7 @@ func (h HTTPTarget) CreateTable(ctx context.Context, id []string, nt store.NewTa
 	if err != nil {
 		return nil, store.WriteResult{}, err
 	}
-	params := &gen.CreateTableParams{Delimiter: &dollar, Mode: optional(nt.Mode.String()),
+	params := &apiclient.CreateTableParams{Delimiter: &dollar, Mode: optional(nt.Mode.String()),
 		Properties: jsonQueryParam(nt.Properties), StorageOptions: jsonQueryParam(nt.StorageOptions)}
 	resp, err := h.API.CreateTableWithBodyWithResponse(ctx, pathID(id), params, mimeArrowStream, body)
 	if err != nil {
@@ -187,7 +187,7 @@ func (h HTTPTarget) Insert(ctx context.Context, id []string, mode store.InsertMo
 	if mode == store.InsertOverwrite {
 		m = "overwrite"
 	}
-	resp, err := h.API.InsertIntoTableWithBodyWithResponse(ctx, pathID(id), &gen.InsertIntoTableParams{Delimiter: &dollar, Mode: &m}, mimeArrowStream, body)
+	resp, err := h.API.InsertIntoTableWithBodyWithResponse(ctx, pathID(id), &apiclient.InsertIntoTableParams{Delimiter: &dollar, Mode: &m}, mimeArrowStream, body)
 	if err != nil {
 		return store.WriteResult{}, err
 	}
@@ -208,7 +208,7 @@ func (h HTTPTarget) MergeInsert(ctx context.Context, id []string, m store.Merge)
 	if err != nil {
 		return store.WriteResult{}, err
 	}
-	params := &gen.MergeInsertIntoTableParams{
+	params := &apiclient.MergeInsertIntoTableParams{
 		Delimiter: &dollar, On: m.On[0],
 		WhenMatchedUpdateAll: &m.WhenMatchedUpdateAll, WhenMatchedUpdateAllFilt: optional(m.WhenMatchedUpdateFilter),
 		WhenNotMatchedInsertAll: &m.WhenNotMatchedInsertAll, WhenNotMatchedBySourceDelete: &m.WhenNotMatchedBySourceDelete,
@@ -236,11 +236,11 @@ func (h HTTPTarget) MergeInsert(ctx context.Context, id []string, m store.Merge)
 
 // Update implements store.ManagedData over HTTP.
 func (h HTTPTarget) Update(ctx context.Context, id []string, updates []store.ColumnUpdate, predicate string) (store.WriteResult, error) {
-	req := gen.UpdateTableRequest{Id: &id, Predicate: optional(predicate), Updates: make([][]string, len(updates))}
+	req := apiclient.UpdateTableRequest{Id: &id, Predicate: optional(predicate), Updates: make([][]string, len(updates))}
 	for i, u := range updates {
 		req.Updates[i] = []string{u.Path, u.Expr}
 	}
-	resp, err := h.API.UpdateTableWithResponse(ctx, pathID(id), &gen.UpdateTableParams{Delimiter: &dollar}, req)
+	resp, err := h.API.UpdateTableWithResponse(ctx, pathID(id), &apiclient.UpdateTableParams{Delimiter: &dollar}, req)
 	if err != nil {
 		return store.WriteResult{}, err
 	}
@@ -252,8 +252,8 @@ func (h HTTPTarget) Update(ctx context.Context, id []string, updates []store.Col
 
 // Delete implements store.ManagedData over HTTP.
 func (h HTTPTarget) Delete(ctx context.Context, id []string, predicate string) (store.WriteResult, error) {
-	resp, err := h.API.DeleteFromTableWithResponse(ctx, pathID(id), &gen.DeleteFromTableParams{Delimiter: &dollar},
-		gen.DeleteFromTableRequest{Id: &id, Predicate: predicate})
+	resp, err := h.API.DeleteFromTableWithResponse(ctx, pathID(id), &apiclient.DeleteFromTableParams{Delimiter: &dollar},
+		apiclient.DeleteFromTableRequest{Id: &id, Predicate: predicate})
 	if err != nil {
 		return store.WriteResult{}, err
 	}
@@ -266,8 +266,8 @@ func (h HTTPTarget) Delete(ctx context.Context, id []string, predicate string) (
 
 // CountRows implements store.ManagedData over HTTP.
 func (h HTTPTarget) CountRows(ctx context.Context, id []string, version *int64, predicate string) (int64, int64, error) {
-	resp, err := h.API.CountTableRowsWithResponse(ctx, pathID(id), &gen.CountTableRowsParams{Delimiter: &dollar},
-		gen.CountTableRowsRequest{Id: &id, Version: version, Predicate: optional(predicate)})
+	resp, err := h.API.CountTableRowsWithResponse(ctx, pathID(id), &apiclient.CountTableRowsParams{Delimiter: &dollar},
+		apiclient.CountTableRowsRequest{Id: &id, Version: version, Predicate: optional(predicate)})
 	if err != nil {
 		return 0, 0, err
 	}
@@ -285,8 +285,8 @@ func (h HTTPTarget) CountRows(ctx context.Context, id []string, version *int64, 
 }
 
 // queryRequest renders a store query as a QueryTableRequest.
-func queryRequest(id []string, q store.Query) gen.QueryTableRequest {
-	req := gen.QueryTableRequest{Id: &id, Version: q.Version, Filter: optional(q.Filter), K: int(q.Limit),
+func queryRequest(id []string, q store.Query) apiclient.QueryTableRequest {
+	req := apiclient.QueryTableRequest{Id: &id, Version: q.Version, Filter: optional(q.Filter), K: int(q.Limit),
 		Offset: optional(int(q.Offset)), WithRowId: optional(q.WithRowID)}
 	switch {
 	case q.Projection.Aliases != nil:
@@ -326,36 +326,36 @@ func queryRequest(id []string, q store.Query) gen.QueryTableRequest {
 	}
 	if ts := q.Text; ts != nil {
 		req.FullTextQuery = &struct {
-			StringQuery     *gen.StringFtsQuery     `json:"string_query,omitempty"`
-			StructuredQuery *gen.StructuredFtsQuery `json:"structured_query,omitempty"`
+			StringQuery     *apiclient.StringFtsQuery     `json:"string_query,omitempty"`
+			StructuredQuery *apiclient.StructuredFtsQuery `json:"structured_query,omitempty"`
 		}{}
 		if m := ts.Query.Match; m != nil && m.Column == "" && m.Boost == 0 && m.Fuzziness == 0 && m.Operator == "" && m.PrefixLength == 0 {
-			req.FullTextQuery.StringQuery = &gen.StringFtsQuery{Query: m.Terms}
+			req.FullTextQuery.StringQuery = &apiclient.StringFtsQuery{Query: m.Terms}
 			if ts.Columns != nil {
 				req.FullTextQuery.StringQuery.Columns = &ts.Columns
 			}
 		} else {
-			req.FullTextQuery.StructuredQuery = &gen.StructuredFtsQuery{Query: ftsRequest(ts.Query)}
+			req.FullTextQuery.StructuredQuery = &apiclient.StructuredFtsQuery{Query: ftsRequest(ts.Query)}
 		}
 	}
 	return req
 }
 
-func matchRequest(m store.FtsMatch) gen.MatchQuery {
-	out := gen.MatchQuery{Terms: m.Terms, Column: optional(m.Column), Fuzziness: optional(int32(m.Fuzziness)),
+func matchRequest(m store.FtsMatch) apiclient.MatchQuery {
+	out := apiclient.MatchQuery{Terms: m.Terms, Column: optional(m.Column), Fuzziness: optional(int32(m.Fuzziness)),
 		MaxExpansions: optional(m.MaxExpansions), PrefixLength: optional(int32(m.PrefixLength)), Boost: optional(m.Boost)}
 	if m.Operator != "" {
-		op := gen.Operator(m.Operator)
+		op := apiclient.Operator(m.Operator)
 		out.Operator = &op
 	}
 	return out
 }
 
 // ftsRequest renders a structured full-text query.
-func ftsRequest(q store.FtsQuery) gen.FtsQuery {
-	var out gen.FtsQuery
-	list := func(qs []store.FtsQuery) []gen.FtsQuery {
-		r := make([]gen.FtsQuery, len(qs))
+func ftsRequest(q store.FtsQuery) apiclient.FtsQuery {
+	var out apiclient.FtsQuery
+	list := func(qs []store.FtsQuery) []apiclient.FtsQuery {
+		r := make([]apiclient.FtsQuery, len(qs))
 		for i, sub := range qs {
 			r[i] = ftsRequest(sub)
 		}
@@ -366,17 +366,17 @@ func ftsRequest(q store.FtsQuery) gen.FtsQuery {
 		m := matchRequest(*q.Match)
 		out.Match = &m
 	case q.Phrase != nil:
-		out.Phrase = &gen.PhraseQuery{Terms: q.Phrase.Terms, Column: optional(q.Phrase.Column), Slop: optional(int32(q.Phrase.Slop))}
+		out.Phrase = &apiclient.PhraseQuery{Terms: q.Phrase.Terms, Column: optional(q.Phrase.Column), Slop: optional(int32(q.Phrase.Slop))}
 	case q.MultiMatch != nil:
-		mm := &gen.MultiMatchQuery{}
+		mm := &apiclient.MultiMatchQuery{}
 		for _, m := range q.MultiMatch.Matches {
 			mm.MatchQueries = append(mm.MatchQueries, matchRequest(m))
 		}
 		out.MultiMatch = mm
 	case q.Boost != nil:
-		out.Boost = &gen.BoostQuery{Positive: ftsRequest(q.Boost.Positive), Negative: ftsRequest(q.Boost.Negative), NegativeBoost: optional(q.Boost.NegativeBoost)}
+		out.Boost = &apiclient.BoostQuery{Positive: ftsRequest(q.Boost.Positive), Negative: ftsRequest(q.Boost.Negative), NegativeBoost: optional(q.Boost.NegativeBoost)}
 	case q.Boolean != nil:
-		out.Boolean = &gen.BooleanQuery{Must: list(q.Boolean.Must), Should: list(q.Boolean.Should), MustNot: list(q.Boolean.MustNot)}
+		out.Boolean = &apiclient.BooleanQuery{Must: list(q.Boolean.Must), Should: list(q.Boolean.Should), MustNot: list(q.Boolean.MustNot)}
 	}
 	return out
 }
@@ -425,7 +425,7 @@ func (h HTTPTarget) Query(ctx context.Context, id []string, q store.Query) (*sto
 	if err != nil {
 		return nil, err
 	}
-	resp, err := h.API.QueryTableWithBodyWithResponse(ctx, pathID(id), &gen.QueryTableParams{Delimiter: &dollar}, "application/json", body)
+	resp, err := h.API.QueryTableWithBodyWithResponse(ctx, pathID(id), &apiclient.QueryTableParams{Delimiter: &dollar}, "application/json", body)
 	if err != nil {
 		return nil, err
 	}
@@ -453,7 +453,7 @@ func (h HTTPTarget) Query(ctx context.Context, id []string, q store.Query) (*sto
 func (h HTTPTarget) ExplainQuery(ctx context.Context, id []string, q store.Query, analyze bool) (string, error) {
 	req := queryRequest(id, q)
 	if analyze {
-		resp, err := h.API.AnalyzeTableQueryPlanWithResponse(ctx, pathID(id), &gen.AnalyzeTableQueryPlanParams{Delimiter: &dollar}, gen.AnalyzeTableQueryPlanRequest(req))
+		resp, err := h.API.AnalyzeTableQueryPlanWithResponse(ctx, pathID(id), &apiclient.AnalyzeTableQueryPlanParams{Delimiter: &dollar}, apiclient.AnalyzeTableQueryPlanRequest(req))
 		if err != nil {
 			return "", err
 		}
@@ -462,8 +462,8 @@ func (h HTTPTarget) ExplainQuery(ctx context.Context, id []string, q store.Query
 		}
 		return orEmpty(resp.JSON200), nil
 	}
-	resp, err := h.API.ExplainTableQueryPlanWithResponse(ctx, pathID(id), &gen.ExplainTableQueryPlanParams{Delimiter: &dollar},
-		gen.ExplainTableQueryPlanRequest{Id: &id, Query: req})
+	resp, err := h.API.ExplainTableQueryPlanWithResponse(ctx, pathID(id), &apiclient.ExplainTableQueryPlanParams{Delimiter: &dollar},
+		apiclient.ExplainTableQueryPlanRequest{Id: &id, Query: req})
 	if err != nil {
 		return "", err
 	}
@@ -475,7 +475,7 @@ func (h HTTPTarget) ExplainQuery(ctx context.Context, id []string, q store.Query
 
 // latestVersion reads the latest version of a managed table from describe.
 func (h HTTPTarget) latestVersion(ctx context.Context, id []string) (int64, error) {
-	resp, err := h.API.DescribeTableWithResponse(ctx, pathID(id), &gen.DescribeTableParams{Delimiter: &dollar}, gen.DescribeTableRequest{Id: &id})
+	resp, err := h.API.DescribeTableWithResponse(ctx, pathID(id), &apiclient.DescribeTableParams{Delimiter: &dollar}, apiclient.DescribeTableRequest{Id: &id})
 	if err != nil {
 		return 0, err
 	}
@@ -487,7 +487,7 @@ func (h HTTPTarget) latestVersion(ctx context.Context, id []string) (int64, erro
 
 // Restore implements store.ManagedData over HTTP.
 func (h HTTPTarget) Restore(ctx context.Context, id []string, version int64) (store.WriteResult, error) {
-	resp, err := h.API.RestoreTableWithResponse(ctx, pathID(id), &gen.RestoreTableParams{Delimiter: &dollar}, gen.RestoreTableRequest{Id: &id, Version: version})
+	resp, err := h.API.RestoreTableWithResponse(ctx, pathID(id), &apiclient.RestoreTableParams{Delimiter: &dollar}, apiclient.RestoreTableRequest{Id: &id, Version: version})
 	if err != nil {
 		return store.WriteResult{}, err
 	}
@@ -501,7 +501,7 @@ func (h HTTPTarget) Restore(ctx context.Context, id []string, version int64) (st
 // Describe implements store.ManagedData over HTTP: version and schema from
 // describe, the row count from count_rows.
 func (h HTTPTarget) Describe(ctx context.Context, id []string, version *int64) (*store.TableData, error) {
-	resp, err := h.API.DescribeTableWithResponse(ctx, pathID(id), &gen.DescribeTableParams{Delimiter: &dollar}, gen.DescribeTableRequest{Id: &id, Version: version})
+	resp, err := h.API.DescribeTableWithResponse(ctx, pathID(id), &apiclient.DescribeTableParams{Delimiter: &dollar}, apiclient.DescribeTableRequest{Id: &id, Version: version})
 	if err != nil {
 		return nil, err
 	}
@@ -527,7 +527,7 @@ func (h HTTPTarget) Describe(ctx context.Context, id []string, version *int64) (
 // Stats implements store.ManagedData over HTTP; fragment sizes are not
 // reported.
 func (h HTTPTarget) Stats(ctx context.Context, id []string) (*store.TableStats, error) {
-	resp, err := h.API.GetTableStatsWithResponse(ctx, pathID(id), &gen.GetTableStatsParams{Delimiter: &dollar}, gen.GetTableStatsRequest{Id: &id})
+	resp, err := h.API.GetTableStatsWithResponse(ctx, pathID(id), &apiclient.GetTableStatsParams{Delimiter: &dollar}, apiclient.GetTableStatsRequest{Id: &id})
 	if err != nil {
 		return nil, err
 	}
@@ -540,16 +540,16 @@ func (h HTTPTarget) Stats(ctx context.Context, id []string) (*store.TableStats, 
 
 // AddColumns implements store.ManagedData over HTTP.
 func (h HTTPTarget) AddColumns(ctx context.Context, id []string, cols []store.NewColumn) (store.WriteResult, error) {
-	req := gen.AlterTableAddColumnsRequest{Id: &id, NewColumns: make([]gen.AddColumnsEntry, len(cols))}
+	req := apiclient.AlterTableAddColumnsRequest{Id: &id, NewColumns: make([]apiclient.AddColumnsEntry, len(cols))}
 	for i, c := range cols {
-		req.NewColumns[i] = gen.AddColumnsEntry{Name: c.Name}
+		req.NewColumns[i] = apiclient.AddColumnsEntry{Name: c.Name}
 		if c.Computed {
 			req.NewColumns[i].Computed = &c.Expr
 		} else {
 			req.NewColumns[i].Expression = &c.Expr
 		}
 	}
-	resp, err := h.API.AlterTableAddColumnsWithResponse(ctx, pathID(id), &gen.AlterTableAddColumnsParams{Delimiter: &dollar}, req)
+	resp, err := h.API.AlterTableAddColumnsWithResponse(ctx, pathID(id), &apiclient.AlterTableAddColumnsParams{Delimiter: &dollar}, req)
 	if err != nil {
 		return store.WriteResult{}, err
 	}
@@ -561,8 +561,8 @@ func (h HTTPTarget) AddColumns(ctx context.Context, id []string, cols []store.Ne
 
 // QueueBackfill implements store.ManagedData over HTTP.
 func (h HTTPTarget) QueueBackfill(ctx context.Context, id []string, column, where string) (string, error) {
-	resp, err := h.API.AlterTableBackfillColumnsWithResponse(ctx, pathID(id), &gen.AlterTableBackfillColumnsParams{Delimiter: &dollar},
-		gen.AlterTableBackfillColumnsRequest{Id: &id, Column: column, Where: optional(where)})
+	resp, err := h.API.AlterTableBackfillColumnsWithResponse(ctx, pathID(id), &apiclient.AlterTableBackfillColumnsParams{Delimiter: &dollar},
+		apiclient.AlterTableBackfillColumnsRequest{Id: &id, Column: column, Where: optional(where)})
 	if err != nil {
 		return "", err
 	}
@@ -579,9 +579,9 @@ func (h HTTPTarget) Backfill(context.Context, store.BackfillColumn) (store.Write
 
 // AlterColumns implements store.ManagedData over HTTP.
 func (h HTTPTarget) AlterColumns(ctx context.Context, id []string, alts []store.ColumnAlteration) (store.WriteResult, error) {
-	req := gen.AlterTableAlterColumnsRequest{Id: &id, Alterations: make([]gen.AlterColumnsEntry, len(alts))}
+	req := apiclient.AlterTableAlterColumnsRequest{Id: &id, Alterations: make([]apiclient.AlterColumnsEntry, len(alts))}
 	for i, a := range alts {
-		req.Alterations[i] = gen.AlterColumnsEntry{Path: a.Path, Rename: a.Rename, Nullable: a.Nullable}
+		req.Alterations[i] = apiclient.AlterColumnsEntry{Path: a.Path, Rename: a.Rename, Nullable: a.Nullable}
 		if a.Type != nil {
 			dt, err := typeToJSON(a.Type)
 			if err != nil {
@@ -590,7 +590,7 @@ func (h HTTPTarget) AlterColumns(ctx context.Context, id []string, alts []store.
 			req.Alterations[i].DataType = &dt
 		}
 	}
-	resp, err := h.API.AlterTableAlterColumnsWithResponse(ctx, pathID(id), &gen.AlterTableAlterColumnsParams{Delimiter: &dollar}, req)
+	resp, err := h.API.AlterTableAlterColumnsWithResponse(ctx, pathID(id), &apiclient.AlterTableAlterColumnsParams{Delimiter: &dollar}, req)
 	if err != nil {
 		return store.WriteResult{}, err
 	}
@@ -602,8 +602,8 @@ func (h HTTPTarget) AlterColumns(ctx context.Context, id []string, alts []store.
 
 // DropColumns implements store.ManagedData over HTTP.
 func (h HTTPTarget) DropColumns(ctx context.Context, id []string, paths []string) (store.WriteResult, error) {
-	resp, err := h.API.AlterTableDropColumnsWithResponse(ctx, pathID(id), &gen.AlterTableDropColumnsParams{Delimiter: &dollar},
-		gen.AlterTableDropColumnsRequest{Id: &id, Columns: paths})
+	resp, err := h.API.AlterTableDropColumnsWithResponse(ctx, pathID(id), &apiclient.AlterTableDropColumnsParams{Delimiter: &dollar},
+		apiclient.AlterTableDropColumnsRequest{Id: &id, Columns: paths})
 	if err != nil {
 		return store.WriteResult{}, err
 	}
@@ -615,11 +615,11 @@ func (h HTTPTarget) DropColumns(ctx context.Context, id []string, paths []string
 
 // UpdateFieldMetadata implements store.ManagedData over HTTP.
 func (h HTTPTarget) UpdateFieldMetadata(ctx context.Context, id []string, updates []store.FieldMetadataUpdate) (store.WriteResult, map[string]map[string]string, error) {
-	req := gen.UpdateFieldMetadataRequest{Id: &id, Updates: make([]gen.UpdateFieldMetadataEntry, len(updates))}
+	req := apiclient.UpdateFieldMetadataRequest{Id: &id, Updates: make([]apiclient.UpdateFieldMetadataEntry, len(updates))}
 	for i, u := range updates {
-		req.Updates[i] = gen.UpdateFieldMetadataEntry{Path: u.Path, Metadata: u.Metadata, Replace: optional(u.Replace)}
+		req.Updates[i] = apiclient.UpdateFieldMetadataEntry{Path: u.Path, Metadata: u.Metadata, Replace: optional(u.Replace)}
 	}
-	resp, err := h.API.UpdateFieldMetadataWithResponse(ctx, pathID(id), &gen.UpdateFieldMetadataParams{Delimiter: &dollar}, req)
+	resp, err := h.API.UpdateFieldMetadataWithResponse(ctx, pathID(id), &apiclient.UpdateFieldMetadataParams{Delimiter: &dollar}, req)
 	if err != nil {
 		return store.WriteResult{}, nil, err
 	}
@@ -636,7 +636,7 @@ func (h HTTPTarget) UpdateFieldMetadata(ctx context.Context, id []string, update
 // UpdateSchemaMetadata implements store.ManagedData over HTTP; the answer
 // carries no version, so the result reports none.
 func (h HTTPTarget) UpdateSchemaMetadata(ctx context.Context, id []string, set map[string]string) (store.WriteResult, map[string]string, error) {
-	resp, err := h.API.UpdateTableSchemaMetadataWithResponse(ctx, pathID(id), &gen.UpdateTableSchemaMetadataParams{Delimiter: &dollar}, set)
+	resp, err := h.API.UpdateTableSchemaMetadataWithResponse(ctx, pathID(id), &apiclient.UpdateTableSchemaMetadataParams{Delimiter: &dollar}, set)
 	if err != nil {
 		return store.WriteResult{}, nil, err
 	}
@@ -660,7 +660,7 @@ func isScalarIndex(t string) bool {
 // create_scalar_index, the others to create_index.
 func (h HTTPTarget) CreateIndex(ctx context.Context, id []string, spec store.IndexSpec) (string, error) {
 	v := spec.Vector
-	req := gen.CreateTableIndexRequest{Id: &id, Column: spec.Column, IndexType: spec.Type, Name: optional(spec.Name),
+	req := apiclient.CreateTableIndexRequest{Id: &id, Column: spec.Column, IndexType: spec.Type, Name: optional(spec.Name),
 		DistanceType: optional(spec.Metric), NumPartitions: optional(v.NumPartitions), TargetPartitionSize: optional(v.TargetPartitionSize),
 		NumSubVectors: optional(v.NumSubVectors), NumBits: optional(v.NumBits), SampleRate: optional(v.SampleRate),
 		MaxIterations: optional(v.MaxIterations), M: optional(v.M), EfConstruction: optional(v.EfConstruction),
@@ -668,7 +668,7 @@ func (h HTTPTarget) CreateIndex(ctx context.Context, id []string, spec store.Ind
 		LowerCase: spec.Text.LowerCase, Stem: spec.Text.Stem, RemoveStopWords: spec.Text.RemoveStopWords, AsciiFolding: spec.Text.ASCIIFolding,
 		MaxTokenLength: spec.Text.MaxTokenLength}
 	if isScalarIndex(spec.Type) {
-		resp, err := h.API.CreateTableScalarIndexWithResponse(ctx, pathID(id), &gen.CreateTableScalarIndexParams{Delimiter: &dollar}, req)
+		resp, err := h.API.CreateTableScalarIndexWithResponse(ctx, pathID(id), &apiclient.CreateTableScalarIndexParams{Delimiter: &dollar}, req)
 		if err != nil {
 			return "", err
 		}
@@ -677,7 +677,7 @@ func (h HTTPTarget) CreateIndex(ctx context.Context, id []string, spec store.Ind
 		}
 		return orEmpty(resp.JSON200.TransactionId), nil
 	}
-	resp, err := h.API.CreateTableIndexWithResponse(ctx, pathID(id), &gen.CreateTableIndexParams{Delimiter: &dollar}, req)
+	resp, err := h.API.CreateTableIndexWithResponse(ctx, pathID(id), &apiclient.CreateTableIndexParams{Delimiter: &dollar}, req)
 	if err != nil {
 		return "", err
 	}
@@ -692,7 +692,7 @@ func (h HTTPTarget) BuildIndex(context.Context, store.BuildIndex) error {
 	return store.Errorf(store.CodeUnsupported, "index builds run inside the server")
 }
 
-func indexInfo(c gen.IndexContent) store.IndexInfo {
+func indexInfo(c apiclient.IndexContent) store.IndexInfo {
 	info := store.IndexInfo{Name: c.IndexName, UUID: c.IndexUuid, Columns: c.Columns, Status: strings.ToUpper(c.Status),
 		Type: orEmpty(c.IndexType), NumIndexedRows: orZero(c.NumIndexedRows), NumUnindexedRows: orZero(c.NumUnindexedRows),
 		SizeBytes: orZero(c.SizeBytes), Details: orEmpty(c.IndexDetails)}
@@ -704,8 +704,8 @@ func indexInfo(c gen.IndexContent) store.IndexInfo {
 
 // ListIndices implements store.Indexes over HTTP.
 func (h HTTPTarget) ListIndices(ctx context.Context, id []string, version *int64, page store.Page) ([]store.IndexInfo, string, error) {
-	req := gen.ListTableIndicesRequest{Id: &id, Version: version, PageToken: optional(page.Token), Limit: optional(page.Limit)}
-	resp, err := h.API.ListTableIndicesWithResponse(ctx, pathID(id), &gen.ListTableIndicesParams{Delimiter: &dollar}, req)
+	req := apiclient.ListTableIndicesRequest{Id: &id, Version: version, PageToken: optional(page.Token), Limit: optional(page.Limit)}
+	resp, err := h.API.ListTableIndicesWithResponse(ctx, pathID(id), &apiclient.ListTableIndicesParams{Delimiter: &dollar}, req)
 	if err != nil {
 		return nil, "", err
 	}
@@ -722,8 +722,8 @@ func (h HTTPTarget) ListIndices(ctx context.Context, id []string, version *int64
 // DescribeIndex implements store.Indexes over HTTP: the index's entry in
 // the listing, with the counts and metric of its stats.
 func (h HTTPTarget) DescribeIndex(ctx context.Context, id []string, name string, version *int64) (*store.IndexInfo, error) {
-	resp, err := h.API.DescribeTableIndexStatsWithResponse(ctx, pathID(id), name, &gen.DescribeTableIndexStatsParams{Delimiter: &dollar},
-		gen.DescribeTableIndexStatsRequest{Id: &id, Version: version})
+	resp, err := h.API.DescribeTableIndexStatsWithResponse(ctx, pathID(id), name, &apiclient.DescribeTableIndexStatsParams{Delimiter: &dollar},
+		apiclient.DescribeTableIndexStatsRequest{Id: &id, Version: version})
 	if err != nil {
 		return nil, err
 	}
@@ -756,7 +756,7 @@ func (h HTTPTarget) DescribeIndex(ctx context.Context, id []string, name string,
 
 // DropIndex implements store.Indexes over HTTP.
 func (h HTTPTarget) DropIndex(ctx context.Context, id []string, name string) (string, error) {
-	resp, err := h.API.DropTableIndexWithResponse(ctx, pathID(id), name, &gen.DropTableIndexParams{Delimiter: &dollar})
+	resp, err := h.API.DropTableIndexWithResponse(ctx, pathID(id), name, &apiclient.DropTableIndexParams{Delimiter: &dollar})
 	if err != nil {
 		return "", err
 	}
@@ -812,7 +812,7 @@ func typeToJSON(dt arrow.DataType) (map[string]any, error) {
 
 // schemaFromJSON reads a JsonArrowSchema. Returns Internal (18) for a type
 // it does not know.
-func schemaFromJSON(s *gen.JsonArrowSchema) (*arrow.Schema, error) {
+func schemaFromJSON(s *apiclient.JsonArrowSchema) (*arrow.Schema, error) {
 	fields, err := fieldsFromJSON(s.Fields)
 	if err != nil {
 		return nil, err
@@ -825,7 +825,7 @@ func schemaFromJSON(s *gen.JsonArrowSchema) (*arrow.Schema, error) {
 	return arrow.NewSchema(fields, md), nil
 }
 
-func fieldsFromJSON(in []gen.JsonArrowField) ([]arrow.Field, error) {
+func fieldsFromJSON(in []apiclient.JsonArrowField) ([]arrow.Field, error) {
 	out := make([]arrow.Field, len(in))
 	for i, f := range in {
 		dt, err := typeFromJSON(f.Type)
@@ -840,7 +840,7 @@ func fieldsFromJSON(in []gen.JsonArrowField) ([]arrow.Field, error) {
 	return out, nil
 }
 
-func typeFromJSON(t gen.JsonArrowDataType) (arrow.DataType, error) {
+func typeFromJSON(t apiclient.JsonArrowDataType) (arrow.DataType, error) {
 	name := strings.ToLower(t.Type)
 	if dt, ok := namedTypes[name]; ok {
 		return dt, nil

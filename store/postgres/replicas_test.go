@@ -160,7 +160,7 @@ func TestReplicaRestart(t *testing.T) {
 						break
 					}
 					var ce *client.Error
-					if errors.As(err, &ce) && ce.Err.Code != store.CodeServiceUnavailable {
+					if errors.As(err, &ce) && ce.Code() != client.CodeServiceUnavailable {
 						t.Errorf("writer %d, version %d: %v", w, v, err)
 						return
 					}
