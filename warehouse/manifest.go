@@ -83,9 +83,10 @@ type tableFiles struct {
 	// use: the table directory's object path and "/" on local disk, ""
 	// on object storage (keys are already those paths).
 	recordPrefix string
-	// bucketName is the bucket of an object-store location.
-	bucketName string
-	location   string
+	// scheme and bucketName are the store's scheme and the bucket of an
+	// object-store location.
+	scheme, bucketName string
+	location           string
 	// local reports a table on local disk.
 	local bool
 }
@@ -99,7 +100,7 @@ func (w *Warehouse) tableFiles(location string) (f tableFiles, ok bool, err erro
 		if err := w.checkTableDir(dir); err != nil {
 			return f, false, err
 		}
-		return tableFiles{bucket: objstore.NewDir(dir), dir: dir, recordPrefix: ObjectPath(dir) + "/", location: location, local: true}, true, nil
+		return tableFiles{bucket: disk.Bucket(dir), dir: dir, recordPrefix: ObjectPath(dir) + "/", location: location, local: true}, true, nil
 	}
 	if !w.OnObjectStore(location) {
 		return f, false, nil
@@ -112,7 +113,7 @@ func (w *Warehouse) tableFiles(location string) (f tableFiles, ok bool, err erro
 		return f, false, err
 	}
 	prefix := strings.TrimPrefix(cleanURIPath(u.Path), "/")
-	return tableFiles{bucket: w.s3.Bucket(u.Host), prefix: prefix, bucketName: u.Host, location: location}, true, nil
+	return tableFiles{bucket: w.objects.Bucket(u.Host), prefix: prefix, scheme: w.objects.Scheme(), bucketName: u.Host, location: location}, true, nil
 }
 
 // stagedKey returns the key of the manifest a client named as the one it
@@ -133,7 +134,7 @@ func (f tableFiles) stagedKey(manifestPath string) (string, error) {
 		}
 		switch {
 		case f.local && u.Scheme == "file" && (u.Host == "" || u.Host == "localhost"):
-		case !f.local && strings.EqualFold(u.Scheme, "s3") && u.Host == f.bucketName:
+		case !f.local && strings.EqualFold(u.Scheme, f.scheme) && u.Host == f.bucketName:
 		default:
 			return "", store.Errorf(store.CodeInvalidInput, "manifest_path %q is not inside the table location %q", manifestPath, f.location)
 		}

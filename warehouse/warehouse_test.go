@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lancens/lancens/objstore"
 	"github.com/lancens/lancens/store"
 )
 
@@ -201,7 +202,7 @@ func TestRemove(t *testing.T) {
 
 func TestStagedKey(t *testing.T) {
 	local := tableFiles{dir: "/wh/t.lance", recordPrefix: "wh/t.lance/", location: "/wh/t.lance", local: true}
-	remote := tableFiles{prefix: "wh/t.lance/", bucketName: "b", location: "s3://b/wh/t.lance"}
+	remote := tableFiles{prefix: "wh/t.lance/", scheme: objstore.SchemeS3, bucketName: "b", location: "s3://b/wh/t.lance"}
 	for _, tc := range []struct {
 		files      tableFiles
 		path, want string
