@@ -83,7 +83,7 @@ func (s *Server) CreateTableVersion(c echo.Context, _ gen.Id, p gen.CreateTableV
 	if err != nil {
 		return err
 	}
-	v, txID, err := s.commits.Commit(c.Request().Context(), id, commit, scheme)
+	v, txID, err := s.services.Committer.Commit(c.Request().Context(), id, commit, scheme)
 	if err != nil {
 		return err
 	}
@@ -167,7 +167,7 @@ func (s *Server) BatchCreateTableVersions(c echo.Context, _ gen.BatchCreateTable
 		ops[i] = store.BatchOperation{ID: e.Id, CommitVersion: &commit}
 		schemes[i] = scheme
 	}
-	results, txID, err := s.commits.CommitBatch(c.Request().Context(), ops, schemes)
+	results, txID, err := s.services.Committer.CommitBatch(c.Request().Context(), ops, schemes)
 	if err != nil {
 		return err
 	}
@@ -203,7 +203,7 @@ func (s *Server) BatchCommitTables(c echo.Context, _ gen.BatchCommitTablesParams
 			}
 		}
 	}
-	results, txID, err := s.commits.CommitBatch(c.Request().Context(), ops, schemes)
+	results, txID, err := s.services.Committer.CommitBatch(c.Request().Context(), ops, schemes)
 	if err != nil {
 		return err
 	}

@@ -29,10 +29,11 @@
 // A backend that also keeps the rows of managed tables (store/sqlite)
 // implements ManagedTables — ManagedData, BranchedData, Indexes, Views and
 // VersionCleanup — all of it or none: it is then a ManagedBackend. That is
-// the one optional part of the contract, and it is found in one place:
-// the server asks, once when it starts, whether its Backend is a
-// ManagedBackend, and otherwise answers the managed-table operations
-// Unsupported (0) before reading their requests. Code that needs a part
+// the one optional part of the contract, and it is asked for in two
+// places, once each when lancens starts: the server, which otherwise
+// answers the managed-table operations Unsupported (0) before reading
+// their requests, and coord.NewServices, which otherwise runs no
+// retention of versions. Code that needs a part
 // of the contract takes the interface that names it (coord's consumers
 // declare the methods they call), never a type assertion on a Backend.
 //
