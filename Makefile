@@ -69,11 +69,13 @@ test: node-deps postgres versitygw chromium build
 	set -o pipefail; $(GO) test -json ./... | $(GO) run ./internal/testlines
 	cd node && LANCENS_BIN=$(CURDIR)/$(BIN) node --test e2e/
 
-## lint: gofmt (outside gen/) and go vet
+## lint: gofmt (outside gen/), go vet, and the layering of the packages
+## (tools/layercheck: no package imports one above it)
 lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^gen/')); \
 	  test -z "$$unformatted" || { echo "not gofmt-formatted:" $$unformatted >&2; exit 1; }
 	$(GO) vet ./...
+	$(GO) run ./tools/layercheck
 
 ## crashtest: TRIALS crash trials (default 100): kill -9 a real server during
 ## concurrent writes, restart it, check every acknowledged write and that the

@@ -70,7 +70,9 @@
 // other package of lancens; store/sqlcatalog imports only store; a backend
 // imports store, store/sqlcatalog and the engines and libraries below it
 // (expr, fts, vecindex, internal/...; store/sqlite also warehouse, for the
-// names of manifest files), never server, coord, client, gen or cmd. The conformance suite (internal/conformance) specifies the
-// behaviour: every interface here has a capability group there, and every
-// backend passes the groups of the interfaces it implements.
+// names of manifest files), never server, coord, client, gen or cmd.
+// tools/layercheck (run by make lint, and by its test) holds every package
+// to this layering. The conformance suite (internal/conformance) specifies
+// the behaviour: every interface here has a capability group there, and
+// every backend passes the groups of the interfaces it implements.
 package store
