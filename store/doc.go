@@ -69,8 +69,8 @@
 // Data flows down: cmd → server → coord → store. Package store imports no
 // other package of lancens; store/sqlcatalog imports only store; a backend
 // imports store, store/sqlcatalog and the engines and libraries below it
-// (expr, fts, vecindex, internal/...; store/sqlite also warehouse, for the
-// names of manifest files), never server, coord, client, gen or cmd.
+// (expr, fts, vecindex, lance/manifestname for the names of manifest
+// files, internal/...), never server, coord, client, gen or cmd.
 // tools/layercheck (run by make lint, and by its test) holds every package
 // to this layering. The conformance suite (internal/conformance) specifies
 // the behaviour: every interface here has a capability group there, and
