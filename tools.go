@@ -3,7 +3,7 @@
 // Package tools pins the code generators of lancens.
 //
 // go.mod's `tool` directive is what runs them: gen/generate.go calls
-// `go tool oapi-codegen`, gen/simd/generate.go `go tool simdgen` (our
+// `go tool oapi-codegen`, vecindex/internal/simd/generate.go `go tool simdgen` (our
 // own generator, tools/simdgen, which writes assembly with avo), and
 // lance/internal/pb/generate.go `go tool protogen` (our own driver,
 // tools/protogen, which compiles .proto files with protocompile and runs

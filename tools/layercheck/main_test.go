@@ -29,7 +29,7 @@ func TestAllowed(t *testing.T) {
 		{"store/sqlite", "coord", false},
 		{"store/sqlite", "gen", false},
 		{"coord", "gen", false},
-		{"vecindex", "gen/simd", true},
+		{"vecindex", "vecindex/internal/simd", true},
 		{"store/postgres", "store/sqlite", false},
 		{"store/sqlcatalog", "store", true},
 		{"store/sqlcatalog", "expr", false},
