@@ -62,11 +62,11 @@ run: build
 ## which drive a real lancens with the LanceDB Node SDK and its web console
 ## in Chromium. The Go tests print
 ## one line per package as soon as it is done (go test -json through
-## internal/testlines: plain go test ./... holds each line back until the
+## internal/testkit/testlines: plain go test ./... holds each line back until the
 ## packages before it are done, and -v prints every test of every package),
 ## and the output of whatever failed
 test: node-deps postgres versitygw chromium build
-	set -o pipefail; $(GO) test -json ./... | $(GO) run ./internal/testlines
+	set -o pipefail; $(GO) test -json ./... | $(GO) run ./internal/testkit/testlines
 	cd node && LANCENS_BIN=$(CURDIR)/$(BIN) node --test e2e/
 
 ## lint: gofmt (outside gen/), go vet, and the layering of the packages
@@ -104,7 +104,7 @@ fuzz:
 
 ## postgres: install PostgreSQL's server binaries (Debian's postgresql
 ## package) if they are missing: the PostgreSQL store's tests start a
-## throwaway cluster from them (internal/pgtest). Installing needs root and
+## throwaway cluster from them (internal/testkit/pgtest). Installing needs root and
 ## apt-get; without them the tests skip (and fail under CI=true). No
 ## cluster of the package's own is created.
 postgres:

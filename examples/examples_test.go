@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/lancens/lancens/auth"
-	"github.com/lancens/lancens/internal/apitest"
-	"github.com/lancens/lancens/internal/authtest"
+	"github.com/lancens/lancens/internal/testkit/apitest"
+	"github.com/lancens/lancens/internal/testkit/authtest"
 	"github.com/lancens/lancens/server"
 )
 

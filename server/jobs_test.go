@@ -13,7 +13,7 @@ import (
 	"github.com/lancens/lancens/client"
 	"github.com/lancens/lancens/coord"
 	"github.com/lancens/lancens/gen"
-	"github.com/lancens/lancens/internal/apitest"
+	"github.com/lancens/lancens/internal/testkit/apitest"
 	"github.com/lancens/lancens/server"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/store/sqlite"

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/lancens/lancens/client"
-	"github.com/lancens/lancens/internal/apitest"
+	"github.com/lancens/lancens/internal/testkit/apitest"
 	"github.com/lancens/lancens/lance/manifestname"
 	"github.com/lancens/lancens/store"
 )

@@ -15,9 +15,9 @@ import (
 
 	"github.com/lancens/lancens/auth"
 	"github.com/lancens/lancens/client"
-	"github.com/lancens/lancens/internal/apitest"
-	"github.com/lancens/lancens/internal/s3test"
-	"github.com/lancens/lancens/internal/ststest"
+	"github.com/lancens/lancens/internal/testkit/apitest"
+	"github.com/lancens/lancens/internal/testkit/s3test"
+	"github.com/lancens/lancens/internal/testkit/ststest"
 	"github.com/lancens/lancens/lance/manifestname"
 	"github.com/lancens/lancens/objstore"
 	"github.com/lancens/lancens/server"

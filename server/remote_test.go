@@ -32,8 +32,8 @@ import (
 
 	"github.com/lancens/lancens/coord"
 	"github.com/lancens/lancens/gen"
-	"github.com/lancens/lancens/internal/apitest"
-	"github.com/lancens/lancens/internal/arrowtest"
+	"github.com/lancens/lancens/internal/testkit/apitest"
+	"github.com/lancens/lancens/internal/testkit/arrowtest"
 	"github.com/lancens/lancens/server"
 	"github.com/lancens/lancens/store/sqlite"
 	"github.com/lancens/lancens/warehouse"

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/lancens/lancens/internal/s3test"
+	"github.com/lancens/lancens/internal/testkit/s3test"
 	"github.com/lancens/lancens/lance/manifestname"
 	"github.com/lancens/lancens/store"
 )

@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/lancens/lancens/internal/s3test"
+	"github.com/lancens/lancens/internal/testkit/s3test"
 	"github.com/lancens/lancens/store/sqlite"
 	"github.com/lancens/lancens/vend"
 	"github.com/lancens/lancens/warehouse"

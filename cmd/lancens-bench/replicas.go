@@ -10,7 +10,7 @@ import (
 
 	"github.com/lancens/lancens/client"
 	"github.com/lancens/lancens/coord"
-	"github.com/lancens/lancens/internal/pgtest"
+	"github.com/lancens/lancens/internal/testkit/pgtest"
 	"github.com/lancens/lancens/store/postgres"
 	"github.com/lancens/lancens/warehouse"
 )

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/lancens/lancens/client"
-	"github.com/lancens/lancens/internal/pgtest"
+	"github.com/lancens/lancens/internal/testkit/pgtest"
 	"github.com/lancens/lancens/lance/manifestname"
 	"github.com/lancens/lancens/warehouse"
 )

@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/lancens/lancens/client"
-	"github.com/lancens/lancens/internal/apitest"
-	"github.com/lancens/lancens/internal/pgtest"
-	"github.com/lancens/lancens/internal/s3test"
+	"github.com/lancens/lancens/internal/testkit/apitest"
+	"github.com/lancens/lancens/internal/testkit/pgtest"
+	"github.com/lancens/lancens/internal/testkit/s3test"
 	"github.com/lancens/lancens/lance/manifestname"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/store/postgres"

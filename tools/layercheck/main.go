@@ -41,15 +41,15 @@ const module = "github.com/lancens/lancens"
 type layer int
 
 const (
-	domain     layer = iota // store
-	library                 // engines and libraries
-	sqlcatalog              // store/sqlcatalog
-	backend                 // store/sqlite, store/postgres
-	coordLayer              // coord
-	serverLayer             // server
-	top                     // commands, examples, tools, kits
-	standalone              // client and the generated client
-	api                     // gen: the server's generated API types
+	domain      layer = iota // store
+	library                  // engines and libraries
+	sqlcatalog               // store/sqlcatalog
+	backend                  // store/sqlite, store/postgres
+	coordLayer               // coord
+	serverLayer              // server
+	top                      // commands, examples, tools, kits
+	standalone               // client and the generated client
+	api                      // gen: the server's generated API types
 )
 
 var layerNames = [...]string{"the domain (store)", "the libraries", "store/sqlcatalog", "a store backend", "coord", "server", "the top layer",
@@ -75,13 +75,13 @@ var mayImport = map[layer][]layer{
 // tools/: the test kits, and the conformance kit `lancens conformance`
 // runs.
 var kits = []string{
-	module + "/internal/apitest",
-	module + "/internal/arrowtest",
-	module + "/internal/authtest",
-	module + "/internal/pgtest",
-	module + "/internal/s3test",
-	module + "/internal/ststest",
-	module + "/internal/testlines",
+	module + "/internal/testkit/apitest",
+	module + "/internal/testkit/arrowtest",
+	module + "/internal/testkit/authtest",
+	module + "/internal/testkit/pgtest",
+	module + "/internal/testkit/s3test",
+	module + "/internal/testkit/ststest",
+	module + "/internal/testkit/testlines",
 	module + "/internal/conformance",
 	module + "/internal/contract",
 }
