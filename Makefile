@@ -24,8 +24,9 @@ PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
 
 all: build
 
-## generate: regenerate the generated code: gen/ (the API code from
-## openapi.yaml, the vector kernels of vecindex/internal/simd with tools/simdgen and avo)
+## generate: regenerate the generated code: gen/ and gen/apiclient (the
+## API code, server and client sides, from openapi.yaml, with oapi-codegen),
+## vecindex/internal/simd (the vector kernels, with tools/simdgen and avo)
 ## and lance/internal/pb (the Lance format's protocol buffers, with
 ## tools/protogen and protoc-gen-go); all are go.mod tools
 GENERATED := gen/ lance/internal/pb/ vecindex/internal/simd/
