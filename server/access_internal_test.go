@@ -84,24 +84,14 @@ func TestHandlersUseOnlyApprovedIDs(t *testing.T) {
 // TestNewNeedsServices: the services are built by whoever runs the server
 // (cmd/lancens), never by New: a configuration without them is refused.
 func TestNewNeedsServices(t *testing.T) {
-	dir := t.TempDir()
-	db, err := sqlite.Open(t.Context(), filepath.Join(dir, "lancens.db"), sqlite.Options{Synchronous: "NORMAL"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	wh, err := warehouse.Open(filepath.Join(dir, "warehouse"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, wh := testStore(t)
 	if _, err := New(Config{Store: db, Warehouse: wh}); err == nil || !strings.Contains(err.Error(), "services") {
 		t.Fatalf("New without services = %v, want an error naming them", err)
 	}
 }
 
-// newTestServer returns a server with admin key "admin", on a database
-// and a warehouse in a temporary directory.
-func newTestServer(t *testing.T) *Server {
+// testStore returns a database and a warehouse in a temporary directory.
+func testStore(t *testing.T) (*sqlite.DB, *warehouse.Warehouse) {
 	t.Helper()
 	dir := t.TempDir()
 	db, err := sqlite.Open(t.Context(), filepath.Join(dir, "lancens.db"), sqlite.Options{Synchronous: "NORMAL"})
@@ -113,6 +103,14 @@ func newTestServer(t *testing.T) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return db, wh
+}
+
+// newTestServer returns a server with admin key "admin", on a database
+// and a warehouse in a temporary directory.
+func newTestServer(t *testing.T) *Server {
+	t.Helper()
+	db, wh := testStore(t)
 	s, err := New(Config{Store: db, Warehouse: wh, Services: coord.NewServices(coord.ServicesConfig{Store: db, Warehouse: wh}), APIKeys: []string{"admin"}})
 	if err != nil {
 		t.Fatal(err)
