@@ -24,13 +24,14 @@ PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
 
 all: build
 
-## generate: regenerate the generated code: gen/ (the API code from
-## openapi.yaml, the vector kernels of gen/simd with tools/simdgen and avo)
+## generate: regenerate the generated code: gen/ and gen/apiclient (the
+## API code, server and client sides, from openapi.yaml, with oapi-codegen),
+## vecindex/internal/simd (the vector kernels, with tools/simdgen and avo)
 ## and lance/internal/pb (the Lance format's protocol buffers, with
 ## tools/protogen and protoc-gen-go); all are go.mod tools
-GENERATED := gen/ lance/internal/pb/
+GENERATED := gen/ lance/internal/pb/ vecindex/internal/simd/
 generate:
-	$(GO) generate ./gen/... ./lance/internal/pb/...
+	$(GO) generate ./gen/... ./lance/internal/pb/... ./vecindex/internal/simd/...
 
 ## check-generated: fail if the generated code is not what `make generate`
 ## produces
@@ -78,18 +79,20 @@ run: build
 ## which drive a real lancens with the LanceDB Node SDK and its web console
 ## in Chromium. The Go tests print
 ## one line per package as soon as it is done (go test -json through
-## internal/testlines: plain go test ./... holds each line back until the
+## internal/testkit/testlines: plain go test ./... holds each line back until the
 ## packages before it are done, and -v prints every test of every package),
 ## and the output of whatever failed
 test: node-deps postgres versitygw chromium podman systemd-analyze build
-	set -o pipefail; $(GO) test -json ./... | $(GO) run ./internal/testlines
+	set -o pipefail; $(GO) test -json ./... | $(GO) run ./internal/testkit/testlines
 	cd node && LANCENS_BIN=$(CURDIR)/$(BIN) node --test e2e/
 
-## lint: gofmt (outside gen/) and go vet
+## lint: gofmt (outside gen/), go vet, and the layering of the packages
+## (tools/layercheck: no package imports one above it)
 lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^gen/')); \
 	  test -z "$$unformatted" || { echo "not gofmt-formatted:" $$unformatted >&2; exit 1; }
 	$(GO) vet ./...
+	$(GO) run ./tools/layercheck
 
 ## crashtest: TRIALS crash trials (default 100): kill -9 a real server during
 ## concurrent writes, restart it, check every acknowledged write and that the
@@ -118,7 +121,7 @@ fuzz:
 
 ## postgres: install PostgreSQL's server binaries (Debian's postgresql
 ## package) if they are missing: the PostgreSQL store's tests start a
-## throwaway cluster from them (internal/pgtest). Installing needs root and
+## throwaway cluster from them (internal/testkit/pgtest). Installing needs root and
 ## apt-get; without them the tests skip (and fail under CI=true). No
 ## cluster of the package's own is created.
 postgres:

@@ -11,7 +11,7 @@ import (
 	"github.com/go-jose/go-jose/v4/jwt"
 
 	"github.com/lancens/lancens/auth"
-	"github.com/lancens/lancens/internal/authtest"
+	"github.com/lancens/lancens/internal/testkit/authtest"
 	"github.com/lancens/lancens/store"
 )
 

@@ -8,15 +8,17 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lancens/lancens/gen"
-	"github.com/lancens/lancens/store"
+	"github.com/lancens/lancens/gen/apiclient"
 )
 
 // Client talks to one Lance Namespace REST server. It is safe for concurrent
 // use.
 type Client struct {
-	api       *gen.ClientWithResponses
+	api       *apiclient.ClientWithResponses
 	delimiter string
+	// branch is the branch of the tables that data operations act on; ""
+	// is main (see OnBranch).
+	branch string
 }
 
 type options struct {
@@ -113,7 +115,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	doer := &transport{client: o.httpClient, headers: o.headers, retry: o.retry, timeout: o.timeout}
-	api, err := gen.NewClientWithResponses(server, gen.WithHTTPClient(doer))
+	api, err := apiclient.NewClientWithResponses(server, apiclient.WithHTTPClient(doer))
 	if err != nil {
 		return nil, fmt.Errorf("client: %w", err)
 	}
@@ -141,11 +143,32 @@ func serverURL(baseURL string) (string, error) {
 	return strings.TrimSuffix(u.String(), "/"), nil
 }
 
+// OnBranch returns a client whose operations on the rows, schemas and
+// indexes of tables (Insert, MergeInsert, Update, Delete, CountRows, Query,
+// ExplainQuery, AnalyzeQuery, RestoreTable, TableStats, the column and
+// metadata changes, the index calls, DescribeTable and the handles of
+// Table) act on branch name of each table instead of main ("" is main).
+// The catalog calls that name a branch themselves (tags, versions,
+// branches) take it as their argument, whatever the client's branch. The
+// two clients share their connection and settings.
+func (c *Client) OnBranch(name string) *Client {
+	b := *c
+	b.branch = name
+	return &b
+}
+
+// branchParam returns the client's branch for a request, nil for main.
+func (c *Client) branchParam() *string { return optional(c.branch) }
+
+// Branch returns the branch the client's data operations act on ("" is
+// main).
+func (c *Client) Branch() string { return c.branch }
+
 // Raw returns the generated client this Client wraps, for requests this
 // package has no method for (such as fields it does not expose). Identifiers
 // in its paths are joined with the delimiter (see WithDelimiter), and the
 // caller checks responses.
-func (c *Client) Raw() *gen.ClientWithResponses { return c.api }
+func (c *Client) Raw() *apiclient.ClientWithResponses { return c.api }
 
 // pathID renders an identifier for a request path; the root is the delimiter.
 // It returns an InvalidInput error if a name contains the delimiter, since the
@@ -157,13 +180,13 @@ func (c *Client) pathID(id []string) (string, error) {
 	}
 	for _, name := range id {
 		if name == "" {
-			return "", store.Errorf(store.CodeInvalidInput, "identifier %q has an empty name", id)
+			return "", errorf(CodeInvalidInput, "identifier %q has an empty name", id)
 		}
 		if name == "." || name == ".." {
-			return "", store.Errorf(store.CodeInvalidInput, "identifier %q has the name %q, which a URL path cannot carry", id, name)
+			return "", errorf(CodeInvalidInput, "identifier %q has the name %q, which a URL path cannot carry", id, name)
 		}
 		if strings.Contains(name, c.delimiter) {
-			return "", store.Errorf(store.CodeInvalidInput, "name %q contains the delimiter %q; choose another with WithDelimiter", name, c.delimiter)
+			return "", errorf(CodeInvalidInput, "name %q contains the delimiter %q; choose another with WithDelimiter", name, c.delimiter)
 		}
 	}
 	return strings.Join(id, c.delimiter), nil

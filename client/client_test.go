@@ -1,15 +1,17 @@
 package client
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/lancens/lancens/gen"
+	"github.com/lancens/lancens/gen/apiclient"
 )
 
 func TestCheckResponse(t *testing.T) {
@@ -132,7 +134,7 @@ func TestNewValidatesURL(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := c.api.ClientInterface.(*gen.Client).Server; strings.TrimSuffix(got, "/") != tc.want {
+			if got := c.api.ClientInterface.(*apiclient.Client).Server; strings.TrimSuffix(got, "/") != tc.want {
 				t.Fatalf("server %q, want %q", got, tc.want)
 			}
 		})
@@ -177,4 +179,71 @@ func TestErrorSentinels(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestQueryRequestBody checks the JSON a QueryRequest sends: the spec's
+// members, columns in the order given, the client's branch when the
+// request names none, and InvalidInput for members that exclude each
+// other.
+func TestQueryRequestBody(t *testing.T) {
+	v := int64(3)
+	for _, tc := range []struct {
+		name   string
+		req    QueryRequest
+		branch string
+		want   string // "": InvalidInput
+	}{
+		{"Scan", QueryRequest{}, "", `{"id":["t"],"k":0,"vector":null}`},
+		{"Filtered", QueryRequest{Filter: "x > 1", K: 5, Offset: 2, Version: &v, Columns: []string{"b", "a"}},
+			"", `{"id":["t"],"k":5,"offset":2,"filter":"x > 1","version":3,"columns":{"column_names":["b","a"]},"vector":null}`},
+		{"Aliases", QueryRequest{Aliases: []ColumnAlias{{"z", "a + 1"}, {"y", "b"}}}, "",
+			`{"id":["t"],"k":0,"vector":null,"columns":{"column_aliases":{"z":"a + 1","y":"b"}}}`},
+		{"Search", QueryRequest{Vector: []float32{1, 0}, K: 2, Nprobes: 4, RefineFactor: 2, Prefilter: Ptr(false), DistanceType: DistanceCosine},
+			"", `{"id":["t"],"k":2,"vector":{"single_vector":[1,0]},"nprobes":4,"refine_factor":2,"prefilter":false,"distance_type":"cosine"}`},
+		{"Text", QueryRequest{Text: "dogs", TextColumns: []string{"body"}}, "",
+			`{"id":["t"],"k":0,"vector":null,"full_text_query":{"string_query":{"query":"dogs","columns":["body"]}}}`},
+		{"Structured", QueryRequest{TextQuery: PhraseQuery{Terms: "a b", Slop: 1}}, "",
+			`{"id":["t"],"k":0,"vector":null,"full_text_query":{"structured_query":{"query":{"phrase":{"terms":"a b","slop":1}}}}}`},
+		{"ClientBranch", QueryRequest{}, "b", `{"id":["t"],"k":0,"vector":null,"branch":"b"}`},
+		{"OwnBranch", QueryRequest{Branch: "c"}, "b", `{"id":["t"],"k":0,"vector":null,"branch":"c"}`},
+		{"VectorAndVectors", QueryRequest{Vector: []float32{1}, Vectors: [][]float32{{1}}}, "", ""},
+		{"ColumnsAndAliases", QueryRequest{Columns: []string{"a"}, Aliases: []ColumnAlias{{"b", "a"}}}, "", ""},
+		{"TextAndTextQuery", QueryRequest{Text: "a", TextQuery: MatchQuery{Terms: "a"}}, "", ""},
+		{"NegativeLimit", QueryRequest{K: -1}, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body, err := tc.req.body([]string{"t"}, tc.branch)
+			if tc.want == "" {
+				if !errors.Is(err, ErrInvalidInput) {
+					t.Fatalf("got %v, want InvalidInput", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := json.Marshal(body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !sameJSON(t, got, tc.want) {
+				t.Fatalf("sends %s, want %s", got, tc.want)
+			}
+			if tc.name == "Aliases" && !strings.Contains(string(got), `{"z":"a + 1","y":"b"}`) {
+				t.Fatalf("aliases lost their order: %s", got)
+			}
+		})
+	}
+}
+
+func sameJSON(t *testing.T, a []byte, b string) bool {
+	t.Helper()
+	var x, y any
+	if err := json.Unmarshal(a, &x); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(b), &y); err != nil {
+		t.Fatal(err)
+	}
+	return reflect.DeepEqual(x, y)
 }

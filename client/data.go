@@ -1,7 +1,6 @@
 package client
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -10,12 +9,17 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/ipc"
 
-	"github.com/lancens/lancens/gen"
+	"github.com/lancens/lancens/gen/apiclient"
 )
 
-const mimeArrowStream = "application/vnd.apache.arrow.stream"
+const (
+	mimeArrowStream = "application/vnd.apache.arrow.stream"
+	// Headers of lancens's answers that the spec does not have: the rows a
+	// delete removed, the version a query read.
+	headerDeletedRows  = "X-Lancens-Deleted-Rows"
+	headerTableVersion = "X-Lancens-Table-Version"
+)
 
 // streamBody opens data and returns it as an Arrow IPC stream, produced as
 // the request body is sent. Returns an InvalidInput (13) error if data
@@ -66,7 +70,7 @@ func (c *Client) createTable(ctx context.Context, id []string, data Data, opts *
 	if err != nil {
 		return nil, err
 	}
-	params := &gen.CreateTableParams{Delimiter: &c.delimiter}
+	params := &apiclient.CreateTableParams{Delimiter: &c.delimiter}
 	if opts != nil {
 		params.Mode = optional(string(opts.Mode))
 		if params.Properties, err = jsonParam(opts.Properties); err != nil {
@@ -129,7 +133,7 @@ func (c *Client) insert(ctx context.Context, id []string, data Data, mode Mode) 
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.api.InsertIntoTableWithBodyWithResponse(ctx, path, &gen.InsertIntoTableParams{Delimiter: &c.delimiter, Mode: optional(string(mode))},
+	resp, err := c.api.InsertIntoTableWithBodyWithResponse(ctx, path, &apiclient.InsertIntoTableParams{Delimiter: &c.delimiter, Branch: c.branchParam(), Mode: optional(string(mode))},
 		mimeArrowStream, body)
 	if err != nil {
 		return nil, err
@@ -172,8 +176,8 @@ func (c *Client) mergeInsert(ctx context.Context, id []string, data Data, o Merg
 	if len(o.On) == 0 {
 		return nil, invalid("merge insert needs at least one key column")
 	}
-	params := &gen.MergeInsertIntoTableParams{
-		Delimiter: &c.delimiter, On: o.On[0],
+	params := &apiclient.MergeInsertIntoTableParams{
+		Delimiter: &c.delimiter, Branch: c.branchParam(), On: o.On[0],
 		WhenMatchedUpdateAll: &o.WhenMatchedUpdateAll, WhenMatchedUpdateAllFilt: optional(o.WhenMatchedUpdateAllFilter),
 		WhenNotMatchedInsertAll: &o.WhenNotMatchedInsertAll, WhenNotMatchedBySourceDelete: &o.WhenNotMatchedBySourceDelete,
 		WhenNotMatchedBySourceDeleteFilt: optional(o.WhenNotMatchedBySourceDeleteFilter), UseIndex: o.UseIndex,
@@ -214,11 +218,11 @@ func (c *Client) Update(ctx context.Context, id []string, updates [][2]string, p
 	if err != nil {
 		return nil, err
 	}
-	body := gen.UpdateTableRequest{Id: &id, Predicate: optional(predicate), Updates: make([][]string, len(updates))}
+	body := apiclient.UpdateTableRequest{Id: &id, Branch: c.branchParam(), Predicate: optional(predicate), Updates: make([][]string, len(updates))}
 	for i, u := range updates {
 		body.Updates[i] = []string{u[0], u[1]}
 	}
-	resp, err := c.api.UpdateTableWithResponse(ctx, path, &gen.UpdateTableParams{Delimiter: &c.delimiter}, body)
+	resp, err := c.api.UpdateTableWithResponse(ctx, path, &apiclient.UpdateTableParams{Delimiter: &c.delimiter}, body)
 	if err != nil {
 		return nil, err
 	}
@@ -235,8 +239,8 @@ func (c *Client) Delete(ctx context.Context, id []string, predicate string) (*Wr
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.api.DeleteFromTableWithResponse(ctx, path, &gen.DeleteFromTableParams{Delimiter: &c.delimiter},
-		gen.DeleteFromTableRequest{Id: &id, Predicate: predicate})
+	resp, err := c.api.DeleteFromTableWithResponse(ctx, path, &apiclient.DeleteFromTableParams{Delimiter: &c.delimiter},
+		apiclient.DeleteFromTableRequest{Id: &id, Branch: c.branchParam(), Predicate: predicate})
 	if err != nil {
 		return nil, err
 	}
@@ -244,7 +248,7 @@ func (c *Client) Delete(ctx context.Context, id []string, predicate string) (*Wr
 		return nil, err
 	}
 	out := &WriteResult{Version: deref(resp.JSON200.Version), TransactionID: deref(resp.JSON200.TransactionId)}
-	out.Deleted, _ = strconv.ParseInt(resp.HTTPResponse.Header.Get("X-Lancens-Deleted-Rows"), 10, 64)
+	out.Deleted, _ = strconv.ParseInt(resp.HTTPResponse.Header.Get(headerDeletedRows), 10, 64)
 	return out, nil
 }
 
@@ -255,8 +259,8 @@ func (c *Client) CountRows(ctx context.Context, id []string, predicate string, v
 	if err != nil {
 		return 0, err
 	}
-	resp, err := c.api.CountTableRowsWithResponse(ctx, path, &gen.CountTableRowsParams{Delimiter: &c.delimiter},
-		gen.CountTableRowsRequest{Id: &id, Predicate: optional(predicate), Version: version})
+	resp, err := c.api.CountTableRowsWithResponse(ctx, path, &apiclient.CountTableRowsParams{Delimiter: &c.delimiter},
+		apiclient.CountTableRowsRequest{Id: &id, Branch: c.branchParam(), Predicate: optional(predicate), Version: version})
 	if err != nil {
 		return 0, err
 	}
@@ -273,6 +277,10 @@ func (c *Client) CountRows(ctx context.Context, id []string, predicate string, v
 type QueryResult struct {
 	Schema  *arrow.Schema
 	Batches []arrow.RecordBatch
+	// Version is the version of the table the query read, when the server
+	// reports it (lancens does, in the header X-Lancens-Table-Version);
+	// 0 otherwise.
+	Version int64
 }
 
 // NumRows returns the number of rows in r.
@@ -284,35 +292,39 @@ func (r *QueryResult) NumRows() int64 {
 	return n
 }
 
-// Query runs a query on table id given in the API's request form, which
-// reaches every member of the spec, and returns its rows. Most callers build
-// queries with Table.Search, Table.FullTextSearch and Table.Query instead.
-func (c *Client) Query(ctx context.Context, id []string, q gen.QueryTableRequest) (*QueryResult, error) {
-	path, err := c.pathID(id)
+// Release releases the batches of r.
+func (r *QueryResult) Release() {
+	for _, b := range r.Batches {
+		b.Release()
+	}
+}
+
+// Query runs query r on table id and returns all its rows. Most callers
+// build queries with Table.Search, Table.FullTextSearch and Table.Query
+// instead; QueryRequest reaches every member of the API's request. Returns
+// the server's error (ErrTableNotFound, ErrTableColumnNotFound for an
+// unknown column, ErrInvalidInput for a malformed filter, …), or
+// ErrInvalidInput for members of r that exclude each other.
+func (c *Client) Query(ctx context.Context, id []string, r QueryRequest) (*QueryResult, error) {
+	b, path, err := c.queryRequest(id, r)
 	if err != nil {
 		return nil, err
 	}
-	q.Id = &id
-	resp, err := c.api.QueryTableWithResponse(ctx, path, &gen.QueryTableParams{Delimiter: &c.delimiter}, q)
+	rr, header, err := c.queryReader(ctx, path, b)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkResponse(resp.HTTPResponse, resp.Body); err != nil {
-		return nil, err
-	}
-	r, err := ipc.NewFileReader(bytes.NewReader(resp.Body))
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	out := &QueryResult{Schema: r.Schema()}
-	for i := 0; i < r.NumRecords(); i++ {
-		rec, err := r.RecordBatch(i)
-		if err != nil {
-			return nil, err
-		}
+	defer rr.Release()
+	out := &QueryResult{Schema: rr.Schema()}
+	out.Version, _ = strconv.ParseInt(header.Get(headerTableVersion), 10, 64)
+	for rr.Next() {
+		rec := rr.RecordBatch()
 		rec.Retain()
 		out.Batches = append(out.Batches, rec)
+	}
+	if err := rr.Err(); err != nil {
+		out.Release()
+		return nil, err
 	}
 	return out, nil
 }
@@ -325,8 +337,8 @@ func (c *Client) RestoreTable(ctx context.Context, id []string, version int64) (
 	if err != nil {
 		return "", err
 	}
-	resp, err := c.api.RestoreTableWithResponse(ctx, path, &gen.RestoreTableParams{Delimiter: &c.delimiter},
-		gen.RestoreTableRequest{Id: &id, Version: version})
+	resp, err := c.api.RestoreTableWithResponse(ctx, path, &apiclient.RestoreTableParams{Delimiter: &c.delimiter},
+		apiclient.RestoreTableRequest{Id: &id, Branch: c.branchParam(), Version: version})
 	if err != nil {
 		return "", err
 	}
@@ -359,7 +371,7 @@ func (c *Client) TableStats(ctx context.Context, id []string) (*TableStats, erro
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.api.GetTableStatsWithResponse(ctx, path, &gen.GetTableStatsParams{Delimiter: &c.delimiter}, gen.GetTableStatsRequest{Id: &id})
+	resp, err := c.api.GetTableStatsWithResponse(ctx, path, &apiclient.GetTableStatsParams{Delimiter: &c.delimiter}, apiclient.GetTableStatsRequest{Id: &id, Branch: c.branchParam()})
 	if err != nil {
 		return nil, err
 	}

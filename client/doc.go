@@ -59,9 +59,21 @@
 // commit across tables atomically) and manage tags, branches and
 // transactions.
 //
+// Client.Query runs a query given whole as a QueryRequest, which has every
+// member of the API's request; OnBranch returns a client whose data calls
+// act on a branch of each table.
+//
+// # Standing alone
+//
+// The package imports no other package of lancens but the client code
+// generated from the spec (gen/apiclient), which needs only the standard
+// library and oapi-codegen's runtime: a program using it links no server,
+// database or object-store code. Its errors carry the Lance codes in a
+// Code of its own.
+//
 // # What the typed methods leave out
 //
-// Raw returns the generated client, for what the typed methods do not
-// expose: virtual (UDF) columns, writes to branches, and the identity and
-// context members of request bodies.
+// Raw returns the generated client (package gen/apiclient, standalone too),
+// for what the typed methods do not expose: virtual (UDF) columns and the
+// identity and context members of request bodies.
 package client

@@ -6,7 +6,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/lancens/lancens/gen"
+	"github.com/lancens/lancens/gen/apiclient"
 )
 
 // NewColumn is a column AddColumns adds, defined by a SQL expression over
@@ -28,7 +28,7 @@ func (c *Client) AddColumns(ctx context.Context, id []string, cols ...NewColumn)
 	if err != nil {
 		return 0, err
 	}
-	entries := make([]gen.AddColumnsEntry, len(cols))
+	entries := make([]apiclient.AddColumnsEntry, len(cols))
 	for i, col := range cols {
 		entries[i].Name = col.Name
 		if col.Computed {
@@ -37,8 +37,8 @@ func (c *Client) AddColumns(ctx context.Context, id []string, cols ...NewColumn)
 			entries[i].Expression = &col.Expression
 		}
 	}
-	resp, err := c.api.AlterTableAddColumnsWithResponse(ctx, path, &gen.AlterTableAddColumnsParams{Delimiter: &c.delimiter},
-		gen.AlterTableAddColumnsRequest{Id: &id, NewColumns: entries})
+	resp, err := c.api.AlterTableAddColumnsWithResponse(ctx, path, &apiclient.AlterTableAddColumnsParams{Delimiter: &c.delimiter},
+		apiclient.AlterTableAddColumnsRequest{Id: &id, Branch: c.branchParam(), NewColumns: entries})
 	if err != nil {
 		return 0, err
 	}
@@ -69,9 +69,9 @@ func (c *Client) AlterColumns(ctx context.Context, id []string, alts ...ColumnAl
 	if err != nil {
 		return 0, err
 	}
-	entries := make([]gen.AlterColumnsEntry, len(alts))
+	entries := make([]apiclient.AlterColumnsEntry, len(alts))
 	for i, a := range alts {
-		entries[i] = gen.AlterColumnsEntry{Path: a.Path, Rename: optional(a.Rename), Nullable: a.Nullable}
+		entries[i] = apiclient.AlterColumnsEntry{Path: a.Path, Rename: optional(a.Rename), Nullable: a.Nullable}
 		if a.DataType != nil {
 			// The spec types data_type as a free-form object: send the
 			// JSON form of the type through a map.
@@ -81,8 +81,8 @@ func (c *Client) AlterColumns(ctx context.Context, id []string, alts ...ColumnAl
 			entries[i].DataType = &m
 		}
 	}
-	resp, err := c.api.AlterTableAlterColumnsWithResponse(ctx, path, &gen.AlterTableAlterColumnsParams{Delimiter: &c.delimiter},
-		gen.AlterTableAlterColumnsRequest{Id: &id, Alterations: entries})
+	resp, err := c.api.AlterTableAlterColumnsWithResponse(ctx, path, &apiclient.AlterTableAlterColumnsParams{Delimiter: &c.delimiter},
+		apiclient.AlterTableAlterColumnsRequest{Id: &id, Branch: c.branchParam(), Alterations: entries})
 	if err != nil {
 		return 0, err
 	}
@@ -99,8 +99,8 @@ func (c *Client) DropColumns(ctx context.Context, id []string, columns ...string
 	if err != nil {
 		return 0, err
 	}
-	resp, err := c.api.AlterTableDropColumnsWithResponse(ctx, path, &gen.AlterTableDropColumnsParams{Delimiter: &c.delimiter},
-		gen.AlterTableDropColumnsRequest{Id: &id, Columns: columns})
+	resp, err := c.api.AlterTableDropColumnsWithResponse(ctx, path, &apiclient.AlterTableDropColumnsParams{Delimiter: &c.delimiter},
+		apiclient.AlterTableDropColumnsRequest{Id: &id, Branch: c.branchParam(), Columns: columns})
 	if err != nil {
 		return 0, err
 	}
@@ -120,8 +120,8 @@ func (c *Client) BackfillColumn(ctx context.Context, id []string, column, where 
 	if err != nil {
 		return "", err
 	}
-	resp, err := c.api.AlterTableBackfillColumnsWithResponse(ctx, path, &gen.AlterTableBackfillColumnsParams{Delimiter: &c.delimiter},
-		gen.AlterTableBackfillColumnsRequest{Id: &id, Column: column, Where: optional(where)})
+	resp, err := c.api.AlterTableBackfillColumnsWithResponse(ctx, path, &apiclient.AlterTableBackfillColumnsParams{Delimiter: &c.delimiter},
+		apiclient.AlterTableBackfillColumnsRequest{Id: &id, Branch: c.branchParam(), Column: column, Where: optional(where)})
 	if err != nil {
 		return "", err
 	}
@@ -152,15 +152,15 @@ func (c *Client) UpdateFieldMetadata(ctx context.Context, id []string, updates .
 	if err != nil {
 		return 0, nil, err
 	}
-	entries := make([]gen.UpdateFieldMetadataEntry, len(updates))
+	entries := make([]apiclient.UpdateFieldMetadataEntry, len(updates))
 	for i, u := range updates {
-		entries[i] = gen.UpdateFieldMetadataEntry{Path: u.Path, Metadata: u.Set, Replace: optionalTrue(u.Replace)}
+		entries[i] = apiclient.UpdateFieldMetadataEntry{Path: u.Path, Metadata: u.Set, Replace: optionalTrue(u.Replace)}
 		if entries[i].Metadata == nil {
 			entries[i].Metadata = map[string]*string{}
 		}
 	}
-	resp, err := c.api.UpdateFieldMetadataWithResponse(ctx, path, &gen.UpdateFieldMetadataParams{Delimiter: &c.delimiter},
-		gen.UpdateFieldMetadataRequest{Id: &id, Updates: entries})
+	resp, err := c.api.UpdateFieldMetadataWithResponse(ctx, path, &apiclient.UpdateFieldMetadataParams{Delimiter: &c.delimiter},
+		apiclient.UpdateFieldMetadataRequest{Id: &id, Branch: c.branchParam(), Updates: entries})
 	if err != nil {
 		return 0, nil, err
 	}
@@ -180,7 +180,7 @@ func (c *Client) UpdateSchemaMetadata(ctx context.Context, id []string, set map[
 	if set == nil {
 		set = map[string]string{}
 	}
-	resp, err := c.api.UpdateTableSchemaMetadataWithResponse(ctx, path, &gen.UpdateTableSchemaMetadataParams{Delimiter: &c.delimiter}, set)
+	resp, err := c.api.UpdateTableSchemaMetadataWithResponse(ctx, path, &apiclient.UpdateTableSchemaMetadataParams{Delimiter: &c.delimiter, Branch: c.branchParam()}, set)
 	if err != nil {
 		return nil, err
 	}

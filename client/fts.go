@@ -1,11 +1,11 @@
 package client
 
-import "github.com/lancens/lancens/gen"
+import "github.com/lancens/lancens/gen/apiclient"
 
 // FTSQuery is a structured full-text query for Query.FullTextQuery:
 // MatchQuery, PhraseQuery, MultiMatchQuery, BoostQuery or BooleanQuery.
 type FTSQuery interface {
-	fts() gen.FtsQuery
+	fts() apiclient.FtsQuery
 }
 
 // MatchQuery matches rows containing the words of Terms.
@@ -51,8 +51,8 @@ type BooleanQuery struct {
 	Must, Should, MustNot []FTSQuery
 }
 
-func (m MatchQuery) match() gen.MatchQuery {
-	out := gen.MatchQuery{Terms: m.Terms, Column: optional(m.Column), Operator: optional(m.Operator), MaxExpansions: positive(m.MaxExpansions)}
+func (m MatchQuery) match() apiclient.MatchQuery {
+	out := apiclient.MatchQuery{Terms: m.Terms, Column: optional(m.Column), Operator: optional(m.Operator), MaxExpansions: positive(m.MaxExpansions)}
 	if m.Boost != 0 {
 		out.Boost = &m.Boost
 	}
@@ -65,51 +65,51 @@ func (m MatchQuery) match() gen.MatchQuery {
 	return out
 }
 
-func (m MatchQuery) fts() gen.FtsQuery {
+func (m MatchQuery) fts() apiclient.FtsQuery {
 	mq := m.match()
-	return gen.FtsQuery{Match: &mq}
+	return apiclient.FtsQuery{Match: &mq}
 }
 
-func (p PhraseQuery) fts() gen.FtsQuery {
-	out := gen.PhraseQuery{Terms: p.Terms, Column: optional(p.Column)}
+func (p PhraseQuery) fts() apiclient.FtsQuery {
+	out := apiclient.PhraseQuery{Terms: p.Terms, Column: optional(p.Column)}
 	if p.Slop > 0 {
 		out.Slop = Ptr(int32(p.Slop))
 	}
-	return gen.FtsQuery{Phrase: &out}
+	return apiclient.FtsQuery{Phrase: &out}
 }
 
-func (m MultiMatchQuery) fts() gen.FtsQuery {
-	out := gen.MultiMatchQuery{MatchQueries: make([]gen.MatchQuery, len(m.Queries))}
+func (m MultiMatchQuery) fts() apiclient.FtsQuery {
+	out := apiclient.MultiMatchQuery{MatchQueries: make([]apiclient.MatchQuery, len(m.Queries))}
 	for i, q := range m.Queries {
 		out.MatchQueries[i] = q.match()
 	}
-	return gen.FtsQuery{MultiMatch: &out}
+	return apiclient.FtsQuery{MultiMatch: &out}
 }
 
-func (b BoostQuery) fts() gen.FtsQuery {
-	out := gen.BoostQuery{Positive: ftsOf(b.Positive), Negative: ftsOf(b.Negative)}
+func (b BoostQuery) fts() apiclient.FtsQuery {
+	out := apiclient.BoostQuery{Positive: ftsOf(b.Positive), Negative: ftsOf(b.Negative)}
 	if b.NegativeBoost != 0 {
 		out.NegativeBoost = &b.NegativeBoost
 	}
-	return gen.FtsQuery{Boost: &out}
+	return apiclient.FtsQuery{Boost: &out}
 }
 
-func (b BooleanQuery) fts() gen.FtsQuery {
-	all := func(qs []FTSQuery) []gen.FtsQuery {
-		out := make([]gen.FtsQuery, len(qs))
+func (b BooleanQuery) fts() apiclient.FtsQuery {
+	all := func(qs []FTSQuery) []apiclient.FtsQuery {
+		out := make([]apiclient.FtsQuery, len(qs))
 		for i, q := range qs {
 			out[i] = ftsOf(q)
 		}
 		return out
 	}
-	return gen.FtsQuery{Boolean: &gen.BooleanQuery{Must: all(b.Must), Should: all(b.Should), MustNot: all(b.MustNot)}}
+	return apiclient.FtsQuery{Boolean: &apiclient.BooleanQuery{Must: all(b.Must), Should: all(b.Should), MustNot: all(b.MustNot)}}
 }
 
 // ftsOf returns the wire form of q; a nil query is an empty node, which
 // the server refuses with InvalidInput (13).
-func ftsOf(q FTSQuery) gen.FtsQuery {
+func ftsOf(q FTSQuery) apiclient.FtsQuery {
 	if q == nil {
-		return gen.FtsQuery{}
+		return apiclient.FtsQuery{}
 	}
 	return q.fts()
 }

@@ -16,7 +16,7 @@ import (
 
 	"github.com/lancens/lancens/client"
 	"github.com/lancens/lancens/gen"
-	"github.com/lancens/lancens/internal/apitest"
+	"github.com/lancens/lancens/internal/testkit/apitest"
 )
 
 // recorder is an http.RoundTripper that notes the operationId of every

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lancens/lancens/gen"
+	"github.com/lancens/lancens/gen/apiclient"
 )
 
 // IndexConfig is the kind of index CreateIndex builds, with its settings:
@@ -15,7 +15,7 @@ import (
 type IndexConfig interface {
 	// IndexType returns the type of index the config builds.
 	IndexType() IndexType
-	apply(*gen.CreateTableIndexRequest)
+	apply(*apiclient.CreateTableIndexRequest)
 }
 
 // ScalarIndexConfig is an index on plain values (BTree, Bitmap or
@@ -120,41 +120,41 @@ func (Bitmap) scalar()    {}
 func (LabelList) scalar() {}
 
 // ivf sets the settings all IVF types share.
-func ivf(r *gen.CreateTableIndexRequest, d DistanceType, partitions, partitionSize, sampleRate, iterations int) {
+func ivf(r *apiclient.CreateTableIndexRequest, d DistanceType, partitions, partitionSize, sampleRate, iterations int) {
 	r.DistanceType = optional(string(d))
 	r.NumPartitions, r.TargetPartitionSize = positive(partitions), positive(partitionSize)
 	r.SampleRate, r.MaxIterations = positive(sampleRate), positive(iterations)
 }
 
-func (x IVFFlat) apply(r *gen.CreateTableIndexRequest) {
+func (x IVFFlat) apply(r *apiclient.CreateTableIndexRequest) {
 	ivf(r, x.DistanceType, x.NumPartitions, x.TargetPartitionSize, x.SampleRate, x.MaxIterations)
 }
 
-func (x IVFPQ) apply(r *gen.CreateTableIndexRequest) {
+func (x IVFPQ) apply(r *apiclient.CreateTableIndexRequest) {
 	ivf(r, x.DistanceType, x.NumPartitions, x.TargetPartitionSize, x.SampleRate, x.MaxIterations)
 	r.NumSubVectors, r.NumBits = positive(x.NumSubVectors), positive(x.NumBits)
 }
 
-func (x IVFSQ) apply(r *gen.CreateTableIndexRequest) {
+func (x IVFSQ) apply(r *apiclient.CreateTableIndexRequest) {
 	ivf(r, x.DistanceType, x.NumPartitions, x.TargetPartitionSize, x.SampleRate, x.MaxIterations)
 }
 
-func (x IVFHNSWSQ) apply(r *gen.CreateTableIndexRequest) {
+func (x IVFHNSWSQ) apply(r *apiclient.CreateTableIndexRequest) {
 	ivf(r, x.DistanceType, x.NumPartitions, x.TargetPartitionSize, x.SampleRate, x.MaxIterations)
 	r.M, r.EfConstruction = positive(x.M), positive(x.EfConstruction)
 }
 
-func (x IVFHNSWPQ) apply(r *gen.CreateTableIndexRequest) {
+func (x IVFHNSWPQ) apply(r *apiclient.CreateTableIndexRequest) {
 	ivf(r, x.DistanceType, x.NumPartitions, x.TargetPartitionSize, x.SampleRate, x.MaxIterations)
 	r.NumSubVectors, r.NumBits = positive(x.NumSubVectors), positive(x.NumBits)
 	r.M, r.EfConstruction = positive(x.M), positive(x.EfConstruction)
 }
 
-func (BTree) apply(*gen.CreateTableIndexRequest)     {}
-func (Bitmap) apply(*gen.CreateTableIndexRequest)    {}
-func (LabelList) apply(*gen.CreateTableIndexRequest) {}
+func (BTree) apply(*apiclient.CreateTableIndexRequest)     {}
+func (Bitmap) apply(*apiclient.CreateTableIndexRequest)    {}
+func (LabelList) apply(*apiclient.CreateTableIndexRequest) {}
 
-func (x FTS) apply(r *gen.CreateTableIndexRequest) {
+func (x FTS) apply(r *apiclient.CreateTableIndexRequest) {
 	r.WithPosition, r.BaseTokenizer, r.Language = x.WithPosition, optional(x.BaseTokenizer), optional(x.Language)
 	r.MaxTokenLength, r.LowerCase, r.Stem = x.MaxTokenLength, x.LowerCase, x.Stem
 	r.RemoveStopWords, r.AsciiFolding = x.RemoveStopWords, x.ASCIIFolding
@@ -174,8 +174,8 @@ type IndexOptions struct {
 	Name string
 }
 
-func indexRequest(id []string, column string, cfg IndexConfig, opts *IndexOptions) gen.CreateTableIndexRequest {
-	req := gen.CreateTableIndexRequest{Id: &id, Column: column, IndexType: string(cfg.IndexType())}
+func indexRequest(id []string, branch, column string, cfg IndexConfig, opts *IndexOptions) apiclient.CreateTableIndexRequest {
+	req := apiclient.CreateTableIndexRequest{Id: &id, Column: column, IndexType: string(cfg.IndexType()), Branch: optional(branch)}
 	cfg.apply(&req)
 	if opts != nil {
 		req.Name = optional(opts.Name)
@@ -193,7 +193,7 @@ func (c *Client) CreateIndex(ctx context.Context, id []string, column string, cf
 	if err != nil {
 		return "", err
 	}
-	resp, err := c.api.CreateTableIndexWithResponse(ctx, path, &gen.CreateTableIndexParams{Delimiter: &c.delimiter}, indexRequest(id, column, cfg, opts))
+	resp, err := c.api.CreateTableIndexWithResponse(ctx, path, &apiclient.CreateTableIndexParams{Delimiter: &c.delimiter}, indexRequest(id, c.branch, column, cfg, opts))
 	if err != nil {
 		return "", err
 	}
@@ -211,7 +211,7 @@ func (c *Client) CreateScalarIndex(ctx context.Context, id []string, column stri
 	if err != nil {
 		return "", err
 	}
-	resp, err := c.api.CreateTableScalarIndexWithResponse(ctx, path, &gen.CreateTableScalarIndexParams{Delimiter: &c.delimiter}, indexRequest(id, column, cfg, opts))
+	resp, err := c.api.CreateTableScalarIndexWithResponse(ctx, path, &apiclient.CreateTableScalarIndexParams{Delimiter: &c.delimiter}, indexRequest(id, c.branch, column, cfg, opts))
 	if err != nil {
 		return "", err
 	}
@@ -246,8 +246,8 @@ func (c *Client) ListIndicesPage(ctx context.Context, id []string, version *int6
 	if err != nil {
 		return nil, "", err
 	}
-	req := gen.ListTableIndicesRequest{Id: &id, Version: version, PageToken: optional(pageToken), Limit: positive(limit)}
-	resp, err := c.api.ListTableIndicesWithResponse(ctx, path, &gen.ListTableIndicesParams{Delimiter: &c.delimiter}, req)
+	req := apiclient.ListTableIndicesRequest{Id: &id, Branch: c.branchParam(), Version: version, PageToken: optional(pageToken), Limit: positive(limit)}
+	resp, err := c.api.ListTableIndicesWithResponse(ctx, path, &apiclient.ListTableIndicesParams{Delimiter: &c.delimiter}, req)
 	if err != nil {
 		return nil, "", err
 	}
@@ -292,8 +292,8 @@ func (c *Client) IndexStats(ctx context.Context, id []string, name string, versi
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.api.DescribeTableIndexStatsWithResponse(ctx, path, name, &gen.DescribeTableIndexStatsParams{Delimiter: &c.delimiter},
-		gen.DescribeTableIndexStatsRequest{Id: &id, IndexName: &name, Version: version})
+	resp, err := c.api.DescribeTableIndexStatsWithResponse(ctx, path, name, &apiclient.DescribeTableIndexStatsParams{Delimiter: &c.delimiter},
+		apiclient.DescribeTableIndexStatsRequest{Id: &id, Branch: c.branchParam(), IndexName: &name, Version: version})
 	if err != nil {
 		return nil, err
 	}
@@ -312,7 +312,7 @@ func (c *Client) DropIndex(ctx context.Context, id []string, name string) (strin
 	if err != nil {
 		return "", err
 	}
-	resp, err := c.api.DropTableIndexWithResponse(ctx, path, name, &gen.DropTableIndexParams{Delimiter: &c.delimiter})
+	resp, err := c.api.DropTableIndexWithResponse(ctx, path, name, &apiclient.DropTableIndexParams{Delimiter: &c.delimiter, Branch: c.branchParam()})
 	if err != nil {
 		return "", err
 	}

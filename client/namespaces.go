@@ -5,7 +5,7 @@ import (
 	"errors"
 	"iter"
 
-	"github.com/lancens/lancens/gen"
+	"github.com/lancens/lancens/gen/apiclient"
 )
 
 // CreateNamespaceOptions are the optional parts of CreateNamespace.
@@ -24,14 +24,14 @@ func (c *Client) CreateNamespace(ctx context.Context, id []string, opts *CreateN
 	if err != nil {
 		return nil, err
 	}
-	body := gen.CreateNamespaceRequest{Id: &id}
+	body := apiclient.CreateNamespaceRequest{Id: &id}
 	if opts != nil {
 		body.Mode = optional(string(opts.Mode))
 		if opts.Properties != nil {
 			body.Properties = &opts.Properties
 		}
 	}
-	resp, err := c.api.CreateNamespaceWithResponse(ctx, path, &gen.CreateNamespaceParams{Delimiter: &c.delimiter}, body)
+	resp, err := c.api.CreateNamespaceWithResponse(ctx, path, &apiclient.CreateNamespaceParams{Delimiter: &c.delimiter}, body)
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +47,7 @@ func (c *Client) DescribeNamespace(ctx context.Context, id []string) (map[string
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.api.DescribeNamespaceWithResponse(ctx, path, &gen.DescribeNamespaceParams{Delimiter: &c.delimiter}, gen.DescribeNamespaceRequest{Id: &id})
+	resp, err := c.api.DescribeNamespaceWithResponse(ctx, path, &apiclient.DescribeNamespaceParams{Delimiter: &c.delimiter}, apiclient.DescribeNamespaceRequest{Id: &id})
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +63,7 @@ func (c *Client) NamespaceExists(ctx context.Context, id []string) (bool, error)
 	if err != nil {
 		return false, err
 	}
-	resp, err := c.api.NamespaceExistsWithResponse(ctx, path, &gen.NamespaceExistsParams{Delimiter: &c.delimiter}, gen.NamespaceExistsRequest{Id: &id})
+	resp, err := c.api.NamespaceExistsWithResponse(ctx, path, &apiclient.NamespaceExistsParams{Delimiter: &c.delimiter}, apiclient.NamespaceExistsRequest{Id: &id})
 	if err != nil {
 		return false, err
 	}
@@ -99,12 +99,12 @@ func (c *Client) DropNamespace(ctx context.Context, id []string, opts *DropNames
 	if err != nil {
 		return nil, err
 	}
-	body := gen.DropNamespaceRequest{Id: &id}
+	body := apiclient.DropNamespaceRequest{Id: &id}
 	if opts != nil {
 		body.Mode = optional(string(opts.Mode))
 		body.Behavior = optional(string(opts.Behavior))
 	}
-	resp, err := c.api.DropNamespaceWithResponse(ctx, path, &gen.DropNamespaceParams{Delimiter: &c.delimiter}, body)
+	resp, err := c.api.DropNamespaceWithResponse(ctx, path, &apiclient.DropNamespaceParams{Delimiter: &c.delimiter}, body)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +125,7 @@ func (c *Client) ListNamespacesPage(ctx context.Context, parent []string, pageTo
 	if err != nil {
 		return nil, "", err
 	}
-	params := &gen.ListNamespacesParams{Delimiter: &c.delimiter, PageToken: optional(pageToken), Limit: positive(limit)}
+	params := &apiclient.ListNamespacesParams{Delimiter: &c.delimiter, PageToken: optional(pageToken), Limit: positive(limit)}
 	resp, err := c.api.ListNamespacesWithResponse(ctx, path, params)
 	if err != nil {
 		return nil, "", err

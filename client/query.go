@@ -15,7 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 
-	"github.com/lancens/lancens/gen"
+	"github.com/lancens/lancens/gen/apiclient"
 )
 
 // Query is a query of one table, built step by step: start it with
@@ -25,24 +25,82 @@ import (
 // a mistake in a step is reported when the query runs. A Query may run
 // several times but must not be changed concurrently.
 type Query struct {
-	t    *Table
-	body queryBody
-	err  error
+	t   *Table
+	req QueryRequest
+	err error
+}
+
+// QueryRequest is a query in the form of the API's request, with every
+// member the spec gives it (besides identity and context): what
+// Client.Query, Client.ExplainQuery and Client.AnalyzeQuery send. Zero
+// fields are left out. The Query builder fills one step by step.
+type QueryRequest struct {
+	// Vector is the query vector of a nearest-neighbour search; Vectors
+	// are several, searched as a batch (each result row carries the number
+	// of its query vector in the column query_index). Set at most one.
+	Vector  []float32
+	Vectors [][]float32
+	// K is how many rows to return: for a search the nearest (0: the
+	// server's default), for a scan at most K (0: every row).
+	K      int
+	Offset int
+	// Filter is a SQL condition the rows must satisfy.
+	Filter string
+	// Columns are the field paths to return, in that order; Aliases
+	// instead name output columns holding SQL expressions, in their order.
+	// Set at most one; neither returns every column.
+	Columns []string
+	Aliases []ColumnAlias
+	// Version reads that version (nil: the latest); Branch reads a branch
+	// ("" is main, or the branch of a client from OnBranch).
+	Version *int64
+	Branch  string
+	// VectorColumn names the vector column to search, when the table has
+	// several.
+	VectorColumn string
+	DistanceType DistanceType
+	// Nprobes, RefineFactor and Ef tune searches through indexes (see the
+	// Query methods of the same names); 0 keeps the server's default.
+	Nprobes, RefineFactor, Ef int
+	// Prefilter applies Filter before the vector search (true, nil: the
+	// default) or to its results (false).
+	Prefilter *bool
+	// LowerBound and UpperBound keep vector results with LowerBound ≤
+	// distance < UpperBound; nil leaves that end open.
+	LowerBound, UpperBound *float32
+	BypassVectorIndex      bool
+	FastSearch             bool
+	// WithRowID adds the column _rowid.
+	WithRowID bool
+	// Text is the words of a full-text search, in TextColumns (none: every
+	// column with a full-text index); TextQuery is a structured one
+	// instead. Set at most one.
+	Text        string
+	TextColumns []string
+	TextQuery   FTSQuery
+	// OrderBy sorts the rows of a scan: an extension of the spec that
+	// lancens and the LanceDB SDK share.
+	OrderBy []SortKey
+}
+
+// ColumnAlias is an output column of a query: Name holds the value of the
+// SQL expression Expr.
+type ColumnAlias struct {
+	Name, Expr string
 }
 
 // queryBody is the JSON of a query: the spec's request, with columns
 // written in the order they were given (a Go map would lose the order of
-// aliases, which is the order of the output columns) and order_by, the
-// extension lancens and the LanceDB SDK use to sort a scan.
+// aliases, which is the order of the output columns) and order_by.
 type queryBody struct {
-	gen.QueryTableRequest
+	apiclient.QueryTableRequest
 	Columns *queryColumns `json:"columns,omitempty"` // shadows the request's columns
 	OrderBy []SortKey     `json:"order_by,omitempty"`
 }
 
 type queryColumns struct {
 	names   []string
-	aliases [][2]string // output name, expression
+	aliases []ColumnAlias
 }
 
 func (c *queryColumns) MarshalJSON() ([]byte, error) {
@@ -55,14 +113,74 @@ func (c *queryColumns) MarshalJSON() ([]byte, error) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		name, _ := json.Marshal(a[0])
-		expr, _ := json.Marshal(a[1])
+		name, _ := json.Marshal(a.Name)
+		expr, _ := json.Marshal(a.Expr)
 		b.Write(name)
 		b.WriteByte(':')
 		b.Write(expr)
 	}
 	b.WriteString("}}")
 	return b.Bytes(), nil
+}
+
+// body returns the wire form of r for table id, the branch of the client
+// filling in for an empty Branch. Returns an InvalidInput (13) error for
+// members that exclude each other.
+func (r QueryRequest) body(id []string, branch string) (queryBody, error) {
+	switch {
+	case r.Vector != nil && r.Vectors != nil:
+		return queryBody{}, invalid("a query has either one vector or several, not both")
+	case r.Columns != nil && r.Aliases != nil:
+		return queryBody{}, invalid("a query selects either columns or expressions, not both")
+	case r.Text != "" && r.TextQuery != nil:
+		return queryBody{}, invalid("a query has either full-text words or a structured full-text query, not both")
+	case r.K < 0 || r.Offset < 0:
+		return queryBody{}, invalid("limit %d or offset %d is negative", r.K, r.Offset)
+	}
+	if r.Branch == "" {
+		r.Branch = branch
+	}
+	b := queryBody{OrderBy: r.OrderBy, QueryTableRequest: apiclient.QueryTableRequest{
+		Id: &id, K: r.K, Offset: positive(r.Offset), Filter: optional(r.Filter), Version: r.Version, Branch: optional(r.Branch),
+		VectorColumn: optional(r.VectorColumn), DistanceType: optional(string(r.DistanceType)),
+		Nprobes: positive(r.Nprobes), Ef: positive(r.Ef), Prefilter: r.Prefilter, LowerBound: r.LowerBound, UpperBound: r.UpperBound,
+		BypassVectorIndex: optionalTrue(r.BypassVectorIndex), FastSearch: optionalTrue(r.FastSearch), WithRowId: optionalTrue(r.WithRowID),
+	}}
+	if r.RefineFactor > 0 {
+		b.RefineFactor = Ptr(int32(r.RefineFactor))
+	}
+	if r.Columns != nil || r.Aliases != nil {
+		b.Columns = &queryColumns{names: r.Columns, aliases: r.Aliases}
+	}
+	switch {
+	case r.Vector != nil:
+		b.Vector = &struct {
+			MultiVector  *[][]float32 `json:"multi_vector,omitempty"`
+			SingleVector *[]float32   `json:"single_vector,omitempty"`
+		}{SingleVector: &r.Vector}
+	case r.Vectors != nil:
+		b.Vector = &struct {
+			MultiVector  *[][]float32 `json:"multi_vector,omitempty"`
+			SingleVector *[]float32   `json:"single_vector,omitempty"`
+		}{MultiVector: &r.Vectors}
+	}
+	switch {
+	case r.Text != "":
+		fts := apiclient.StringFtsQuery{Query: r.Text}
+		if len(r.TextColumns) > 0 {
+			fts.Columns = &r.TextColumns
+		}
+		b.FullTextQuery = &struct {
+			StringQuery     *apiclient.StringFtsQuery     `json:"string_query,omitempty"`
+			StructuredQuery *apiclient.StructuredFtsQuery `json:"structured_query,omitempty"`
+		}{StringQuery: &fts}
+	case r.TextQuery != nil:
+		b.FullTextQuery = &struct {
+			StringQuery     *apiclient.StringFtsQuery     `json:"string_query,omitempty"`
+			StructuredQuery *apiclient.StructuredFtsQuery `json:"structured_query,omitempty"`
+		}{StructuredQuery: &apiclient.StructuredFtsQuery{Query: r.TextQuery.fts()}}
+	}
+	return b, nil
 }
 
 // SortKey orders the rows of a scan by a column; see Asc and Desc.
@@ -80,7 +198,7 @@ func Desc(column string) SortKey { return SortKey{Column: column} }
 
 func newQuery(t *Table) *Query {
 	q := &Query{t: t}
-	q.body.Version = t.version
+	q.req.Version = t.version
 	return q
 }
 
@@ -88,20 +206,14 @@ func newQuery(t *Table) *Query {
 // nearest to vector, ordered by distance (column _distance). Without
 // Limit it returns 10 rows.
 func (q *Query) NearestTo(vector []float32) *Query {
-	q.body.Vector = &struct {
-		MultiVector  *[][]float32 `json:"multi_vector,omitempty"`
-		SingleVector *[]float32   `json:"single_vector,omitempty"`
-	}{SingleVector: &vector}
+	q.req.Vector, q.req.Vectors = vector, nil
 	return q
 }
 
 // NearestToAll searches for several vectors at once; each result row
 // carries the number of its query vector in the column query_index.
 func (q *Query) NearestToAll(vectors ...[]float32) *Query {
-	q.body.Vector = &struct {
-		MultiVector  *[][]float32 `json:"multi_vector,omitempty"`
-		SingleVector *[]float32   `json:"single_vector,omitempty"`
-	}{MultiVector: &vectors}
+	q.req.Vector, q.req.Vectors = nil, vectors
 	return q
 }
 
@@ -109,14 +221,7 @@ func (q *Query) NearestToAll(vectors ...[]float32) *Query {
 // of text in the given columns (none: every column with a full-text
 // index), ranked by BM25 score (column _score).
 func (q *Query) FullTextSearch(text string, columns ...string) *Query {
-	fts := gen.StringFtsQuery{Query: text}
-	if len(columns) > 0 {
-		fts.Columns = &columns
-	}
-	q.body.FullTextQuery = &struct {
-		StringQuery     *gen.StringFtsQuery     `json:"string_query,omitempty"`
-		StructuredQuery *gen.StructuredFtsQuery `json:"structured_query,omitempty"`
-	}{StringQuery: &fts}
+	q.req.Text, q.req.TextColumns, q.req.TextQuery = text, columns, nil
 	return q
 }
 
@@ -127,38 +232,32 @@ func (q *Query) FullTextQuery(fq FTSQuery) *Query {
 		q.fail(invalid("FullTextQuery needs a query"))
 		return q
 	}
-	q.body.FullTextQuery = &struct {
-		StringQuery     *gen.StringFtsQuery     `json:"string_query,omitempty"`
-		StructuredQuery *gen.StructuredFtsQuery `json:"structured_query,omitempty"`
-	}{StructuredQuery: &gen.StructuredFtsQuery{Query: fq.fts()}}
+	q.req.Text, q.req.TextColumns, q.req.TextQuery = "", nil, fq
 	return q
 }
 
 // Where keeps the rows for which the SQL condition filter holds.
 func (q *Query) Where(filter string) *Query {
-	q.body.Filter = &filter
+	q.req.Filter = filter
 	return q
 }
 
 // Select returns only the given columns (field paths), in that order.
 func (q *Query) Select(columns ...string) *Query {
-	if q.body.Columns != nil && q.body.Columns.aliases != nil {
+	if q.req.Aliases != nil {
 		q.fail(invalid("a query selects either columns or expressions, not both"))
 	}
-	q.body.Columns = &queryColumns{names: columns}
+	q.req.Columns = columns
 	return q
 }
 
 // SelectExpr adds an output column name holding the SQL expression expr;
 // the columns come in the order of the calls.
 func (q *Query) SelectExpr(name, expr string) *Query {
-	if q.body.Columns == nil {
-		q.body.Columns = &queryColumns{}
-	}
-	if q.body.Columns.names != nil {
+	if q.req.Columns != nil {
 		q.fail(invalid("a query selects either columns or expressions, not both"))
 	}
-	q.body.Columns.aliases = append(q.body.Columns.aliases, [2]string{name, expr})
+	q.req.Aliases = append(q.req.Aliases, ColumnAlias{Name: name, Expr: expr})
 	return q
 }
 
@@ -168,7 +267,7 @@ func (q *Query) Limit(n int) *Query {
 	if n < 0 {
 		q.fail(invalid("limit %d is negative", n))
 	}
-	q.body.K = n
+	q.req.K = n
 	return q
 }
 
@@ -177,77 +276,76 @@ func (q *Query) Offset(n int) *Query {
 	if n < 0 {
 		q.fail(invalid("offset %d is negative", n))
 	}
-	q.body.Offset = &n
+	q.req.Offset = n
 	return q
 }
 
 // Column names the vector column to search, when the table has several.
 func (q *Query) Column(name string) *Query {
-	q.body.VectorColumn = &name
+	q.req.VectorColumn = name
 	return q
 }
 
 // DistanceType sets the metric of a vector search (the default is the
 // index's, or l2).
 func (q *Query) DistanceType(d DistanceType) *Query {
-	q.body.DistanceType = optional(string(d))
+	q.req.DistanceType = d
 	return q
 }
 
 // Nprobes sets how many IVF partitions a vector search probes.
 func (q *Query) Nprobes(n int) *Query {
-	q.body.Nprobes = &n
+	q.req.Nprobes = n
 	return q
 }
 
 // RefineFactor re-ranks factor × limit candidates with exact distances.
 func (q *Query) RefineFactor(factor int) *Query {
-	f := int32(factor)
-	q.body.RefineFactor = &f
+	q.req.RefineFactor = factor
 	return q
 }
 
 // Ef sets the candidate list size of a search in an HNSW index.
 func (q *Query) Ef(ef int) *Query {
-	q.body.Ef = &ef
+	q.req.Ef = ef
 	return q
 }
 
 // Prefilter says whether Where applies before the vector search (true, the
 // default: the limit counts matching rows) or to its results (false).
 func (q *Query) Prefilter(before bool) *Query {
-	q.body.Prefilter = &before
+	q.req.Prefilter = &before
 	return q
 }
 
 // DistanceRange keeps vector results with lower ≤ distance < upper; nil
 // leaves that end open.
 func (q *Query) DistanceRange(lower, upper *float32) *Query {
-	q.body.LowerBound, q.body.UpperBound = lower, upper
+	q.req.LowerBound, q.req.UpperBound = lower, upper
 	return q
 }
 
 // BypassVectorIndex computes exact distances even where an index exists.
 func (q *Query) BypassVectorIndex() *Query {
-	q.body.BypassVectorIndex = Ptr(true)
+	q.req.BypassVectorIndex = true
 	return q
 }
 
 // FastSearch searches only rows an index covers.
 func (q *Query) FastSearch() *Query {
-	q.body.FastSearch = Ptr(true)
+	q.req.FastSearch = true
 	return q
 }
 
 // WithRowID adds the column _rowid, each row's stable id.
 func (q *Query) WithRowID() *Query {
-	q.body.WithRowId = Ptr(true)
+	q.req.WithRowID = true
 	return q
 }
 
 // OrderBy sorts the rows of a scan by the keys, in order of priority.
 func (q *Query) OrderBy(keys ...SortKey) *Query {
-	q.body.OrderBy = append(q.body.OrderBy, keys...)
+	q.req.OrderBy = append(q.req.OrderBy, keys...)
 	return q
 }
 
@@ -257,18 +355,30 @@ func (q *Query) fail(err error) {
 	}
 }
 
+// Request returns what the query sends, for Client.Query and its kin.
+func (q *Query) Request() QueryRequest { return q.req }
+
 // request returns the query's JSON and the table's path, or the first
 // error a step recorded.
 func (q *Query) request() ([]byte, string, error) {
 	if q.err != nil {
 		return nil, "", q.err
 	}
-	path, err := q.t.c.pathID(q.t.id)
+	return q.t.c.queryRequest(q.t.id, q.req)
+}
+
+// queryRequest returns the JSON of r for table id and the table's path.
+// Returns an InvalidInput (13) error for an identifier the path cannot
+// carry or members of r that exclude each other.
+func (c *Client) queryRequest(id []string, r QueryRequest) ([]byte, string, error) {
+	path, err := c.pathID(id)
 	if err != nil {
 		return nil, "", err
 	}
-	body := q.body
-	body.Id = &q.t.id
+	body, err := r.body(id, c.branch)
+	if err != nil {
+		return nil, "", err
+	}
 	b, err := json.Marshal(body)
 	return b, path, err
 }
@@ -284,36 +394,44 @@ func (q *Query) Reader(ctx context.Context) (array.RecordReader, error) {
 	if err != nil {
 		return nil, err
 	}
+	r, _, err := q.t.c.queryReader(ctx, path, b)
+	return r, err
+}
+
+// queryReader sends the query body b to the table at path and returns its
+// rows as they arrive, with the response's headers. Returns the server's
+// error, or the transport's.
+func (c *Client) queryReader(ctx context.Context, path string, b []byte) (array.RecordReader, http.Header, error) {
 	accept := func(_ context.Context, req *http.Request) error {
 		req.Header.Set("Accept", mimeArrowStream+", "+mimeArrowFile)
 		return nil
 	}
-	res, err := q.t.c.api.QueryTableWithBody(ctx, path, &gen.QueryTableParams{Delimiter: &q.t.c.delimiter}, "application/json", bytes.NewReader(b), accept)
+	res, err := c.api.QueryTableWithBody(ctx, path, &apiclient.QueryTableParams{Delimiter: &c.delimiter}, "application/json", bytes.NewReader(b), accept)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if res.StatusCode/100 != 2 {
 		defer res.Body.Close()
 		body, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
-		return nil, checkResponse(res, body)
+		return nil, nil, checkResponse(res, body)
 	}
 	if strings.HasPrefix(res.Header.Get("Content-Type"), mimeArrowStream) {
 		r, err := ipc.NewReader(res.Body)
 		if err != nil {
 			res.Body.Close()
-			return nil, err
+			return nil, nil, err
 		}
-		return &streamReader{Reader: r, body: res.Body}, nil
+		return &streamReader{Reader: r, body: res.Body}, res.Header, nil
 	}
 	// An Arrow IPC file, the spec's answer, needs all its bytes.
 	defer res.Body.Close()
 	body, err := io.ReadAll(res.Body)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	fr, err := ipc.NewFileReader(bytes.NewReader(body))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer fr.Close()
 	batches := make([]arrow.RecordBatch, 0, fr.NumRecords())
@@ -325,12 +443,13 @@ func (q *Query) Reader(ctx context.Context) (array.RecordReader, error) {
 	for i := range fr.NumRecords() {
 		rec, err := fr.RecordBatch(i)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		rec.Retain()
 		batches = append(batches, rec)
 	}
-	return array.NewRecordReader(fr.Schema(), batches)
+	r, err := array.NewRecordReader(fr.Schema(), batches)
+	return r, res.Header, err
 }
 
 // streamReader reads an Arrow IPC stream from a response body, which it
@@ -438,7 +557,25 @@ func ScanAll[T any](ctx context.Context, q *Query) ([]T, error) {
 // Explain returns the plan the server would run the query with, in more
 // detail when verbose. Returns the errors of Reader.
 func (q *Query) Explain(ctx context.Context, verbose bool) (string, error) {
-	b, path, err := q.request()
+	if q.err != nil {
+		return "", q.err
+	}
+	return q.t.c.ExplainQuery(ctx, q.t.id, q.req, verbose)
+}
+
+// Analyze runs the query and returns its plan with what each step took
+// (time, rows). Returns the errors of Reader.
+func (q *Query) Analyze(ctx context.Context) (string, error) {
+	if q.err != nil {
+		return "", q.err
+	}
+	return q.t.c.AnalyzeQuery(ctx, q.t.id, q.req)
+}
+
+// ExplainQuery returns the plan the server would run query r on table id
+// with, in more detail when verbose. Returns the errors of Query.
+func (c *Client) ExplainQuery(ctx context.Context, id []string, r QueryRequest, verbose bool) (string, error) {
+	b, path, err := c.queryRequest(id, r)
 	if err != nil {
 		return "", err
 	}
@@ -446,7 +583,7 @@ func (q *Query) Explain(ctx context.Context, verbose bool) (string, error) {
 		Query   json.RawMessage `json:"query"`
 		Verbose bool            `json:"verbose"`
 	}{b, verbose})
-	resp, err := q.t.c.api.ExplainTableQueryPlanWithBodyWithResponse(ctx, path, &gen.ExplainTableQueryPlanParams{Delimiter: &q.t.c.delimiter},
+	resp, err := c.api.ExplainTableQueryPlanWithBodyWithResponse(ctx, path, &apiclient.ExplainTableQueryPlanParams{Delimiter: &c.delimiter},
 		"application/json", bytes.NewReader(body))
 	if err != nil {
 		return "", err
@@ -460,14 +597,14 @@ func (q *Query) Explain(ctx context.Context, verbose bool) (string, error) {
 	return *resp.JSON200, nil
 }
 
-// Analyze runs the query and returns its plan with what each step took
-// (time, rows). Returns the errors of Reader.
-func (q *Query) Analyze(ctx context.Context) (string, error) {
-	b, path, err := q.request()
+// AnalyzeQuery runs query r on table id and returns its plan with what
+// each step took (time, rows). Returns the errors of Query.
+func (c *Client) AnalyzeQuery(ctx context.Context, id []string, r QueryRequest) (string, error) {
+	b, path, err := c.queryRequest(id, r)
 	if err != nil {
 		return "", err
 	}
-	resp, err := q.t.c.api.AnalyzeTableQueryPlanWithBodyWithResponse(ctx, path, &gen.AnalyzeTableQueryPlanParams{Delimiter: &q.t.c.delimiter},
+	resp, err := c.api.AnalyzeTableQueryPlanWithBodyWithResponse(ctx, path, &apiclient.AnalyzeTableQueryPlanParams{Delimiter: &c.delimiter},
 		"application/json", bytes.NewReader(b))
 	if err != nil {
 		return "", err

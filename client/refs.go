@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/lancens/lancens/gen"
+	"github.com/lancens/lancens/gen/apiclient"
 )
 
 // Tag names a version of a table.
@@ -25,7 +25,7 @@ func (c *Client) ListTableTagsPage(ctx context.Context, id []string, pageToken s
 	if err != nil {
 		return nil, "", err
 	}
-	params := &gen.ListTableTagsParams{Delimiter: &c.delimiter, PageToken: optional(pageToken), Limit: positive(limit)}
+	params := &apiclient.ListTableTagsParams{Delimiter: &c.delimiter, PageToken: optional(pageToken), Limit: positive(limit)}
 	resp, err := c.api.ListTableTagsWithResponse(ctx, path, params)
 	if err != nil {
 		return nil, "", err
@@ -55,8 +55,8 @@ func (c *Client) GetTableTag(ctx context.Context, id []string, tag string) (*Tag
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.api.GetTableTagVersionWithResponse(ctx, path, &gen.GetTableTagVersionParams{Delimiter: &c.delimiter},
-		gen.GetTableTagVersionRequest{Id: &id, Tag: tag})
+	resp, err := c.api.GetTableTagVersionWithResponse(ctx, path, &apiclient.GetTableTagVersionParams{Delimiter: &c.delimiter},
+		apiclient.GetTableTagVersionRequest{Id: &id, Tag: tag})
 	if err != nil {
 		return nil, err
 	}
@@ -73,8 +73,8 @@ func (c *Client) CreateTableTag(ctx context.Context, id []string, tag string, ve
 	if err != nil {
 		return "", err
 	}
-	resp, err := c.api.CreateTableTagWithResponse(ctx, path, &gen.CreateTableTagParams{Delimiter: &c.delimiter},
-		gen.CreateTableTagRequest{Id: &id, Tag: tag, Version: version, Branch: optional(branch)})
+	resp, err := c.api.CreateTableTagWithResponse(ctx, path, &apiclient.CreateTableTagParams{Delimiter: &c.delimiter},
+		apiclient.CreateTableTagRequest{Id: &id, Tag: tag, Version: version, Branch: optional(branch)})
 	if err != nil {
 		return "", err
 	}
@@ -90,8 +90,8 @@ func (c *Client) UpdateTableTag(ctx context.Context, id []string, tag string, ve
 	if err != nil {
 		return "", err
 	}
-	resp, err := c.api.UpdateTableTagWithResponse(ctx, path, &gen.UpdateTableTagParams{Delimiter: &c.delimiter},
-		gen.UpdateTableTagRequest{Id: &id, Tag: tag, Version: version, Branch: optional(branch)})
+	resp, err := c.api.UpdateTableTagWithResponse(ctx, path, &apiclient.UpdateTableTagParams{Delimiter: &c.delimiter},
+		apiclient.UpdateTableTagRequest{Id: &id, Tag: tag, Version: version, Branch: optional(branch)})
 	if err != nil {
 		return "", err
 	}
@@ -107,8 +107,8 @@ func (c *Client) DeleteTableTag(ctx context.Context, id []string, tag string) (s
 	if err != nil {
 		return "", err
 	}
-	resp, err := c.api.DeleteTableTagWithResponse(ctx, path, &gen.DeleteTableTagParams{Delimiter: &c.delimiter},
-		gen.DeleteTableTagRequest{Id: &id, Tag: tag})
+	resp, err := c.api.DeleteTableTagWithResponse(ctx, path, &apiclient.DeleteTableTagParams{Delimiter: &c.delimiter},
+		apiclient.DeleteTableTagRequest{Id: &id, Tag: tag})
 	if err != nil {
 		return "", err
 	}
@@ -135,8 +135,8 @@ func (c *Client) CreateTableBranch(ctx context.Context, id []string, name, fromB
 	if err != nil {
 		return "", err
 	}
-	resp, err := c.api.CreateTableBranchWithResponse(ctx, path, &gen.CreateTableBranchParams{Delimiter: &c.delimiter},
-		gen.CreateTableBranchRequest{Id: &id, Name: name, FromBranch: optional(fromBranch), FromVersion: fromVersion})
+	resp, err := c.api.CreateTableBranchWithResponse(ctx, path, &apiclient.CreateTableBranchParams{Delimiter: &c.delimiter},
+		apiclient.CreateTableBranchRequest{Id: &id, Name: name, FromBranch: optional(fromBranch), FromVersion: fromVersion})
 	if err != nil {
 		return "", err
 	}
@@ -153,7 +153,7 @@ func (c *Client) ListTableBranchesPage(ctx context.Context, id []string, pageTok
 	if err != nil {
 		return nil, "", err
 	}
-	params := &gen.ListTableBranchesParams{Delimiter: &c.delimiter, PageToken: optional(pageToken), Limit: positive(limit)}
+	params := &apiclient.ListTableBranchesParams{Delimiter: &c.delimiter, PageToken: optional(pageToken), Limit: positive(limit)}
 	resp, err := c.api.ListTableBranchesWithResponse(ctx, path, params)
 	if err != nil {
 		return nil, "", err
@@ -186,8 +186,8 @@ func (c *Client) DeleteTableBranch(ctx context.Context, id []string, name string
 	if err != nil {
 		return "", err
 	}
-	resp, err := c.api.DeleteTableBranchWithResponse(ctx, path, &gen.DeleteTableBranchParams{Delimiter: &c.delimiter},
-		gen.DeleteTableBranchRequest{Id: &id, Name: name})
+	resp, err := c.api.DeleteTableBranchWithResponse(ctx, path, &apiclient.DeleteTableBranchParams{Delimiter: &c.delimiter},
+		apiclient.DeleteTableBranchRequest{Id: &id, Name: name})
 	if err != nil {
 		return "", err
 	}
@@ -210,8 +210,8 @@ func (c *Client) DescribeTransaction(ctx context.Context, id []string) (*Transac
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.api.DescribeTransactionWithResponse(ctx, path, &gen.DescribeTransactionParams{Delimiter: &c.delimiter},
-		gen.DescribeTransactionRequest{Id: &id})
+	resp, err := c.api.DescribeTransactionWithResponse(ctx, path, &apiclient.DescribeTransactionParams{Delimiter: &c.delimiter},
+		apiclient.DescribeTransactionRequest{Id: &id})
 	if err != nil {
 		return nil, err
 	}
@@ -245,19 +245,19 @@ func (c *Client) AlterTransaction(ctx context.Context, id []string, actions ...T
 	if err != nil {
 		return nil, err
 	}
-	req := gen.AlterTransactionRequest{Id: &id, Actions: make([]gen.AlterTransactionAction, len(actions))}
+	req := apiclient.AlterTransactionRequest{Id: &id, Actions: make([]apiclient.AlterTransactionAction, len(actions))}
 	for i, a := range actions {
 		if a.SetStatus != "" {
-			req.Actions[i].SetStatusAction = &gen.AlterTransactionSetStatus{Status: optional(string(a.SetStatus))}
+			req.Actions[i].SetStatusAction = &apiclient.AlterTransactionSetStatus{Status: optional(string(a.SetStatus))}
 		}
 		if p := a.SetProperty; p != nil {
-			req.Actions[i].SetPropertyAction = &gen.AlterTransactionSetProperty{Key: &p.Key, Value: &p.Value, Mode: optional(string(p.Mode))}
+			req.Actions[i].SetPropertyAction = &apiclient.AlterTransactionSetProperty{Key: &p.Key, Value: &p.Value, Mode: optional(string(p.Mode))}
 		}
 		if p := a.UnsetProperty; p != nil {
-			req.Actions[i].UnsetPropertyAction = &gen.AlterTransactionUnsetProperty{Key: &p.Key, Mode: optional(string(p.Mode))}
+			req.Actions[i].UnsetPropertyAction = &apiclient.AlterTransactionUnsetProperty{Key: &p.Key, Mode: optional(string(p.Mode))}
 		}
 	}
-	resp, err := c.api.AlterTransactionWithResponse(ctx, path, &gen.AlterTransactionParams{Delimiter: &c.delimiter}, req)
+	resp, err := c.api.AlterTransactionWithResponse(ctx, path, &apiclient.AlterTransactionParams{Delimiter: &c.delimiter}, req)
 	if err != nil {
 		return nil, err
 	}

@@ -5,8 +5,6 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
-
-	"github.com/lancens/lancens/store"
 )
 
 // jsonSchema, jsonField and jsonType read and write the API's JSON form of
@@ -38,7 +36,7 @@ type jsonType struct {
 func (s *jsonSchema) arrow() (*arrow.Schema, error) {
 	fields, err := arrowFields(s.Fields)
 	if err != nil {
-		return nil, store.Errorf(store.CodeInternal, "the server's table schema: %v", err)
+		return nil, errorf(CodeInternal, "the server's table schema: %v", err)
 	}
 	var md *arrow.Metadata
 	if len(s.Metadata) > 0 {

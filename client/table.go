@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-
-	"github.com/lancens/lancens/store"
 )
 
 // Table is a handle on one table whose rows the server keeps, in the manner
@@ -18,8 +16,9 @@ import (
 // changes of that table. Making a handle sends nothing; its calls fail with
 // ErrTableNotFound if the table does not exist. A handle reads the latest
 // version unless it was checked out at another (see Checkout); writes go
-// through a handle of the latest version only. Handles are safe for
-// concurrent use.
+// through a handle of the latest version only. A handle acts on the main
+// branch of the table, or on the branch of a client made by OnBranch.
+// Handles are safe for concurrent use.
 type Table struct {
 	c       *Client
 	id      []string
@@ -48,7 +47,7 @@ func (t *Table) CheckedOutVersion() (int64, bool) {
 // version.
 func (t *Table) writable() error {
 	if t.version != nil {
-		return store.Errorf(store.CodeInvalidInput, "table %q is checked out at version %d: write through CheckoutLatest", t.id, *t.version)
+		return errorf(CodeInvalidInput, "table %q is checked out at version %d: write through CheckoutLatest", t.id, *t.version)
 	}
 	return nil
 }
@@ -208,7 +207,7 @@ func (t *Table) Schema(ctx context.Context) (*arrow.Schema, error) {
 		return nil, err
 	}
 	if d.Schema == nil {
-		return nil, store.Errorf(store.CodeInvalidTableState, "the server reports no schema for table %q", t.id)
+		return nil, errorf(CodeInvalidTableState, "the server reports no schema for table %q", t.id)
 	}
 	return d.Schema, nil
 }
@@ -224,20 +223,20 @@ func (t *Table) Version(ctx context.Context) (int64, error) {
 		return 0, err
 	}
 	if d.Version == nil {
-		return 0, store.Errorf(store.CodeTableVersionNotFound, "table %q has no version", t.id)
+		return 0, errorf(CodeTableVersionNotFound, "table %q has no version", t.id)
 	}
 	return *d.Version, nil
 }
 
 // Versions iterates over the versions of the table, oldest first.
 func (t *Table) Versions(ctx context.Context) iter.Seq2[TableVersion, error] {
-	return t.c.ListTableVersions(ctx, t.id, "")
+	return t.c.ListTableVersions(ctx, t.id, t.c.branch)
 }
 
 // Checkout returns a handle that reads version (time travel); it cannot
 // write. Returns ErrTableVersionNotFound if there is no such version.
 func (t *Table) Checkout(ctx context.Context, version int64) (*Table, error) {
-	if _, err := t.c.DescribeTableVersion(ctx, t.id, "", &version); err != nil {
+	if _, err := t.c.DescribeTableVersion(ctx, t.id, t.c.branch, &version); err != nil {
 		return nil, err
 	}
 	return &Table{c: t.c, id: t.id, version: &version}, nil
@@ -245,14 +244,14 @@ func (t *Table) Checkout(ctx context.Context, version int64) (*Table, error) {
 
 // CheckoutTag returns a handle that reads the version tag names. Returns
 // ErrTableTagNotFound if there is no such tag, ErrInvalidInput for a tag on
-// another branch than main.
+// another branch than the handle's (main, unless its client is OnBranch).
 func (t *Table) CheckoutTag(ctx context.Context, tag string) (*Table, error) {
 	g, err := t.c.GetTableTag(ctx, t.id, tag)
 	if err != nil {
 		return nil, err
 	}
-	if g.Branch != "" {
-		return nil, invalid("tag %q names a version of branch %q; a Table reads the main branch", tag, g.Branch)
+	if g.Branch != t.c.branch {
+		return nil, invalid("tag %q names a version of branch %q; this Table reads branch %q", tag, g.Branch, t.c.branch)
 	}
 	return &Table{c: t.c, id: t.id, version: &g.Version}, nil
 }
@@ -293,14 +292,14 @@ func (g Tags) Version(ctx context.Context, tag string) (int64, error) {
 // Create names version with tag. Returns ErrTableTagAlreadyExists,
 // ErrTableVersionNotFound.
 func (g Tags) Create(ctx context.Context, tag string, version int64) error {
-	_, err := g.t.c.CreateTableTag(ctx, g.t.id, tag, version, "")
+	_, err := g.t.c.CreateTableTag(ctx, g.t.id, tag, version, g.t.c.branch)
 	return err
 }
 
 // Update points tag at another version. Returns ErrTableTagNotFound,
 // ErrTableVersionNotFound.
 func (g Tags) Update(ctx context.Context, tag string, version int64) error {
-	_, err := g.t.c.UpdateTableTag(ctx, g.t.id, tag, version, "")
+	_, err := g.t.c.UpdateTableTag(ctx, g.t.id, tag, version, g.t.c.branch)
 	return err
 }
 
@@ -369,11 +368,11 @@ func (t *Table) WaitForIndex(ctx context.Context, names ...string) error {
 			s, ok := status[name]
 			switch {
 			case !ok:
-				return store.Errorf(store.CodeTableIndexNotFound, "table %q has no index %q", t.id, name)
+				return errorf(CodeTableIndexNotFound, "table %q has no index %q", t.id, name)
 			case indexBuilding(s):
 				pending = true
 			case strings.EqualFold(s, "FAILED"):
-				return store.Errorf(store.CodeInternal, "the build of index %q of table %q failed", name, t.id)
+				return errorf(CodeInternal, "the build of index %q of table %q failed", name, t.id)
 			}
 		}
 		if !pending {

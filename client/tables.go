@@ -9,8 +9,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/lancens/lancens/gen"
-	"github.com/lancens/lancens/store"
+	"github.com/lancens/lancens/gen/apiclient"
 )
 
 // ListTablesPage returns one page of the names of the tables directly in
@@ -21,7 +20,7 @@ func (c *Client) ListTablesPage(ctx context.Context, ns []string, pageToken stri
 	if err != nil {
 		return nil, "", err
 	}
-	params := &gen.ListTablesParams{Delimiter: &c.delimiter, PageToken: optional(pageToken), Limit: positive(limit), IncludeDeclared: &includeDeclared}
+	params := &apiclient.ListTablesParams{Delimiter: &c.delimiter, PageToken: optional(pageToken), Limit: positive(limit), IncludeDeclared: &includeDeclared}
 	resp, err := c.api.ListTablesWithResponse(ctx, path, params)
 	if err != nil {
 		return nil, "", err
@@ -43,7 +42,7 @@ func (c *Client) ListTables(ctx context.Context, ns []string) iter.Seq2[string, 
 // ListAllTablesPage returns one page of the identifiers of every table of the
 // catalog and the token of the next page ("" at the end).
 func (c *Client) ListAllTablesPage(ctx context.Context, pageToken string, limit int, includeDeclared bool) ([][]string, string, error) {
-	params := &gen.ListAllTablesParams{Delimiter: &c.delimiter, PageToken: optional(pageToken), Limit: positive(limit), IncludeDeclared: &includeDeclared}
+	params := &apiclient.ListAllTablesParams{Delimiter: &c.delimiter, PageToken: optional(pageToken), Limit: positive(limit), IncludeDeclared: &includeDeclared}
 	resp, err := c.api.ListAllTablesWithResponse(ctx, params)
 	if err != nil {
 		return nil, "", err
@@ -91,14 +90,14 @@ func (c *Client) DeclareTable(ctx context.Context, id []string, opts *DeclareTab
 	if err != nil {
 		return nil, err
 	}
-	body := gen.DeclareTableRequest{Id: &id}
+	body := apiclient.DeclareTableRequest{Id: &id}
 	if opts != nil {
 		body.Location = optional(opts.Location)
 		if opts.Properties != nil {
 			body.Properties = &opts.Properties
 		}
 	}
-	resp, err := c.api.DeclareTableWithResponse(ctx, path, &gen.DeclareTableParams{Delimiter: &c.delimiter}, body)
+	resp, err := c.api.DeclareTableWithResponse(ctx, path, &apiclient.DeclareTableParams{Delimiter: &c.delimiter}, body)
 	if err != nil {
 		return nil, err
 	}
@@ -127,14 +126,14 @@ func (c *Client) RegisterTable(ctx context.Context, id []string, location string
 	if err != nil {
 		return nil, err
 	}
-	body := gen.RegisterTableRequest{Id: &id, Location: location}
+	body := apiclient.RegisterTableRequest{Id: &id, Location: location}
 	if opts != nil {
 		body.Mode = optional(string(opts.Mode))
 		if opts.Properties != nil {
 			body.Properties = &opts.Properties
 		}
 	}
-	resp, err := c.api.RegisterTableWithResponse(ctx, path, &gen.RegisterTableParams{Delimiter: &c.delimiter}, body)
+	resp, err := c.api.RegisterTableWithResponse(ctx, path, &apiclient.RegisterTableParams{Delimiter: &c.delimiter}, body)
 	if err != nil {
 		return nil, err
 	}
@@ -196,14 +195,20 @@ func (c *Client) DescribeTable(ctx context.Context, id []string, opts *DescribeT
 	if err != nil {
 		return nil, err
 	}
-	body := gen.DescribeTableRequest{Id: &id}
+	body := apiclient.DescribeTableRequest{Id: &id, Branch: c.branchParam()}
 	if opts != nil {
-		body.Version, body.Tag, body.Branch = opts.Version, optional(opts.Tag), optional(opts.Branch)
+		body.Version, body.Tag = opts.Version, optional(opts.Tag)
+		switch {
+		case opts.Branch != "":
+			body.Branch = &opts.Branch
+		case opts.Tag != "":
+			body.Branch = nil // a tag names its version alone
+		}
 		body.WithTableUri = optionalTrue(opts.WithTableURI)
 		body.LoadDetailedMetadata = optionalTrue(opts.LoadDetailedMetadata)
 		body.CheckDeclared = optionalTrue(opts.CheckDeclared)
 	}
-	resp, err := c.api.DescribeTableWithResponse(ctx, path, &gen.DescribeTableParams{Delimiter: &c.delimiter}, body)
+	resp, err := c.api.DescribeTableWithResponse(ctx, path, &apiclient.DescribeTableParams{Delimiter: &c.delimiter}, body)
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +234,7 @@ func (c *Client) DescribeTable(ctx context.Context, id []string, opts *DescribeT
 			Schema *jsonSchema `json:"schema"`
 		}
 		if err := json.Unmarshal(resp.Body, &raw); err != nil {
-			return nil, store.Errorf(store.CodeInternal, "the server's table schema is not valid JSON: %v", err)
+			return nil, errorf(CodeInternal, "the server's table schema is not valid JSON: %v", err)
 		}
 		if out.Schema, err = raw.Schema.arrow(); err != nil {
 			return nil, err
@@ -245,7 +250,7 @@ func (c *Client) TableExists(ctx context.Context, id []string, version *int64) (
 	if err != nil {
 		return false, err
 	}
-	resp, err := c.api.TableExistsWithResponse(ctx, path, &gen.TableExistsParams{Delimiter: &c.delimiter}, gen.TableExistsRequest{Id: &id, Version: version})
+	resp, err := c.api.TableExistsWithResponse(ctx, path, &apiclient.TableExistsParams{Delimiter: &c.delimiter}, apiclient.TableExistsRequest{Id: &id, Version: version})
 	if err != nil {
 		return false, err
 	}
@@ -276,7 +281,7 @@ func (c *Client) DropTable(ctx context.Context, id []string) (*DroppedTable, err
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.api.DropTableWithResponse(ctx, path, &gen.DropTableParams{Delimiter: &c.delimiter})
+	resp, err := c.api.DropTableWithResponse(ctx, path, &apiclient.DropTableParams{Delimiter: &c.delimiter})
 	if err != nil {
 		return nil, err
 	}
@@ -293,7 +298,7 @@ func (c *Client) DeregisterTable(ctx context.Context, id []string) (*DroppedTabl
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.api.DeregisterTableWithResponse(ctx, path, &gen.DeregisterTableParams{Delimiter: &c.delimiter}, gen.DeregisterTableRequest{Id: &id})
+	resp, err := c.api.DeregisterTableWithResponse(ctx, path, &apiclient.DeregisterTableParams{Delimiter: &c.delimiter}, apiclient.DeregisterTableRequest{Id: &id})
 	if err != nil {
 		return nil, err
 	}
@@ -311,11 +316,11 @@ func (c *Client) RenameTable(ctx context.Context, id []string, newNamespace []st
 	if err != nil {
 		return "", err
 	}
-	body := gen.RenameTableRequest{Id: &id, NewTableName: newName}
+	body := apiclient.RenameTableRequest{Id: &id, NewTableName: newName}
 	if newNamespace != nil {
 		body.NewNamespaceId = &newNamespace
 	}
-	resp, err := c.api.RenameTableWithResponse(ctx, path, &gen.RenameTableParams{Delimiter: &c.delimiter}, body)
+	resp, err := c.api.RenameTableWithResponse(ctx, path, &apiclient.RenameTableParams{Delimiter: &c.delimiter}, body)
 	if err != nil {
 		return "", err
 	}

@@ -2,8 +2,6 @@ package client
 
 import (
 	"iter"
-
-	"github.com/lancens/lancens/store"
 )
 
 // paginate turns a page-at-a-time listing into an iterator. It yields an
@@ -29,7 +27,7 @@ func paginate[T any](page func(token string) ([]T, string, error)) iter.Seq2[T, 
 				return
 			}
 			if seen[next] {
-				yield(zero, store.Errorf(store.CodeInternal, "server repeated page token %q", next))
+				yield(zero, errorf(CodeInternal, "server repeated page token %q", next))
 				return
 			}
 			seen[next] = true
@@ -63,5 +61,5 @@ func propertiesOf(p *map[string]string) map[string]string {
 
 // errMissing reports a 2xx response that lacks a field the API requires.
 func errMissing(field string) error {
-	return store.Errorf(store.CodeInternal, "the server's response has no %s", field)
+	return errorf(CodeInternal, "the server's response has no %s", field)
 }

@@ -5,7 +5,7 @@ import (
 	"iter"
 	"time"
 
-	"github.com/lancens/lancens/gen"
+	"github.com/lancens/lancens/gen/apiclient"
 )
 
 // TableVersion is the record of one committed version of a table.
@@ -18,7 +18,7 @@ type TableVersion struct {
 	Metadata     map[string]string
 }
 
-func tableVersion(v *gen.TableVersion) TableVersion {
+func tableVersion(v *apiclient.TableVersion) TableVersion {
 	out := TableVersion{Version: v.Version, ManifestPath: v.ManifestPath, ManifestSize: v.ManifestSize, ETag: v.ETag}
 	if v.TimestampMillis != nil {
 		out.Timestamp = time.UnixMilli(*v.TimestampMillis).UTC()
@@ -44,7 +44,7 @@ func (c *Client) ListTableVersionsPage(ctx context.Context, id []string, opts *L
 	if err != nil {
 		return nil, "", err
 	}
-	params := &gen.ListTableVersionsParams{Delimiter: &c.delimiter}
+	params := &apiclient.ListTableVersionsParams{Delimiter: &c.delimiter}
 	if opts != nil {
 		params.Branch, params.PageToken = optional(opts.Branch), optional(opts.PageToken)
 		params.Descending, params.Limit = optionalTrue(opts.Descending), positive(opts.Limit)
@@ -103,14 +103,14 @@ func (c *Client) CreateTableVersion(ctx context.Context, id []string, v VersionC
 	if err != nil {
 		return nil, "", err
 	}
-	body := gen.CreateTableVersionRequest{
+	body := apiclient.CreateTableVersionRequest{
 		Id: &id, Version: v.Version, ManifestPath: v.ManifestPath, ManifestSize: v.ManifestSize, ETag: v.ETag,
 		NamingScheme: optional(string(v.NamingScheme)), Branch: optional(v.Branch),
 	}
 	if v.Metadata != nil {
 		body.Metadata = &v.Metadata
 	}
-	resp, err := c.api.CreateTableVersionWithResponse(ctx, path, &gen.CreateTableVersionParams{Delimiter: &c.delimiter}, body)
+	resp, err := c.api.CreateTableVersionWithResponse(ctx, path, &apiclient.CreateTableVersionParams{Delimiter: &c.delimiter}, body)
 	if err != nil {
 		return nil, "", err
 	}
@@ -131,8 +131,8 @@ func (c *Client) DescribeTableVersion(ctx context.Context, id []string, branch s
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.api.DescribeTableVersionWithResponse(ctx, path, &gen.DescribeTableVersionParams{Delimiter: &c.delimiter},
-		gen.DescribeTableVersionRequest{Id: &id, Branch: optional(branch), Version: version})
+	resp, err := c.api.DescribeTableVersionWithResponse(ctx, path, &apiclient.DescribeTableVersionParams{Delimiter: &c.delimiter},
+		apiclient.DescribeTableVersionRequest{Id: &id, Branch: optional(branch), Version: version})
 	if err != nil {
 		return nil, err
 	}
@@ -149,10 +149,10 @@ type VersionRange struct {
 	Start, End int64
 }
 
-func apiRanges(ranges []VersionRange) []gen.VersionRange {
-	out := make([]gen.VersionRange, len(ranges))
+func apiRanges(ranges []VersionRange) []apiclient.VersionRange {
+	out := make([]apiclient.VersionRange, len(ranges))
 	for i, r := range ranges {
-		out[i] = gen.VersionRange{StartVersion: r.Start, EndVersion: r.End}
+		out[i] = apiclient.VersionRange{StartVersion: r.Start, EndVersion: r.End}
 	}
 	return out
 }
@@ -164,8 +164,8 @@ func (c *Client) DeleteTableVersions(ctx context.Context, id []string, branch st
 	if err != nil {
 		return 0, "", err
 	}
-	resp, err := c.api.BatchDeleteTableVersionsWithResponse(ctx, path, &gen.BatchDeleteTableVersionsParams{Delimiter: &c.delimiter},
-		gen.BatchDeleteTableVersionsRequest{Id: &id, Branch: optional(branch), Ranges: apiRanges(ranges)})
+	resp, err := c.api.BatchDeleteTableVersionsWithResponse(ctx, path, &apiclient.BatchDeleteTableVersionsParams{Delimiter: &c.delimiter},
+		apiclient.BatchDeleteTableVersionsRequest{Id: &id, Branch: optional(branch), Ranges: apiRanges(ranges)})
 	if err != nil {
 		return 0, "", err
 	}
@@ -185,9 +185,9 @@ type TableCommit struct {
 // are recorded or none is. It returns the records in the order given and the
 // transaction id.
 func (c *Client) CommitVersions(ctx context.Context, commits ...TableCommit) ([]TableVersion, string, error) {
-	entries := make([]gen.CreateTableVersionEntry, len(commits))
+	entries := make([]apiclient.CreateTableVersionEntry, len(commits))
 	for i, tc := range commits {
-		e := gen.CreateTableVersionEntry{
+		e := apiclient.CreateTableVersionEntry{
 			Id: tc.ID, Version: tc.Version, ManifestPath: tc.ManifestPath, ManifestSize: tc.ManifestSize, ETag: tc.ETag,
 			NamingScheme: optional(string(tc.NamingScheme)), Branch: optional(tc.Branch),
 		}
@@ -196,8 +196,8 @@ func (c *Client) CommitVersions(ctx context.Context, commits ...TableCommit) ([]
 		}
 		entries[i] = e
 	}
-	resp, err := c.api.BatchCreateTableVersionsWithResponse(ctx, &gen.BatchCreateTableVersionsParams{Delimiter: &c.delimiter},
-		gen.BatchCreateTableVersionsRequest{Entries: entries})
+	resp, err := c.api.BatchCreateTableVersionsWithResponse(ctx, &apiclient.BatchCreateTableVersionsParams{Delimiter: &c.delimiter},
+		apiclient.BatchCreateTableVersionsRequest{Entries: entries})
 	if err != nil {
 		return nil, "", err
 	}
@@ -240,18 +240,18 @@ type BatchResult struct {
 // deregistrations across tables atomically, in order (later operations see
 // earlier ones). It returns one result per operation and the transaction id.
 func (c *Client) BatchCommit(ctx context.Context, ops ...BatchOp) ([]BatchResult, string, error) {
-	req := gen.BatchCommitTablesRequest{Operations: make([]gen.CommitTableOperation, len(ops))}
+	req := apiclient.BatchCommitTablesRequest{Operations: make([]apiclient.CommitTableOperation, len(ops))}
 	for i, op := range ops {
 		id := op.ID
 		o := &req.Operations[i]
 		if op.Declare != nil {
-			o.DeclareTable = &gen.DeclareTableRequest{Id: &id, Location: optional(op.Declare.Location)}
+			o.DeclareTable = &apiclient.DeclareTableRequest{Id: &id, Location: optional(op.Declare.Location)}
 			if op.Declare.Properties != nil {
 				o.DeclareTable.Properties = &op.Declare.Properties
 			}
 		}
 		if v := op.CommitVersion; v != nil {
-			o.CreateTableVersion = &gen.CreateTableVersionRequest{
+			o.CreateTableVersion = &apiclient.CreateTableVersionRequest{
 				Id: &id, Version: v.Version, ManifestPath: v.ManifestPath, ManifestSize: v.ManifestSize, ETag: v.ETag,
 				NamingScheme: optional(string(v.NamingScheme)), Branch: optional(v.Branch),
 			}
@@ -260,13 +260,13 @@ func (c *Client) BatchCommit(ctx context.Context, ops ...BatchOp) ([]BatchResult
 			}
 		}
 		if d := op.DeleteVersions; d != nil {
-			o.DeleteTableVersions = &gen.BatchDeleteTableVersionsRequest{Id: &id, Branch: optional(d.Branch), Ranges: apiRanges(d.Ranges)}
+			o.DeleteTableVersions = &apiclient.BatchDeleteTableVersionsRequest{Id: &id, Branch: optional(d.Branch), Ranges: apiRanges(d.Ranges)}
 		}
 		if op.Deregister {
-			o.DeregisterTable = &gen.DeregisterTableRequest{Id: &id}
+			o.DeregisterTable = &apiclient.DeregisterTableRequest{Id: &id}
 		}
 	}
-	resp, err := c.api.BatchCommitTablesWithResponse(ctx, &gen.BatchCommitTablesParams{Delimiter: &c.delimiter}, req)
+	resp, err := c.api.BatchCommitTablesWithResponse(ctx, &apiclient.BatchCommitTablesParams{Delimiter: &c.delimiter}, req)
 	if err != nil {
 		return nil, "", err
 	}

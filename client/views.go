@@ -8,7 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 
-	"github.com/lancens/lancens/gen"
+	"github.com/lancens/lancens/gen/apiclient"
 )
 
 // ViewKind says how a materialized view is computed.
@@ -89,13 +89,13 @@ func (c *Client) CreateMaterializedView(ctx context.Context, id []string, v Mate
 	if err := w.Close(); err != nil {
 		return nil, err
 	}
-	req := gen.CreateMaterializedViewRequest{
-		Id: &id, Kind: gen.CreateMaterializedViewRequestKind(v.Kind), SourceQuery: v.SourceQuery,
+	req := apiclient.CreateMaterializedViewRequest{
+		Id: &id, Kind: apiclient.CreateMaterializedViewRequestKind(v.Kind), SourceQuery: v.SourceQuery,
 		OutputSchema: base64.StdEncoding.EncodeToString(schema.Bytes()), WithNoData: Ptr(!v.WithData), AutoRefresh: v.AutoRefresh,
 	}
 	if u := v.UDTF; u != nil {
-		spec := gen.MaterializedViewUdtfEntry{
-			Kind: gen.MaterializedViewUdtfEntryKind(u.Kind), Udtf: u.Envelope, UdtfSha: u.SHA256, UdtfName: u.Name, UdtfVersion: u.Version,
+		spec := apiclient.MaterializedViewUdtfEntry{
+			Kind: apiclient.MaterializedViewUdtfEntryKind(u.Kind), Udtf: u.Envelope, UdtfSha: u.SHA256, UdtfName: u.Name, UdtfVersion: u.Version,
 			PartitionBy: optional(u.PartitionBy), PartitionByIndexedColumn: optional(u.PartitionByIndexedColumn), Memory: positive(u.MemoryBytes),
 			Batch: u.Batch, Manifest: optional(u.Manifest), ManifestChecksum: optional(u.ManifestChecksum),
 		}
@@ -113,7 +113,7 @@ func (c *Client) CreateMaterializedView(ctx context.Context, id []string, v Mate
 		}
 		req.UdtfSpec = &spec
 	}
-	resp, err := c.api.CreateMaterializedViewWithResponse(ctx, path, &gen.CreateMaterializedViewParams{Delimiter: &c.delimiter}, req)
+	resp, err := c.api.CreateMaterializedViewWithResponse(ctx, path, &apiclient.CreateMaterializedViewParams{Delimiter: &c.delimiter}, req)
 	if err != nil {
 		return nil, err
 	}
@@ -150,13 +150,13 @@ func (c *Client) RefreshMaterializedView(ctx context.Context, id []string, opts 
 	if err != nil {
 		return "", err
 	}
-	req := gen.RefreshMaterializedViewRequest{Id: &id}
+	req := apiclient.RefreshMaterializedViewRequest{Id: &id}
 	if o := opts; o != nil {
 		req.SrcVersion, req.Cluster, req.Manifest = positive(o.SourceVersion), optional(o.Cluster), optional(o.Manifest)
 		req.Concurrency, req.IntraApplierConcurrency = positive(o.Concurrency), positive(o.IntraApplierConcurrency)
 		req.MaxRowsPerFragment, req.OutputLimit, req.SourceTaskSize = positive(o.MaxRowsPerFragment), positive(o.OutputLimit), positive(o.SourceTaskSize)
 	}
-	resp, err := c.api.RefreshMaterializedViewWithResponse(ctx, path, &gen.RefreshMaterializedViewParams{Delimiter: &c.delimiter}, req)
+	resp, err := c.api.RefreshMaterializedViewWithResponse(ctx, path, &apiclient.RefreshMaterializedViewParams{Delimiter: &c.delimiter}, req)
 	if err != nil {
 		return "", err
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/lancens/lancens/lance/manifestname"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/warehouse"
 )
@@ -34,7 +35,7 @@ type Manifests interface {
 	// for a table whose files lancens does not reach (the staged path is
 	// recorded as given); it returns InvalidInput (13) for one the
 	// warehouse refuses, and reads and writes nothing.
-	Prepare(location, stagedPath, branch string, v int64, scheme warehouse.NamingScheme) (*warehouse.Publication, error)
+	Prepare(location, stagedPath, branch string, v int64, scheme manifestname.Scheme) (*warehouse.Publication, error)
 	// Publish puts a prepared manifest at its final name with a
 	// conditional write; a different file there, left by an earlier
 	// failed attempt, is replaced only with replaceOrphan (and, on object
@@ -158,7 +159,7 @@ type pendingCommit struct {
 	id       []string
 	location string // "" when the table does not exist (the store reports it)
 	commit   *store.VersionCommit
-	scheme   warehouse.NamingScheme
+	scheme   manifestname.Scheme
 	// newTable is set when the batch itself declares the table, which so
 	// has no versions yet.
 	newTable bool
@@ -256,7 +257,7 @@ func (m *Committer) recorded(ctx context.Context, p *pendingCommit) bool {
 // scheme, and returns the version and the transaction id. It returns the
 // store's errors (TableNotFound (4), a conflict, ...) and the
 // warehouse's (InvalidInput (13) for a staged manifest it refuses).
-func (m *Committer) Commit(ctx context.Context, id []string, c store.VersionCommit, scheme warehouse.NamingScheme) (*store.TableVersion, string, error) {
+func (m *Committer) Commit(ctx context.Context, id []string, c store.VersionCommit, scheme manifestname.Scheme) (*store.TableVersion, string, error) {
 	t, err := m.store.DescribeTable(ctx, id)
 	if err != nil {
 		return nil, "", err
@@ -279,7 +280,7 @@ func (m *Committer) Commit(ctx context.Context, id []string, c store.VersionComm
 // results of its operations and the transaction id; schemes holds the
 // naming scheme of each version commit, at the index of its operation. It
 // returns the errors Commit does; on any, nothing of the batch stays.
-func (m *Committer) CommitBatch(ctx context.Context, ops []store.BatchOperation, schemes []warehouse.NamingScheme) ([]store.BatchResult, string, error) {
+func (m *Committer) CommitBatch(ctx context.Context, ops []store.BatchOperation, schemes []manifestname.Scheme) ([]store.BatchResult, string, error) {
 	declared := map[string]string{}
 	var pending []*pendingCommit
 	var locations []string

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/lancens/lancens/coord"
+	"github.com/lancens/lancens/lance/manifestname"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/store/sqlite"
 	"github.com/lancens/lancens/warehouse"
@@ -60,7 +61,7 @@ func stage(t *testing.T, location string, v int64, content string) string {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(dir, fmt.Sprintf("%s-%s", warehouse.NamingV2.ManifestFileName(v), content))
+	p := filepath.Join(dir, fmt.Sprintf("%s-%s", manifestname.V2.FileName(v), content))
 	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +72,7 @@ func stage(t *testing.T, location string, v int64, content string) string {
 // there is none.
 func final(t *testing.T, location string, v int64) string {
 	t.Helper()
-	b, err := os.ReadFile(warehouse.ManifestPath(location, "", v, warehouse.NamingV2))
+	b, err := os.ReadFile(warehouse.ManifestPath(location, "", v, manifestname.V2))
 	if errors.Is(err, os.ErrNotExist) {
 		return ""
 	}
@@ -96,11 +97,11 @@ func TestCommit(t *testing.T) {
 	id := []string{"t"}
 
 	first := commit(1, stage(t, loc, 1, "one"))
-	v, _, err := e.c.Commit(ctx, id, first, warehouse.NamingV2)
+	v, _, err := e.c.Commit(ctx, id, first, manifestname.V2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := warehouse.ObjectPath(warehouse.ManifestPath(loc, "", 1, warehouse.NamingV2)); v.ManifestPath != want || *v.ManifestSize != 3 {
+	if want := warehouse.ObjectPath(warehouse.ManifestPath(loc, "", 1, manifestname.V2)); v.ManifestPath != want || *v.ManifestSize != 3 {
 		t.Fatalf("recorded %s (%d bytes), want %s (3)", v.ManifestPath, *v.ManifestSize, want)
 	}
 	if got := final(t, loc, 1); got != "one" {
@@ -108,13 +109,13 @@ func TestCommit(t *testing.T) {
 	}
 
 	// The same commit again (a client retrying) answers the record.
-	again, _, err := e.c.Commit(ctx, id, first, warehouse.NamingV2)
+	again, _, err := e.c.Commit(ctx, id, first, manifestname.V2)
 	if err != nil || again.ManifestPath != v.ManifestPath {
 		t.Fatalf("retried commit: %+v, %v", again, err)
 	}
 
 	// Version 1 again: refused, and its manifest stays the first one.
-	if _, _, err := e.c.Commit(ctx, id, commit(1, stage(t, loc, 1, "other")), warehouse.NamingV2); store.ErrorCode(err) != store.CodeConcurrentModification {
+	if _, _, err := e.c.Commit(ctx, id, commit(1, stage(t, loc, 1, "other")), manifestname.V2); store.ErrorCode(err) != store.CodeConcurrentModification {
 		t.Fatalf("second commit of version 1: %v", err)
 	}
 	if got := final(t, loc, 1); got != "one" {
@@ -123,7 +124,7 @@ func TestCommit(t *testing.T) {
 
 	// Version 3 skips version 2: the store refuses it, and the manifest
 	// put in place for it goes again.
-	if _, _, err := e.c.Commit(ctx, id, commit(3, stage(t, loc, 3, "three")), warehouse.NamingV2); store.ErrorCode(err) != store.CodeConcurrentModification {
+	if _, _, err := e.c.Commit(ctx, id, commit(3, stage(t, loc, 3, "three")), manifestname.V2); store.ErrorCode(err) != store.CodeConcurrentModification {
 		t.Fatalf("version 3 after 1: %v", err)
 	}
 	if got := final(t, loc, 3); got != "" {
@@ -133,10 +134,10 @@ func TestCommit(t *testing.T) {
 	// A staged manifest outside the table's location is refused before
 	// anything moves.
 	other := e.declare(t, "u")
-	if _, _, err := e.c.Commit(ctx, id, commit(2, stage(t, other, 2, "elsewhere")), warehouse.NamingV2); store.ErrorCode(err) != store.CodeInvalidInput {
+	if _, _, err := e.c.Commit(ctx, id, commit(2, stage(t, other, 2, "elsewhere")), manifestname.V2); store.ErrorCode(err) != store.CodeInvalidInput {
 		t.Fatalf("manifest of another table: %v", err)
 	}
-	if _, _, err := e.c.Commit(ctx, []string{"missing"}, commit(1, stage(t, loc, 1, "x")), warehouse.NamingV2); store.ErrorCode(err) != store.CodeTableNotFound {
+	if _, _, err := e.c.Commit(ctx, []string{"missing"}, commit(1, stage(t, loc, 1, "x")), manifestname.V2); store.ErrorCode(err) != store.CodeTableNotFound {
 		t.Fatalf("missing table: %v", err)
 	}
 }
@@ -151,10 +152,10 @@ func TestCommitRetry(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(loc, "_versions"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(warehouse.ManifestPath(loc, "", 1, warehouse.NamingV2), []byte("lost"), 0o644); err != nil {
+	if err := os.WriteFile(warehouse.ManifestPath(loc, "", 1, manifestname.V2), []byte("lost"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := e.c.Commit(ctx, []string{"t"}, commit(1, stage(t, loc, 1, "retry")), warehouse.NamingV2); err != nil {
+	if _, _, err := e.c.Commit(ctx, []string{"t"}, commit(1, stage(t, loc, 1, "retry")), manifestname.V2); err != nil {
 		t.Fatal(err)
 	}
 	if got := final(t, loc, 1); got != "retry" {
@@ -177,7 +178,7 @@ func TestCommitRace(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			_, _, errs[i] = e.c.Commit(t.Context(), []string{"t"}, commit(1, staged[i]), warehouse.NamingV2)
+			_, _, errs[i] = e.c.Commit(t.Context(), []string{"t"}, commit(1, staged[i]), manifestname.V2)
 		})
 	}
 	wg.Wait()
@@ -221,7 +222,7 @@ func TestCommitBatchDiscards(t *testing.T) {
 		{ID: []string{"b"}, CommitVersion: &cb},
 		{ID: []string{"b"}, CommitVersion: &bad},
 	}
-	schemes := make([]warehouse.NamingScheme, len(ops))
+	schemes := make([]manifestname.Scheme, len(ops))
 	if _, _, err := e.c.CommitBatch(ctx, ops, schemes); err == nil {
 		t.Fatal("the batch committed")
 	}
@@ -269,13 +270,13 @@ func TestCommitKeepsManifestOfLandedRecord(t *testing.T) {
 	loc := e.declare(t, "t")
 	c := coord.NewCommitter(lostAnswer{e.db}, e.wh, slog.New(slog.DiscardHandler))
 	staged := stage(t, loc, 1, "landed")
-	if _, _, err := c.Commit(ctx, []string{"t"}, commit(1, staged), warehouse.NamingV2); !errors.Is(err, context.Canceled) {
+	if _, _, err := c.Commit(ctx, []string{"t"}, commit(1, staged), manifestname.V2); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Commit = %v, want the lost answer", err)
 	}
 	if got := final(t, loc, 1); got != "landed" {
 		t.Fatalf("final manifest of a recorded version: %q, want %q", got, "landed")
 	}
-	v, _, err := e.c.Commit(ctx, []string{"t"}, commit(1, staged), warehouse.NamingV2)
+	v, _, err := e.c.Commit(ctx, []string{"t"}, commit(1, staged), manifestname.V2)
 	if err != nil || v.Version != 1 {
 		t.Fatalf("retry = %+v, %v", v, err)
 	}
@@ -301,7 +302,7 @@ func TestCommitWhenTheStoreCannotSay(t *testing.T) {
 	loc := e.declare(t, "t")
 	c := coord.NewCommitter(unsureStore{e.db}, e.wh, slog.New(slog.DiscardHandler))
 	staged := stage(t, loc, 1, "unsure")
-	if _, _, err := c.Commit(ctx, []string{"t"}, commit(1, staged), warehouse.NamingV2); store.ErrorCode(err) != store.CodeServiceUnavailable {
+	if _, _, err := c.Commit(ctx, []string{"t"}, commit(1, staged), manifestname.V2); store.ErrorCode(err) != store.CodeServiceUnavailable {
 		t.Fatalf("Commit = %v, want code 17", err)
 	}
 	if _, err := e.db.DescribeVersion(ctx, []string{"t"}, "", nil); !errors.Is(err, store.ErrTableVersionNotFound) {

@@ -13,10 +13,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
-	"github.com/lancens/lancens/internal/apitest"
+	"github.com/lancens/lancens/auth"
+	"github.com/lancens/lancens/internal/testkit/apitest"
+	"github.com/lancens/lancens/internal/testkit/authtest"
+	"github.com/lancens/lancens/server"
 )
 
 // programs returns the directories holding a main.go. It reads each file,
@@ -48,6 +52,11 @@ func programs(t *testing.T) []string {
 	return dirs
 }
 
+// TestExamples builds every example and runs it against a server that
+// needs credentials: once with an API key (LANCENS_API_KEY), once with a
+// bearer token (LANCENS_TOKEN). One run without either must fail with
+// Unauthenticated (16), so the runs that pass show that the examples send
+// what they are given.
 func TestExamples(t *testing.T) {
 	dirs := programs(t)
 	if len(dirs) < 5 {
@@ -62,20 +71,38 @@ func TestExamples(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	s := apitest.Start(t, apitest.Options{})
-	for _, d := range dirs {
-		t.Run(d, func(t *testing.T) {
-			start := time.Now()
-			cmd := exec.CommandContext(t.Context(), filepath.Join(bin, d))
-			cmd.Env = append(os.Environ(), "LANCENS_URL="+s.URL)
-			cmd.Dir = t.TempDir() // for the files an example writes
-			out, err := cmd.CombinedOutput()
-			if err != nil {
-				t.Fatalf("%s failed: %v\n%s", d, err, out)
-			}
-			t.Logf("%s ran in %v:\n%s", d, time.Since(start).Round(time.Millisecond), out)
-		})
+	const key = "example-key"
+	signer := authtest.NewRSAKey(t, "k1")
+	jwks := authtest.ServeJWKS(t, signer)
+	s := apitest.Start(t, apitest.Options{APIKeys: []string{key}, Tune: func(c *server.Config) {
+		c.Auth = &auth.Config{JWT: &auth.JWTConfig{JWKSURL: jwks.URL, Issuer: authtest.Issuer, Audience: authtest.Audience, RoleClaim: "role"}}
+	}})
+	token := authtest.Mint(t, signer, authtest.Claims("examples"), map[string]any{"role": "admin"})
+	run := func(t *testing.T, dir string, env ...string) ([]byte, error) {
+		cmd := exec.CommandContext(t.Context(), filepath.Join(bin, dir))
+		cmd.Env = append(os.Environ(), "LANCENS_URL="+s.URL, "LANCENS_API_KEY=", "LANCENS_TOKEN=")
+		cmd.Env = append(cmd.Env, env...)
+		cmd.Dir = t.TempDir() // for the files an example writes
+		return cmd.CombinedOutput()
 	}
+	for _, creds := range []struct{ name, env string }{{"APIKey", "LANCENS_API_KEY=" + key}, {"Token", "LANCENS_TOKEN=" + token}} {
+		for _, d := range dirs {
+			t.Run(creds.name+"/"+d, func(t *testing.T) {
+				start := time.Now()
+				out, err := run(t, d, creds.env)
+				if err != nil {
+					t.Fatalf("%s failed: %v\n%s", d, err, out)
+				}
+				t.Logf("%s ran in %v:\n%s", d, time.Since(start).Round(time.Millisecond), out)
+			})
+		}
+	}
+	t.Run("NoCredentials", func(t *testing.T) {
+		out, err := run(t, "catalog")
+		if err == nil || !strings.Contains(string(out), "Unauthenticated") {
+			t.Fatalf("catalog without credentials: %v\n%s\nwant a failure with Unauthenticated (16)", err, out)
+		}
+	})
 }
 
 // TestCurlWalkthrough makes docs.arrow with examples/arrowfile and sends

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/lancens/lancens/internal/s3test"
+	"github.com/lancens/lancens/internal/testkit/s3test"
 	"github.com/lancens/lancens/lance/blob"
 	"github.com/lancens/lancens/lance/blob/blobtest"
 	"github.com/lancens/lancens/objstore"

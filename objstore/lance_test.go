@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/lancens/lancens/internal/s3test"
+	"github.com/lancens/lancens/internal/testkit/s3test"
 	"github.com/lancens/lancens/lance/table/tabletest"
 	"github.com/lancens/lancens/objstore"
 )

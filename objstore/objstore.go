@@ -6,6 +6,11 @@
 // (put-if-absent), conditional deletes, and deleting everything under a
 // prefix. S3Bucket.Blobs also serves the Lance packages' blob.Store (range
 // reads, multipart writes, put-if-absent, listing) on the same bucket.
+//
+// Open returns the Store for a location by its URI scheme (s3://, or a
+// local path or file:// URI) and checks that lancens can commit there;
+// callers see only the Store and Bucket interfaces. A new kind of store
+// is one entry in openers.
 package objstore
 
 import (

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/lancens/lancens/internal/s3test"
+	"github.com/lancens/lancens/internal/testkit/s3test"
 	"github.com/lancens/lancens/objstore"
 )
 

@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/lancens/lancens/auth"
+	"github.com/lancens/lancens/coord"
 	"github.com/lancens/lancens/gen"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/store/sqlite"
@@ -80,9 +81,17 @@ func TestHandlersUseOnlyApprovedIDs(t *testing.T) {
 	}
 }
 
-// newTestServer returns a server with admin key "admin", on a database
-// and a warehouse in a temporary directory.
-func newTestServer(t *testing.T) *Server {
+// TestNewNeedsServices: the services are built by whoever runs the server
+// (cmd/lancens), never by New: a configuration without them is refused.
+func TestNewNeedsServices(t *testing.T) {
+	db, wh := testStore(t)
+	if _, err := New(Config{Store: db, Warehouse: wh}); err == nil || !strings.Contains(err.Error(), "services") {
+		t.Fatalf("New without services = %v, want an error naming them", err)
+	}
+}
+
+// testStore returns a database and a warehouse in a temporary directory.
+func testStore(t *testing.T) (*sqlite.DB, *warehouse.Warehouse) {
 	t.Helper()
 	dir := t.TempDir()
 	db, err := sqlite.Open(t.Context(), filepath.Join(dir, "lancens.db"), sqlite.Options{Synchronous: "NORMAL"})
@@ -94,11 +103,18 @@ func newTestServer(t *testing.T) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(Config{Store: db, Warehouse: wh, APIKeys: []string{"admin"}})
+	return db, wh
+}
+
+// newTestServer returns a server with admin key "admin", on a database
+// and a warehouse in a temporary directory.
+func newTestServer(t *testing.T) *Server {
+	t.Helper()
+	db, wh := testStore(t)
+	s, err := New(Config{Store: db, Warehouse: wh, Services: coord.NewServices(coord.ServicesConfig{Store: db, Warehouse: wh}), APIKeys: []string{"admin"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(s.Close)
 	return s
 }
 

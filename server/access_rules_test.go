@@ -21,7 +21,7 @@ import (
 
 	"github.com/lancens/lancens/auth"
 	"github.com/lancens/lancens/gen"
-	"github.com/lancens/lancens/internal/authtest"
+	"github.com/lancens/lancens/internal/testkit/authtest"
 	"github.com/lancens/lancens/server"
 	"github.com/lancens/lancens/store"
 )

@@ -18,8 +18,8 @@ import (
 	"github.com/lancens/lancens/auth"
 	"github.com/lancens/lancens/client"
 	"github.com/lancens/lancens/gen"
-	"github.com/lancens/lancens/internal/apitest"
 	"github.com/lancens/lancens/internal/contract"
+	"github.com/lancens/lancens/internal/testkit/apitest"
 	"github.com/lancens/lancens/server"
 	"github.com/lancens/lancens/store"
 )

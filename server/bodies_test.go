@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lancens/lancens/internal/apitest"
+	"github.com/lancens/lancens/internal/testkit/apitest"
 	"github.com/lancens/lancens/store"
 )
 

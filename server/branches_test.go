@@ -8,8 +8,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/lancens/lancens/gen"
-	"github.com/lancens/lancens/internal/apitest"
-	"github.com/lancens/lancens/internal/arrowtest"
+	"github.com/lancens/lancens/internal/testkit/apitest"
+	"github.com/lancens/lancens/internal/testkit/arrowtest"
 	"github.com/lancens/lancens/store"
 )
 

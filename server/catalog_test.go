@@ -14,7 +14,8 @@ import (
 	"time"
 
 	"github.com/lancens/lancens/client"
-	"github.com/lancens/lancens/internal/apitest"
+	"github.com/lancens/lancens/internal/testkit/apitest"
+	"github.com/lancens/lancens/lance/manifestname"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/warehouse"
 )
@@ -27,7 +28,7 @@ func stage(t *testing.T, location string, v int64, content string) string {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(dir, fmt.Sprintf("%s-%d-%d", warehouse.NamingV2.ManifestFileName(v), time.Now().UnixNano(), len(content)))
+	p := filepath.Join(dir, fmt.Sprintf("%s-%d-%d", manifestname.V2.FileName(v), time.Now().UnixNano(), len(content)))
 	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +105,7 @@ func TestManagedVersioningFiles(t *testing.T) {
 		})
 	}
 	// Refused commits leave no final manifest behind and keep the chain.
-	if _, err := os.Stat(filepath.Join(info.Location, "_versions", warehouse.NamingV2.ManifestFileName(5))); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(info.Location, "_versions", manifestname.V2.FileName(5))); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("refused commit left a final manifest: %v", err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(info.Location, "_versions", "2.manifest")); string(b) != "two" {
@@ -139,7 +140,7 @@ func TestBatchFiles(t *testing.T) {
 		t.Fatalf("results %+v", results)
 	}
 	for _, dir := range []string{loc, a.Location} {
-		if _, err := os.Stat(filepath.Join(dir, "_versions", warehouse.NamingV2.ManifestFileName(1))); err != nil {
+		if _, err := os.Stat(filepath.Join(dir, "_versions", manifestname.V2.FileName(1))); err != nil {
 			t.Fatalf("final manifest missing in %s: %v", dir, err)
 		}
 	}
@@ -152,10 +153,10 @@ func TestBatchFiles(t *testing.T) {
 	if !errors.Is(err, client.ErrConcurrentModification) {
 		t.Fatalf("conflicting batch: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(a.Location, "_versions", warehouse.NamingV2.ManifestFileName(2))); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(a.Location, "_versions", manifestname.V2.FileName(2))); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("failed batch left a's version 2 manifest: %v", err)
 	}
-	if b, _ := os.ReadFile(filepath.Join(loc, "_versions", warehouse.NamingV2.ManifestFileName(1))); string(b) != "b1" {
+	if b, _ := os.ReadFile(filepath.Join(loc, "_versions", manifestname.V2.FileName(1))); string(b) != "b1" {
 		t.Fatalf("failed batch changed b's manifest to %q", b)
 	}
 	latest, err := c.LatestTableVersion(ctx, []string{"a"}, "")
@@ -199,7 +200,7 @@ func TestCommitRaceFiles(t *testing.T) {
 		if winner < 0 {
 			t.Fatalf("version %d: nobody won", v)
 		}
-		b, err := os.ReadFile(filepath.Join(info.Location, "_versions", warehouse.NamingV2.ManifestFileName(v)))
+		b, err := os.ReadFile(filepath.Join(info.Location, "_versions", manifestname.V2.FileName(v)))
 		if err != nil || string(b) != fmt.Sprintf("v%d by %d", v, winner) {
 			t.Fatalf("version %d manifest %q (%v), want the winner's (%d)", v, b, err, winner)
 		}

@@ -3,8 +3,8 @@ package server_test
 import (
 	"testing"
 
-	"github.com/lancens/lancens/internal/apitest"
 	"github.com/lancens/lancens/internal/conformance"
+	"github.com/lancens/lancens/internal/testkit/apitest"
 	"github.com/lancens/lancens/store"
 )
 

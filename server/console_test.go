@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lancens/lancens/internal/apitest"
+	"github.com/lancens/lancens/internal/testkit/apitest"
 )
 
 // TestConsoleRoutes: the web console is served by the API server without

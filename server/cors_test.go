@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lancens/lancens/internal/apitest"
+	"github.com/lancens/lancens/internal/testkit/apitest"
 	"github.com/lancens/lancens/server"
 )
 

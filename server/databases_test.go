@@ -12,7 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 
 	"github.com/lancens/lancens/auth"
-	"github.com/lancens/lancens/internal/arrowtest"
+	"github.com/lancens/lancens/internal/testkit/arrowtest"
 	"github.com/lancens/lancens/server"
 )
 

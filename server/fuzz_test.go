@@ -16,8 +16,8 @@ import (
 
 	"github.com/lancens/lancens/client"
 	"github.com/lancens/lancens/gen"
-	"github.com/lancens/lancens/internal/apitest"
-	"github.com/lancens/lancens/internal/arrowtest"
+	"github.com/lancens/lancens/internal/testkit/apitest"
+	"github.com/lancens/lancens/internal/testkit/arrowtest"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/warehouse"
 )

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/lancens/lancens/gen"
-	"github.com/lancens/lancens/internal/apitest"
+	"github.com/lancens/lancens/internal/testkit/apitest"
 	"github.com/lancens/lancens/store"
 )
 

@@ -9,7 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/lancens/lancens/internal/apitest"
+	"github.com/lancens/lancens/internal/testkit/apitest"
 )
 
 // BenchmarkIngest times inserting 10k-row batches of (int64 id, utf8 text,

@@ -11,8 +11,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/lancens/lancens/internal/apitest"
-	"github.com/lancens/lancens/server"
+	"github.com/lancens/lancens/coord"
+	"github.com/lancens/lancens/internal/testkit/apitest"
 )
 
 // lockedBuffer is a bytes.Buffer for a logger and a reader at once.
@@ -47,7 +47,7 @@ func (l *lockedBuffer) records(t *testing.T) []map[string]any {
 // the last progress once the job is done.
 func TestJobProgress(t *testing.T) {
 	log := &lockedBuffer{}
-	s := apitest.Start(t, apitest.Options{Tune: func(c *server.Config) {
+	s := apitest.Start(t, apitest.Options{TuneServices: func(c *coord.ServicesConfig) {
 		c.Logger = slog.New(slog.NewJSONHandler(log, nil))
 		c.ProgressInterval = 2 * time.Millisecond
 	}})

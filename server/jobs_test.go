@@ -13,7 +13,7 @@ import (
 	"github.com/lancens/lancens/client"
 	"github.com/lancens/lancens/coord"
 	"github.com/lancens/lancens/gen"
-	"github.com/lancens/lancens/internal/apitest"
+	"github.com/lancens/lancens/internal/testkit/apitest"
 	"github.com/lancens/lancens/server"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/store/sqlite"
@@ -134,10 +134,12 @@ func TestShutdownRequeuesIndexBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := &blockedBuilds{ManagedBackend: db, started: make(chan struct{}, 1)}
-	srv, err := server.New(server.Config{Store: st, Warehouse: wh, JobsQueued: jobsQueued})
+	services := coord.NewServices(coord.ServicesConfig{Store: st, Warehouse: wh, JobsQueued: jobsQueued})
+	srv, err := server.New(server.Config{Store: st, Warehouse: wh, Services: services})
 	if err != nil {
 		t.Fatal(err)
 	}
+	services.Start()
 	hs := httptest.NewServer(apitest.NewValidator(t).Wrap(srv))
 	c, err := client.New(hs.URL)
 	if err != nil {
@@ -156,7 +158,7 @@ func TestShutdownRequeuesIndexBuild(t *testing.T) {
 		t.Fatal("the build did not start")
 	}
 	hs.Close()
-	srv.Close() // cancels the build and waits for the runner
+	services.Stop() // cancels the build and waits for the runner
 	if tx, err := db.DescribeTransaction(t.Context(), []string{txID}); err != nil || tx.Status != store.TxQueued {
 		t.Fatalf("after shutdown the build is %+v (%v), want Queued", tx, err)
 	}

@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/lancens/lancens/client"
-	"github.com/lancens/lancens/internal/apitest"
+	"github.com/lancens/lancens/internal/testkit/apitest"
+	"github.com/lancens/lancens/lance/manifestname"
 	"github.com/lancens/lancens/store"
-	"github.com/lancens/lancens/warehouse"
 )
 
 // locationEnv is a server with an external root, a directory outside both
@@ -304,7 +304,7 @@ func TestCommitRefusesLinks(t *testing.T) {
 			return p
 		}},
 		{"StagedIsFinalLinkedOutside", func(dir string) string {
-			p := filepath.Join(dir, "_versions", warehouse.NamingV2.ManifestFileName(1))
+			p := filepath.Join(dir, "_versions", manifestname.V2.FileName(1))
 			link(e.secret, p)
 			return p
 		}},
@@ -421,7 +421,7 @@ func TestManifestPathForm(t *testing.T) {
 			if err := os.WriteFile(staged, []byte("manifest"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			final := filepath.Join(info.Location, "_versions", warehouse.NamingV2.ManifestFileName(1))
+			final := filepath.Join(info.Location, "_versions", manifestname.V2.FileName(1))
 			v, _, err := c.CreateTableVersion(ctx, []string{tc.name}, client.VersionCommit{Version: 1, ManifestPath: tc.form(staged)})
 			if err != nil {
 				t.Fatal(err)

@@ -270,7 +270,7 @@ func (sc *storeCollector) Collect(ch chan<- prometheus.Metric) {
 	pending := map[key]int64{}
 	// The runner's kinds are reported even when none is pending, so that
 	// their series do not come and go.
-	for _, k := range sc.s.jobs.Kinds() {
+	for _, k := range sc.s.services.Jobs.Kinds() {
 		pending[key{k, "queued"}] = 0
 		pending[key{k, "running"}] = 0
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/lancens/lancens/coord"
 	"github.com/lancens/lancens/store/sqlite"
 	"github.com/lancens/lancens/warehouse"
 )
@@ -33,11 +34,10 @@ func BenchmarkMetricsCost(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s, err := New(Config{Store: db, Warehouse: wh})
+	s, err := New(Config{Store: db, Warehouse: wh, Services: coord.NewServices(coord.ServicesConfig{Store: db, Warehouse: wh})})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer s.Close()
 	serve := func(path string, want int) {
 		rec := httptest.NewRecorder()
 		s.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, path, nil))

@@ -15,14 +15,14 @@ import (
 
 	"github.com/lancens/lancens/auth"
 	"github.com/lancens/lancens/client"
-	"github.com/lancens/lancens/internal/apitest"
-	"github.com/lancens/lancens/internal/s3test"
-	"github.com/lancens/lancens/internal/ststest"
+	"github.com/lancens/lancens/internal/testkit/apitest"
+	"github.com/lancens/lancens/internal/testkit/s3test"
+	"github.com/lancens/lancens/internal/testkit/ststest"
+	"github.com/lancens/lancens/lance/manifestname"
 	"github.com/lancens/lancens/objstore"
 	"github.com/lancens/lancens/server"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/vend"
-	"github.com/lancens/lancens/warehouse"
 )
 
 // s3Env is a server whose warehouse is s3://lance/wh on a real
@@ -54,7 +54,7 @@ func key(location, rel string) string {
 // object-store path Lance sends: the key in the bucket.
 func (e s3Env) stageS3(t *testing.T, location string, v int64, content string) string {
 	t.Helper()
-	k := key(location, fmt.Sprintf("_versions/%s-%x", warehouse.NamingV2.ManifestFileName(v), len(content)^int(v)<<8^len(e.g.Keys(t, "lance", ""))))
+	k := key(location, fmt.Sprintf("_versions/%s-%x", manifestname.V2.FileName(v), len(content)^int(v)<<8^len(e.g.Keys(t, "lance", ""))))
 	e.g.Put(t, "lance", k, []byte(content))
 	return k
 }
@@ -83,7 +83,7 @@ func TestObjectStoreCommits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	final := key(info.Location, "_versions/"+warehouse.NamingV2.ManifestFileName(1))
+	final := key(info.Location, "_versions/"+manifestname.V2.FileName(1))
 	if v1.ManifestPath != final || v1.ManifestSize == nil || *v1.ManifestSize != 12 || v1.ETag == nil || *v1.ETag == "" {
 		t.Fatalf("version 1 = %+v, want the final manifest %s", v1, final)
 	}
@@ -125,7 +125,7 @@ func TestObjectStoreCommits(t *testing.T) {
 		})
 	}
 	// Refused commits leave no final manifest behind and keep version 2's.
-	if _, ok := e.g.Get(t, "lance", key(info.Location, "_versions/"+warehouse.NamingV2.ManifestFileName(5))); ok {
+	if _, ok := e.g.Get(t, "lance", key(info.Location, "_versions/"+manifestname.V2.FileName(5))); ok {
 		t.Fatal("refused commit left a final manifest")
 	}
 	if b, _ := e.g.Get(t, "lance", key(info.Location, "_versions/2.manifest")); string(b) != "two" {
@@ -133,7 +133,7 @@ func TestObjectStoreCommits(t *testing.T) {
 	}
 	// A final manifest of a version with no record that another writer
 	// put straight into the bucket is never replaced.
-	orphan := key(info.Location, "_versions/"+warehouse.NamingV2.ManifestFileName(3))
+	orphan := key(info.Location, "_versions/"+manifestname.V2.FileName(3))
 	e.g.Put(t, "lance", orphan, []byte("foreign"))
 	if _, _, err := c.CreateTableVersion(ctx, []string{"t"}, client.VersionCommit{Version: 3, ManifestPath: e.stageS3(t, info.Location, 3, "three")}); store.ErrorCode(err) != store.CodeConcurrentModification {
 		t.Fatalf("commit over another writer's manifest: %v, want code 14", err)
@@ -152,7 +152,7 @@ func TestObjectStoreCommits(t *testing.T) {
 	}
 	// One holding the very content being committed (lancens stopped between
 	// publishing and recording, the client retries) is kept.
-	e.g.Put(t, "lance", key(info.Location, "_versions/"+warehouse.NamingV2.ManifestFileName(4)), []byte("four"))
+	e.g.Put(t, "lance", key(info.Location, "_versions/"+manifestname.V2.FileName(4)), []byte("four"))
 	if v, _, err := c.CreateTableVersion(ctx, []string{"t"}, client.VersionCommit{Version: 4, ManifestPath: e.stageS3(t, info.Location, 4, "four")}); err != nil || *v.ManifestSize != 4 {
 		t.Fatalf("retry after a publication without record: %+v, %v", v, err)
 	}
@@ -227,7 +227,7 @@ func TestCommitRaceObjectStore(t *testing.T) {
 		if winner < 0 {
 			t.Fatalf("version %d: nobody won", v)
 		}
-		b, ok := e.g.Get(t, "lance", key(info.Location, "_versions/"+warehouse.NamingV2.ManifestFileName(v)))
+		b, ok := e.g.Get(t, "lance", key(info.Location, "_versions/"+manifestname.V2.FileName(v)))
 		if !ok || string(b) != fmt.Sprintf("v%d by %d", v, winner) {
 			t.Fatalf("version %d manifest %q, want the winner's (%d)", v, b, winner)
 		}

@@ -84,7 +84,7 @@ func (s *Server) OptimizeTable(c echo.Context) error {
 			return invalidInput("malformed optimize request: %v", err)
 		}
 	}
-	keep := max(s.cfg.RetainVersionsFor, 0)
+	keep := s.services.RetainVersionsFor()
 	if req.OlderThanSeconds != nil {
 		if *req.OlderThanSeconds < 0 {
 			return invalidInput("older_than_seconds must not be negative")

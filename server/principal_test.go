@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/lancens/lancens/internal/apitest"
+	"github.com/lancens/lancens/internal/testkit/apitest"
 	"github.com/lancens/lancens/server"
 	"github.com/lancens/lancens/store"
 )

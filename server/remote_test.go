@@ -32,8 +32,8 @@ import (
 
 	"github.com/lancens/lancens/coord"
 	"github.com/lancens/lancens/gen"
-	"github.com/lancens/lancens/internal/apitest"
-	"github.com/lancens/lancens/internal/arrowtest"
+	"github.com/lancens/lancens/internal/testkit/apitest"
+	"github.com/lancens/lancens/internal/testkit/arrowtest"
 	"github.com/lancens/lancens/server"
 	"github.com/lancens/lancens/store/sqlite"
 	"github.com/lancens/lancens/warehouse"
@@ -71,10 +71,12 @@ func rtStart(t *testing.T) *rtEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := server.New(server.Config{Store: db, Warehouse: wh, JobsQueued: jobsQueued})
+	services := coord.NewServices(coord.ServicesConfig{Store: db, Warehouse: wh, JobsQueued: jobsQueued})
+	srv, err := server.New(server.Config{Store: db, Warehouse: wh, Services: services})
 	if err != nil {
 		t.Fatal(err)
 	}
+	services.Start()
 	v := apitest.NewValidator(t)
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		why := r.Header.Get(rtUnchecked)
@@ -94,7 +96,7 @@ func rtStart(t *testing.T) *rtEnv {
 	}))
 	t.Cleanup(func() {
 		hs.Close()
-		srv.Close()
+		services.Stop()
 		db.Close()
 	})
 	spec, err := gen.GetSpec()

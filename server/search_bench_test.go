@@ -10,7 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/lancens/lancens/internal/apitest"
+	"github.com/lancens/lancens/internal/testkit/apitest"
 )
 
 // BenchmarkTextSearch times full-text queries over 100k ten-word documents

@@ -17,7 +17,7 @@ import (
 
 	"github.com/lancens/lancens/client"
 	"github.com/lancens/lancens/gen"
-	"github.com/lancens/lancens/internal/apitest"
+	"github.com/lancens/lancens/internal/testkit/apitest"
 )
 
 // vectorTable builds rows (id int64, category int32, vector fixed_size_list

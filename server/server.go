@@ -36,11 +36,11 @@ type Config struct {
 	// warehouse's object store (declare, describe); nil answers only the
 	// options recorded with each table.
 	Vendor *vend.Vendor
-	// JobsQueued wakes the background job runner; pass the signal whose
-	// Notify the store calls when it queues a job (for example
-	// sqlite.Options.OnJobQueued). Without it the runner looks for jobs
-	// every coord.DefaultPoll only.
-	JobsQueued *coord.Signal
+	// Services are the commit coordinator, job runner and retention of the
+	// Store, built by coord.NewServices. Required. The server commits
+	// through them; whoever built them starts them and stops them after
+	// the server has stopped.
+	Services *coord.Services
 	// APIKeys are admin keys without a scope (--api-key). With neither
 	// APIKeys nor Auth, access is open: every request acts as an admin.
 	APIKeys []string
@@ -92,10 +92,6 @@ type Config struct {
 	// analyze_plan may run; one that runs longer answers
 	// ServiceUnavailable (17, HTTP 503). Default 60 s; negative: no bound.
 	QueryTimeout time.Duration
-	// ProgressInterval is how often, at most, the progress of a running
-	// job (an index build, a backfill) is logged and recorded in its
-	// transaction. Default coord.DefaultProgressInterval.
-	ProgressInterval time.Duration
 	// NoMetricsRoute leaves /metrics out of the API, for a server whose
 	// metrics are served by MetricsHandler on a listener of their own.
 	NoMetricsRoute bool
@@ -114,12 +110,6 @@ type Config struct {
 	// as DNS rebinding would send it (see crosssite.go). A server with
 	// credentials answers every name.
 	AllowedHosts []string
-	// RetainVersionsFor is how long the versions of managed tables are
-	// kept besides those something keeps (the latest of each branch,
-	// tagged versions, versions branches fork from); older ones are
-	// cleaned up in the background. Default
-	// store.DefaultRetainVersionsFor; negative: keep only those.
-	RetainVersionsFor time.Duration
 }
 
 // Defaults of the Config bounds.
@@ -143,11 +133,7 @@ type Server struct {
 	echo      *echo.Echo
 	ops       operationTable
 	auth      *auth.Authenticator
-	commits   *coord.Committer
-	jobs      *coord.Runner
-	// retention queues the cleanup of old versions; nil when the store
-	// keeps no managed tables.
-	retention *coord.Retention
+	services  *coord.Services
 	uploads   uploads
 	// decode is the decode budget; returner gives memory back after its
 	// peaks (memory.go).
@@ -162,12 +148,12 @@ type Server struct {
 
 var _ gen.ServerInterface = (*Server)(nil)
 
-// New builds a Server and starts its background job runner; Close stops it.
-// It returns an error if the configuration is incomplete or the embedded spec
-// cannot be loaded.
+// New builds a Server over the store and services of cfg. It returns an
+// error if the configuration is incomplete or the embedded spec cannot be
+// loaded.
 func New(cfg Config) (*Server, error) {
-	if cfg.Store == nil || cfg.Warehouse == nil {
-		return nil, fmt.Errorf("server: a store and a warehouse are required")
+	if cfg.Store == nil || cfg.Warehouse == nil || cfg.Services == nil {
+		return nil, fmt.Errorf("server: a store, a warehouse and the services (coord.NewServices) are required")
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -202,17 +188,11 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxSearchRows <= 0 {
 		cfg.MaxSearchRows = DefaultMaxSearchRows
 	}
-	if cfg.ProgressInterval <= 0 {
-		cfg.ProgressInterval = coord.DefaultProgressInterval
-	}
 	if cfg.QueryTimeout == 0 {
 		cfg.QueryTimeout = DefaultQueryTimeout
 	}
 	if cfg.MinBodyRate == 0 {
 		cfg.MinBodyRate = DefaultMinBodyRate
-	}
-	if cfg.RetainVersionsFor == 0 {
-		cfg.RetainVersionsFor = store.DefaultRetainVersionsFor
 	}
 	st, managed := cfg.Store.(store.ManagedBackend)
 	if !managed {
@@ -231,14 +211,10 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		cfg: cfg, store: st, warehouse: cfg.Warehouse, log: cfg.Logger, ops: newOperationTable(doc), auth: authn,
-		commits:   coord.NewCommitter(cfg.Store, cfg.Warehouse, cfg.Logger),
-		jobs:      coord.NewRunner(cfg.Store, cfg.JobsQueued, cfg.Logger),
-		crossSite: newCrossSitePolicy(cfg),
+		services: cfg.Services, crossSite: newCrossSitePolicy(cfg),
 	}
 	s.returner = newMemoryReturner()
 	s.decode = budget.New(cfg.DecodeBudget, cfg.DecodeWait, s.returner.peaked)
-	s.jobs.ProgressEvery = cfg.ProgressInterval
-	coord.RegisterStoreJobs(s.jobs, st, cfg.Warehouse)
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
@@ -271,22 +247,7 @@ func New(cfg Config) (*Server, error) {
 	s.console = console.Handler()
 	s.metrics = newMetrics(s)
 	s.probes = s.ProbeHandler()
-	s.jobs.Start()
-	if managed {
-		s.retention = coord.NewRetention(st, cfg.RetainVersionsFor, cfg.Logger)
-		s.retention.Start()
-	}
 	return s, nil
-}
-
-// Close stops the background job runner, waiting for the job in progress,
-// and the retention of old versions. Call it after the HTTP server has
-// stopped.
-func (s *Server) Close() {
-	if s.retention != nil {
-		s.retention.Stop()
-	}
-	s.jobs.Stop()
 }
 
 // ServeHTTP makes the Server an http.Handler. The health and readiness

@@ -4,6 +4,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/lancens/lancens/gen"
+	"github.com/lancens/lancens/lance/manifestname"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/warehouse"
 )
@@ -51,7 +52,7 @@ func (s *Server) ListTableVersions(c echo.Context, _ gen.Id, p gen.ListTableVers
 // versionCommit reads a commit request into a store commit and its naming
 // scheme.
 func versionCommit(branch *string, version int64, manifestPath string, size *int64, etag *string,
-	metadata *map[string]string, scheme *string) (store.VersionCommit, warehouse.NamingScheme, error) {
+	metadata *map[string]string, scheme *string) (store.VersionCommit, manifestname.Scheme, error) {
 	b, err := store.NormalizeBranch(deref(branch))
 	if err != nil {
 		return store.VersionCommit{}, 0, err
@@ -65,7 +66,7 @@ func versionCommit(branch *string, version int64, manifestPath string, size *int
 	return store.VersionCommit{
 		Branch: b, Version: version, StagedPath: manifestPath,
 		ManifestSize: size, ETag: etag, Metadata: deref(metadata),
-	}, warehouse.ParseNamingScheme(deref(scheme)), nil
+	}, manifestname.Parse(deref(scheme)), nil
 }
 
 // CreateTableVersion handles POST /v1/table/{id}/version/create: the commit
@@ -83,7 +84,7 @@ func (s *Server) CreateTableVersion(c echo.Context, _ gen.Id, p gen.CreateTableV
 	if err != nil {
 		return err
 	}
-	v, txID, err := s.commits.Commit(c.Request().Context(), id, commit, scheme)
+	v, txID, err := s.services.Committer.Commit(c.Request().Context(), id, commit, scheme)
 	if err != nil {
 		return err
 	}
@@ -158,7 +159,7 @@ func (s *Server) BatchCreateTableVersions(c echo.Context, _ gen.BatchCreateTable
 		return err
 	}
 	ops := make([]store.BatchOperation, len(req.Entries))
-	schemes := make([]warehouse.NamingScheme, len(req.Entries))
+	schemes := make([]manifestname.Scheme, len(req.Entries))
 	for i, e := range req.Entries {
 		commit, scheme, err := versionCommit(e.Branch, e.Version, e.ManifestPath, e.ManifestSize, e.ETag, e.Metadata, e.NamingScheme)
 		if err != nil {
@@ -167,7 +168,7 @@ func (s *Server) BatchCreateTableVersions(c echo.Context, _ gen.BatchCreateTable
 		ops[i] = store.BatchOperation{ID: e.Id, CommitVersion: &commit}
 		schemes[i] = scheme
 	}
-	results, txID, err := s.commits.CommitBatch(c.Request().Context(), ops, schemes)
+	results, txID, err := s.services.Committer.CommitBatch(c.Request().Context(), ops, schemes)
 	if err != nil {
 		return err
 	}
@@ -187,7 +188,7 @@ func (s *Server) BatchCommitTables(c echo.Context, _ gen.BatchCommitTablesParams
 		return err
 	}
 	ops := make([]store.BatchOperation, len(req.Operations))
-	schemes := make([]warehouse.NamingScheme, len(req.Operations))
+	schemes := make([]manifestname.Scheme, len(req.Operations))
 	// The storage options of declared tables, vended before the batch
 	// commits: a vending failure leaves nothing committed.
 	vended := make([]map[string]string, len(req.Operations))
@@ -208,7 +209,7 @@ func (s *Server) BatchCommitTables(c echo.Context, _ gen.BatchCommitTablesParams
 			}
 		}
 	}
-	results, txID, err := s.commits.CommitBatch(c.Request().Context(), ops, schemes)
+	results, txID, err := s.services.Committer.CommitBatch(c.Request().Context(), ops, schemes)
 	if err != nil {
 		return err
 	}
@@ -234,9 +235,9 @@ func (s *Server) BatchCommitTables(c echo.Context, _ gen.BatchCommitTablesParams
 
 // batchOperation reads one operation of a batch commit. Its table must be
 // named by the embedded request's id, and exactly one kind must be set.
-func (s *Server) batchOperation(op gen.CommitTableOperation) (store.BatchOperation, warehouse.NamingScheme, error) {
+func (s *Server) batchOperation(op gen.CommitTableOperation) (store.BatchOperation, manifestname.Scheme, error) {
 	var out store.BatchOperation
-	var scheme warehouse.NamingScheme
+	var scheme manifestname.Scheme
 	kinds := 0
 	if r := op.DeclareTable; r != nil {
 		kinds++

@@ -33,10 +33,11 @@
 // A backend that also keeps the rows of managed tables (store/sqlite)
 // implements ManagedTables — ManagedData, BranchedData, Indexes, Views and
 // VersionCleanup — all of it or none: it is then a ManagedBackend. That is
-// the one optional part of the contract, and it is found in one place:
-// the server asks, once when it starts, whether its Backend is a
-// ManagedBackend, and otherwise answers the managed-table operations
-// Unsupported (0) before reading their requests. Code that needs a part
+// the one optional part of the contract, and it is asked for in two
+// places, once each when lancens starts: the server, which otherwise
+// answers the managed-table operations Unsupported (0) before reading
+// their requests, and coord.NewServices, which otherwise runs no
+// retention of versions. Code that needs a part
 // of the contract takes the interface that names it (coord's consumers
 // declare the methods they call), never a type assertion on a Backend.
 //
@@ -72,8 +73,10 @@
 // Data flows down: cmd → server → coord → store. Package store imports no
 // other package of lancens; store/sqlcatalog imports only store; a backend
 // imports store, store/sqlcatalog and the engines and libraries below it
-// (expr, fts, vecindex, internal/...; store/sqlite also warehouse, for the
-// names of manifest files), never server, coord, client, gen or cmd. The conformance suite (internal/conformance) specifies the
-// behaviour: every interface here has a capability group there, and every
-// backend passes the groups of the interfaces it implements.
+// (expr, fts, vecindex, lance/manifestname for the names of manifest
+// files, internal/...), never server, coord, client, gen or cmd.
+// tools/layercheck (run by make lint, and by its test) holds every package
+// to this layering. The conformance suite (internal/conformance) specifies
+// the behaviour: every interface here has a capability group there, and
+// every backend passes the groups of the interfaces it implements.
 package store

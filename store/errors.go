@@ -80,13 +80,22 @@ func (e *Error) Error() string {
 // Unwrap returns the cause of e (nil when it has none).
 func (e *Error) Unwrap() error { return e.Cause }
 
-// Is reports whether target is an *Error with the same code, so that
-// errors.Is(err, ErrTableNotFound) matches any table-not-found error whatever
-// its message.
+// Is reports whether target carries the same code, so that errors.Is(err,
+// ErrTableNotFound) matches any table-not-found error whatever its message.
+// Besides an *Error, any error with a LanceCode method is recognised (the
+// Go client's *client.Error is one).
 func (e *Error) Is(target error) bool {
-	var t *Error
-	return errors.As(target, &t) && t.Code == e.Code
+	var t lanceCoder
+	return errors.As(target, &t) && Code(t.LanceCode()) == e.Code
 }
+
+// LanceCode returns the code as a plain number. Errors of packages that
+// carry Lance codes without importing this one (the Go client, which
+// stands alone) have the same method, and ErrorCode and Is read theirs.
+func (e *Error) LanceCode() int { return int(e.Code) }
+
+// lanceCoder is an error that carries a Lance code.
+type lanceCoder interface{ LanceCode() int }
 
 // Sentinels for errors.Is. Their messages are generic; errors returned by the
 // store carry a specific message and the same code.
@@ -117,15 +126,16 @@ var (
 	ErrTableBranchAlreadyExists   = &Error{Code: CodeTableBranchAlreadyExists}
 )
 
-// ErrorCode returns the Lance code carried by err, or CodeInternal when err is
-// not (and does not wrap) an *Error. It returns -1 for a nil error.
+// ErrorCode returns the Lance code carried by err (by an *Error, or by any
+// error in its chain with a LanceCode method, such as the Go client's), or
+// CodeInternal when it carries none. It returns -1 for a nil error.
 func ErrorCode(err error) Code {
 	if err == nil {
 		return -1
 	}
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Code
+	var c lanceCoder
+	if errors.As(err, &c) {
+		return Code(c.LanceCode())
 	}
 	return CodeInternal
 }

@@ -81,3 +81,21 @@ func TestPageTokens(t *testing.T) {
 		t.Error("PageSize")
 	}
 }
+
+// foreignError carries a Lance code the way errors of packages that do
+// not import store do (the Go client's).
+type foreignError struct{ code int }
+
+func (e foreignError) Error() string  { return "foreign" }
+func (e foreignError) LanceCode() int { return e.code }
+
+func TestForeignCodes(t *testing.T) {
+	err := fmt.Errorf("call: %w", foreignError{int(CodeTableNotFound)})
+	if got := ErrorCode(err); got != CodeTableNotFound {
+		t.Fatalf("ErrorCode of a foreign error = %v, want TableNotFound", got)
+	}
+	if !errors.Is(Errorf(CodeInvalidInput, "x"), foreignError{int(CodeInvalidInput)}) ||
+		errors.Is(Errorf(CodeInvalidInput, "x"), foreignError{int(CodeInternal)}) {
+		t.Fatal("an *Error does not match the foreign errors of its code alone")
+	}
+}

@@ -3,7 +3,7 @@ package vecindex
 import (
 	"golang.org/x/sys/cpu"
 
-	"github.com/lancens/lancens/gen/simd"
+	"github.com/lancens/lancens/vecindex/internal/simd"
 )
 
 // nearestKernel reports whether the CPU runs simd.L2Nearest.

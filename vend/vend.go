@@ -239,7 +239,7 @@ type statement struct {
 // Returns InvalidInput (13) for a location that is not an s3:// prefix.
 func Policy(location string, access Access) (string, error) {
 	u, err := url.Parse(location)
-	if err != nil || !strings.EqualFold(u.Scheme, "s3") || u.Host == "" || strings.Trim(u.Path, "/") == "" {
+	if err != nil || !strings.EqualFold(u.Scheme, objstore.SchemeS3) || u.Host == "" || strings.Trim(u.Path, "/") == "" {
 		return "", store.Errorf(store.CodeInvalidInput, "cannot scope credentials to %q: not an s3://bucket/prefix location", location)
 	}
 	prefix := strings.Trim(u.Path, "/")

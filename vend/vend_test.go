@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lancens/lancens/internal/ststest"
+	"github.com/lancens/lancens/internal/testkit/ststest"
 	"github.com/lancens/lancens/objstore"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/vend"

@@ -4,15 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
-	"math"
 	"net/url"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
 
+	"github.com/lancens/lancens/lance/manifestname"
 	"github.com/lancens/lancens/objstore"
 	"github.com/lancens/lancens/store"
 )
@@ -21,35 +20,6 @@ import (
 // whole when publishing on object storage.
 const MaxManifestBytes = 256 << 20
 
-// NamingScheme says how the final manifest file of a version is named.
-type NamingScheme int
-
-// Manifest naming schemes.
-const (
-	// NamingV2 names version v's manifest with MaxUint64−v in 20 digits, so
-	// a lexical listing is newest first.
-	NamingV2 NamingScheme = iota
-	// NamingV1 names it with v in decimal.
-	NamingV1
-)
-
-// ParseNamingScheme reads "V1" or "V2"; anything else but "V1" is V2, as in
-// Lance itself.
-func ParseNamingScheme(s string) NamingScheme {
-	if strings.EqualFold(s, "V1") {
-		return NamingV1
-	}
-	return NamingV2
-}
-
-// ManifestFileName returns the file name of version v's manifest.
-func (n NamingScheme) ManifestFileName(v int64) string {
-	if n == NamingV1 {
-		return fmt.Sprintf("%d.manifest", v)
-	}
-	return fmt.Sprintf("%020d.manifest", uint64(math.MaxUint64)-uint64(v))
-}
-
 // ObjectPath returns the object-store form of a local path.
 func ObjectPath(localPath string) string {
 	return strings.TrimPrefix(filepath.ToSlash(localPath), "/")
@@ -57,17 +27,17 @@ func ObjectPath(localPath string) string {
 
 // ManifestPath returns where the manifest of version v of a branch ("" for
 // main) of the table at tableDir lives once finalised.
-func ManifestPath(tableDir, branch string, v int64, scheme NamingScheme) string {
+func ManifestPath(tableDir, branch string, v int64, scheme manifestname.Scheme) string {
 	return filepath.Join(tableDir, filepath.FromSlash(manifestKey(branch, v, scheme)))
 }
 
 // manifestKey returns the path of a final manifest inside its table's
 // location.
-func manifestKey(branch string, v int64, scheme NamingScheme) string {
+func manifestKey(branch string, v int64, scheme manifestname.Scheme) string {
 	if branch != "" {
-		return path.Join("tree", branch, "_versions", scheme.ManifestFileName(v))
+		return path.Join("tree", branch, "_versions", scheme.FileName(v))
 	}
-	return path.Join("_versions", scheme.ManifestFileName(v))
+	return path.Join("_versions", scheme.FileName(v))
 }
 
 // tableFiles is how lancens reaches the files of one table.
@@ -83,9 +53,10 @@ type tableFiles struct {
 	// use: the table directory's object path and "/" on local disk, ""
 	// on object storage (keys are already those paths).
 	recordPrefix string
-	// bucketName is the bucket of an object-store location.
-	bucketName string
-	location   string
+	// scheme and bucketName are the store's scheme and the bucket of an
+	// object-store location.
+	scheme, bucketName string
+	location           string
 	// local reports a table on local disk.
 	local bool
 }
@@ -99,7 +70,7 @@ func (w *Warehouse) tableFiles(location string) (f tableFiles, ok bool, err erro
 		if err := w.checkTableDir(dir); err != nil {
 			return f, false, err
 		}
-		return tableFiles{bucket: objstore.NewDir(dir), dir: dir, recordPrefix: ObjectPath(dir) + "/", location: location, local: true}, true, nil
+		return tableFiles{bucket: disk.Bucket(dir), dir: dir, recordPrefix: ObjectPath(dir) + "/", location: location, local: true}, true, nil
 	}
 	if !w.OnObjectStore(location) {
 		return f, false, nil
@@ -112,7 +83,7 @@ func (w *Warehouse) tableFiles(location string) (f tableFiles, ok bool, err erro
 		return f, false, err
 	}
 	prefix := strings.TrimPrefix(cleanURIPath(u.Path), "/")
-	return tableFiles{bucket: w.s3.Bucket(u.Host), prefix: prefix, bucketName: u.Host, location: location}, true, nil
+	return tableFiles{bucket: w.objects.Bucket(u.Host), prefix: prefix, scheme: w.objects.Scheme(), bucketName: u.Host, location: location}, true, nil
 }
 
 // stagedKey returns the key of the manifest a client named as the one it
@@ -133,7 +104,7 @@ func (f tableFiles) stagedKey(manifestPath string) (string, error) {
 		}
 		switch {
 		case f.local && u.Scheme == "file" && (u.Host == "" || u.Host == "localhost"):
-		case !f.local && strings.EqualFold(u.Scheme, "s3") && u.Host == f.bucketName:
+		case !f.local && strings.EqualFold(u.Scheme, f.scheme) && u.Host == f.bucketName:
 		default:
 			return "", store.Errorf(store.CodeInvalidInput, "manifest_path %q is not inside the table location %q", manifestPath, f.location)
 		}
@@ -217,7 +188,7 @@ type Publication struct {
 // a symbolic link, and the location must lie inside the warehouse or an
 // external root. Returns InvalidInput (13) otherwise, or for a staged
 // manifest outside the table's location; Prepare reads and writes nothing.
-func (w *Warehouse) Prepare(location, manifestPath, branch string, v int64, scheme NamingScheme) (*Publication, error) {
+func (w *Warehouse) Prepare(location, manifestPath, branch string, v int64, scheme manifestname.Scheme) (*Publication, error) {
 	f, ok, err := w.tableFiles(location)
 	if err != nil || !ok {
 		return nil, err

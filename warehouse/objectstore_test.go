@@ -7,7 +7,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/lancens/lancens/internal/s3test"
+	"github.com/lancens/lancens/internal/testkit/s3test"
+	"github.com/lancens/lancens/lance/manifestname"
 	"github.com/lancens/lancens/store"
 )
 
@@ -91,7 +92,7 @@ func TestPublishOnObjectStore(t *testing.T) {
 		t.Helper()
 		staged := "wh/t.lance/_versions/" + name
 		g.Put(t, "lance", staged, []byte(content))
-		p, err := w.Prepare(loc, staged, "", 1, NamingV1)
+		p, err := w.Prepare(loc, staged, "", 1, manifestname.V1)
 		if err != nil || p == nil {
 			t.Fatalf("Prepare = %+v, %v", p, err)
 		}
@@ -154,7 +155,7 @@ func TestPublishRaceOnObjectStore(t *testing.T) {
 	for i := range racers {
 		staged := fmt.Sprintf("wh/t.lance/_versions/1.manifest-%02d", i)
 		g.Put(t, "lance", staged, fmt.Appendf(nil, "racer %02d", i))
-		if pubs[i], err = w.Prepare("s3://lance/wh/t.lance", staged, "", 1, NamingV1); err != nil {
+		if pubs[i], err = w.Prepare("s3://lance/wh/t.lance", staged, "", 1, manifestname.V1); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -3,7 +3,6 @@ package warehouse
 import (
 	"context"
 	"fmt"
-	"os"
 )
 
 // Ready returns nil when the warehouse can be reached: its directory
@@ -11,18 +10,14 @@ import (
 // its bucket exists and admits lancens' credentials (nothing is written).
 // Otherwise it returns the reason.
 func (w *Warehouse) Ready(ctx context.Context) error {
-	if w.s3 != nil {
-		if err := w.s3.Bucket(w.roots[0].host).Reachable(ctx); err != nil {
+	if w.objects != nil {
+		if err := w.objects.Reachable(ctx, w.roots[0].host); err != nil {
 			return fmt.Errorf("warehouse %s: %w", w.root, err)
 		}
 		return nil
 	}
-	fi, err := os.Stat(w.root)
-	if err != nil {
+	if err := disk.Reachable(ctx, w.root); err != nil {
 		return fmt.Errorf("warehouse: %w", err)
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("warehouse: %s is not a directory", w.root)
 	}
 	return nil
 }

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/lancens/lancens/internal/s3test"
+	"github.com/lancens/lancens/internal/testkit/s3test"
 )
 
 // TestReady checks readiness of a local warehouse (its directory must be

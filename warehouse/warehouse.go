@@ -34,11 +34,14 @@ type Warehouse struct {
 	// roots are the places a table location may lie in: the warehouse
 	// first, then the external roots.
 	roots []root
-	// s3 reaches the object store, when the warehouse is on one; lancens
-	// then publishes manifests and deletes data of the tables whose
-	// locations have its scheme.
-	s3 *objstore.S3
+	// objects is the object store the warehouse is on, nil for a
+	// warehouse on the local disk; lancens then publishes manifests and
+	// deletes data of the tables whose locations have its scheme.
+	objects objstore.Store
 }
+
+// disk reaches the tables on the local disk.
+var disk = objstore.Local()
 
 // root is one place table locations may lie in: a local directory (dir,
 // absolute with symbolic links resolved) or a prefix on object storage
@@ -55,41 +58,34 @@ func (r root) String() string {
 	return r.scheme + "://" + r.host + strings.TrimSuffix(r.path, "/")
 }
 
-// objectStoreSchemes are the URI schemes a warehouse can live on.
-var objectStoreSchemes = []string{"s3"}
-
 // OpenStore returns the warehouse at location: a local directory (see
 // Open), or an object-store prefix such as s3://bucket/prefix, reached
 // with the storage options opts (Lance's keys: aws_endpoint, aws_region,
-// aws_access_key_id, ...), which only an object-store warehouse takes. It
-// checks at once that the store is reachable, the bucket exists, the
-// credentials may write it and the store honours conditional writes.
-// Returns an error naming the option or the location at fault otherwise.
+// aws_access_key_id, ...), which only an object-store warehouse takes.
+// objstore.Open finds the store by the location's scheme, and checks at
+// once that lancens can commit there (on object storage: the store is
+// reachable, the bucket exists, the credentials may write it and the
+// store honours conditional writes). Returns an error naming the option
+// or the location at fault otherwise.
 func OpenStore(ctx context.Context, location string, opts objstore.Options, externalRoots ...string) (*Warehouse, error) {
-	if !isURI(location) || strings.HasPrefix(location, "file://") {
-		if len(opts) > 0 {
-			return nil, errors.New("warehouse: storage options apply to a warehouse on object storage (such as --warehouse s3://bucket/prefix), not to the local directory " + location)
-		}
-		if p, ok := LocalPath(location); ok {
-			location = p
-		}
+	if p, ok := LocalPath(location); ok {
+		location = p
+	}
+	if !isURI(location) && len(opts) > 0 {
+		return nil, errors.New("warehouse: storage options apply to a warehouse on object storage (such as --warehouse s3://bucket/prefix), not to the local directory " + location)
+	}
+	st, err := objstore.Open(ctx, location, opts)
+	if err != nil {
+		return nil, fmt.Errorf("warehouse %s: %w", location, err)
+	}
+	if st.Scheme() == disk.Scheme() {
 		return Open(location, externalRoots...)
 	}
 	r, err := parseRoot(location)
 	if err != nil {
 		return nil, fmt.Errorf("warehouse %q: %w", location, err)
 	}
-	if !slices.Contains(objectStoreSchemes, r.scheme) {
-		return nil, fmt.Errorf("warehouse %q: object storage other than s3:// is not supported", location)
-	}
-	client, err := objstore.NewS3(ctx, opts)
-	if err != nil {
-		return nil, fmt.Errorf("warehouse %s: %w", r, err)
-	}
-	if err := client.Bucket(r.host).Check(ctx, strings.Trim(r.path, "/")); err != nil {
-		return nil, fmt.Errorf("warehouse %s: %w", r, err)
-	}
-	w := &Warehouse{root: r.String(), roots: []root{r}, s3: client}
+	w := &Warehouse{root: r.String(), roots: []root{r}, objects: st}
 	for _, ext := range externalRoots {
 		r, err := parseRoot(ext)
 		if err != nil {
@@ -112,11 +108,11 @@ func (w *Warehouse) Reaches(location string) bool {
 // warehouse is on: lancens then reaches its files, and vends storage
 // options for it.
 func (w *Warehouse) OnObjectStore(location string) bool {
-	if w.s3 == nil || !isURI(location) {
+	if w.objects == nil || !isURI(location) {
 		return false
 	}
 	u, err := url.Parse(location)
-	return err == nil && strings.EqualFold(u.Scheme, w.roots[0].scheme) && u.Host != ""
+	return err == nil && strings.EqualFold(u.Scheme, w.objects.Scheme()) && u.Host != ""
 }
 
 // Open returns the warehouse at dir, creating the directory if needed.
@@ -209,7 +205,7 @@ func (w *Warehouse) NamespaceLocation(ns []string) string {
 	for i, n := range ns {
 		parts[i] = sanitize(n)
 	}
-	if w.s3 != nil {
+	if w.objects != nil {
 		return strings.TrimSuffix(w.root, "/") + "/" + path.Join(parts...)
 	}
 	return filepath.Join(append([]string{w.root}, parts...)...)
@@ -263,7 +259,7 @@ func (w *Warehouse) Resolve(location string) (string, bool, error) {
 		}
 		return location, false, nil
 	}
-	if w.s3 != nil && !filepath.IsAbs(location) && !strings.HasPrefix(location, "file://") {
+	if w.objects != nil && !filepath.IsAbs(location) && !strings.HasPrefix(location, "file://") {
 		return w.resolveRelativeURI(location)
 	}
 	p, relative := location, false
@@ -444,7 +440,7 @@ func TableURI(location string) string {
 // an error. It returns an error for any other location, whatever it is,
 // and deletes nothing then.
 func (w *Warehouse) Remove(ctx context.Context, location string) error {
-	if w.s3 != nil {
+	if w.objects != nil {
 		return w.removeObjects(ctx, location)
 	}
 	p, ok := LocalPath(location)
@@ -459,7 +455,7 @@ func (w *Warehouse) Remove(ctx context.Context, location string) error {
 	}
 	// Through the parent's handle: a link swapped in after the check above
 	// cannot redirect the deletion, and RemoveAll never follows links.
-	if err := objstore.NewDir(filepath.Dir(p)).DeletePrefix(ctx, filepath.Base(p)+"/"); err != nil {
+	if err := disk.Bucket(filepath.Dir(p)).DeletePrefix(ctx, filepath.Base(p)+"/"); err != nil {
 		return fmt.Errorf("warehouse: %w", err)
 	}
 	return nil
@@ -477,7 +473,7 @@ func (w *Warehouse) removeObjects(ctx context.Context, location string) error {
 	if p == r.path || !strings.HasPrefix(p, r.path) {
 		return fmt.Errorf("warehouse: refusing to delete %q, which is not inside %s", location, r)
 	}
-	if err := w.s3.Bucket(r.host).DeletePrefix(ctx, strings.TrimPrefix(p, "/")); err != nil {
+	if err := w.objects.Bucket(r.host).DeletePrefix(ctx, strings.TrimPrefix(p, "/")); err != nil {
 		return fmt.Errorf("warehouse: %w", err)
 	}
 	return nil

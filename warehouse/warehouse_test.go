@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lancens/lancens/lance/manifestname"
+	"github.com/lancens/lancens/objstore"
 	"github.com/lancens/lancens/store"
 )
 
@@ -201,7 +203,7 @@ func TestRemove(t *testing.T) {
 
 func TestStagedKey(t *testing.T) {
 	local := tableFiles{dir: "/wh/t.lance", recordPrefix: "wh/t.lance/", location: "/wh/t.lance", local: true}
-	remote := tableFiles{prefix: "wh/t.lance/", bucketName: "b", location: "s3://b/wh/t.lance"}
+	remote := tableFiles{prefix: "wh/t.lance/", scheme: objstore.SchemeS3, bucketName: "b", location: "s3://b/wh/t.lance"}
 	for _, tc := range []struct {
 		files      tableFiles
 		path, want string
@@ -232,7 +234,7 @@ func TestStagedKey(t *testing.T) {
 			t.Errorf("stagedKey(%q) error code %v", tc.path, store.ErrorCode(err))
 		}
 	}
-	if got := ManifestPath("/wh/t.lance", "dev", 1, NamingV1); got != "/wh/t.lance/tree/dev/_versions/1.manifest" {
+	if got := ManifestPath("/wh/t.lance", "dev", 1, manifestname.V1); got != "/wh/t.lance/tree/dev/_versions/1.manifest" {
 		t.Fatalf("ManifestPath = %q", got)
 	}
 }
@@ -254,7 +256,7 @@ func TestPublish(t *testing.T) {
 	}
 	prepare := func(stagedPath string) *Publication {
 		t.Helper()
-		p, err := w.Prepare(dir, ObjectPath(stagedPath), "", 1, NamingV1)
+		p, err := w.Prepare(dir, ObjectPath(stagedPath), "", 1, manifestname.V1)
 		if err != nil || p == nil || p.ManifestPath != ObjectPath(final) {
 			t.Fatalf("Prepare = %+v, %v", p, err)
 		}
@@ -324,7 +326,7 @@ func TestPublish(t *testing.T) {
 	}
 	// Tables on object storage the warehouse does not reach record the
 	// staged path as given.
-	if p, err := w.Prepare("s3://bucket/t", "bucket/t/_versions/x", "", 1, NamingV1); p != nil || err != nil {
+	if p, err := w.Prepare("s3://bucket/t", "bucket/t/_versions/x", "", 1, manifestname.V1); p != nil || err != nil {
 		t.Fatalf("Prepare on an unreached store = %+v, %v", p, err)
 	}
 }
@@ -383,7 +385,7 @@ func TestPublishRefusesLinks(t *testing.T) {
 			dir := filepath.Join(w.Root(), tc.name+".lance")
 			staged := tc.setup(t, dir)
 			for _, replace := range []bool{false, true} {
-				p, err := w.Prepare(dir, ObjectPath(staged), "", 1, NamingV1)
+				p, err := w.Prepare(dir, ObjectPath(staged), "", 1, manifestname.V1)
 				if err == nil {
 					err = w.Publish(ctx, p, replace)
 				}
@@ -403,7 +405,7 @@ func TestPublishRefusesLinks(t *testing.T) {
 	// checked, is refused too.
 	outsideTable := mkdir(t, filepath.Join(base, "outside-table"))
 	staged := regular(outsideTable)
-	if _, err := w.Prepare(outsideTable, ObjectPath(staged), "", 1, NamingV1); store.ErrorCode(err) != store.CodeInvalidInput {
+	if _, err := w.Prepare(outsideTable, ObjectPath(staged), "", 1, manifestname.V1); store.ErrorCode(err) != store.CodeInvalidInput {
 		t.Fatalf("Prepare outside the roots = %v, want InvalidInput", err)
 	}
 	if _, err := os.Stat(staged); err != nil {
@@ -422,7 +424,7 @@ func TestPrepare(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := mkdir(t, filepath.Join(w.Root(), "t.lance"))
-	final := ManifestPath(dir, "", 3, NamingV1)
+	final := ManifestPath(dir, "", 3, manifestname.V1)
 	for _, tc := range []struct {
 		name, location, staged string
 		path                   string // "": no publication
@@ -439,7 +441,7 @@ func TestPrepare(t *testing.T) {
 		{"OutsideWarehouse", t.TempDir(), "tmp/x", "", false, store.CodeInvalidInput},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := w.Prepare(tc.location, tc.staged, "", 3, NamingV1)
+			p, err := w.Prepare(tc.location, tc.staged, "", 3, manifestname.V1)
 			if tc.code >= 0 {
 				if store.ErrorCode(err) != tc.code {
 					t.Fatalf("error %v, want code %d", err, tc.code)

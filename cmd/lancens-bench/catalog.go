@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lancens/lancens/client"
+	"github.com/lancens/lancens/lance/manifestname"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/warehouse"
 )
@@ -132,7 +133,7 @@ func lancensCommits(servers []*client.Client, clients, total int) (throughput, e
 	manifest := make([]byte, 2048)
 	return measure(clients, total, func(w, i int) error {
 		v := int64(i + 1)
-		staged := filepath.Join(locs[w], "_versions", fmt.Sprintf("%s-staged", warehouse.NamingV2.ManifestFileName(v)))
+		staged := filepath.Join(locs[w], "_versions", fmt.Sprintf("%s-staged", manifestname.V2.FileName(v)))
 		if err := os.WriteFile(staged, manifest, 0o644); err != nil {
 			return err
 		}
@@ -154,7 +155,7 @@ func fileCommits(dir string, clients, total int) (throughput, error) {
 	manifest := make([]byte, 2048)
 	return measure(clients, total, func(w, i int) error {
 		vdir := filepath.Join(dir, fmt.Sprint(w), "_versions")
-		name := warehouse.NamingV2.ManifestFileName(int64(i + 1))
+		name := manifestname.V2.FileName(int64(i + 1))
 		staged := filepath.Join(vdir, name+"-staged")
 		f, err := os.Create(staged)
 		if err != nil {
@@ -224,11 +225,11 @@ func listingLatestLookup(dir string, n int) (latencies, error) {
 		return nil, err
 	}
 	for v := 1; v <= n; v++ {
-		if err := os.WriteFile(filepath.Join(vdir, warehouse.NamingV2.ManifestFileName(int64(v))), nil, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(vdir, manifestname.V2.FileName(int64(v))), nil, 0o644); err != nil {
 			return nil, err
 		}
 	}
-	want := warehouse.NamingV2.ManifestFileName(int64(n))
+	want := manifestname.V2.FileName(int64(n))
 	lat := make(latencies, 0, 50)
 	for range 50 {
 		t0 := time.Now()

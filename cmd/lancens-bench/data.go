@@ -8,7 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/lancens/lancens/gen"
+	"github.com/lancens/lancens/client"
 )
 
 // dataSuite measures the data plane against LanceDB embedded: ingesting
@@ -97,11 +97,7 @@ func dataSuite(dir string, inst *instance, scale float64, out *report) error {
 	cols := []string{"id", "price"}
 	var ourRows int64
 	queryLat, err := timeN(iterations, func() error {
-		res, err := inst.client.Query(ctx, []string{"facts"}, gen.QueryTableRequest{Filter: ptr(queryFilter), K: 100,
-			Columns: &struct {
-				ColumnAliases *map[string]string `json:"column_aliases,omitempty"`
-				ColumnNames   *[]string          `json:"column_names,omitempty"`
-			}{ColumnNames: &cols}})
+		res, err := inst.client.Query(ctx, []string{"facts"}, client.QueryRequest{Filter: queryFilter, K: 100, Columns: cols})
 		if err == nil {
 			ourRows = res.NumRows()
 		}

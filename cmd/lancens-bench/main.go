@@ -23,7 +23,9 @@ import (
 	"github.com/lancens/lancens/client"
 	"github.com/lancens/lancens/coord"
 	"github.com/lancens/lancens/server"
+	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/store/sqlite"
+	"github.com/lancens/lancens/vend"
 	"github.com/lancens/lancens/warehouse"
 )
 
@@ -186,7 +188,7 @@ func startLancens(dir string) (*instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv, err := server.New(server.Config{Store: db, Warehouse: wh, JobsQueued: jobsQueued, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	srv, stop, err := newServer(db, wh, nil, jobsQueued)
 	if err != nil {
 		return nil, err
 	}
@@ -204,9 +206,22 @@ func startLancens(dir string) (*instance, error) {
 	}
 	return &instance{url: url, db: db, wh: wh, client: c, close: func() {
 		hs.Close()
-		srv.Close()
+		stop()
 		db.Close()
 	}}, nil
+}
+
+// newServer builds a server over db and wh, vending v's options (nil:
+// none), with its background services started; stop stops them, once the
+// HTTP server has stopped.
+func newServer(db store.Backend, wh *warehouse.Warehouse, v *vend.Vendor, jobsQueued *coord.Signal) (srv *server.Server, stop func(), err error) {
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	services := coord.NewServices(coord.ServicesConfig{Store: db, Warehouse: wh, JobsQueued: jobsQueued, Logger: logger})
+	if srv, err = server.New(server.Config{Store: db, Warehouse: wh, Vendor: v, Services: services, Logger: logger}); err != nil {
+		return nil, nil, err
+	}
+	services.Start()
+	return srv, services.Stop, nil
 }
 
 // latencies summarises a set of durations.

@@ -3,15 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 
-	"github.com/lancens/lancens/internal/s3test"
-	"github.com/lancens/lancens/server"
+	"github.com/lancens/lancens/internal/testkit/s3test"
 	"github.com/lancens/lancens/store/sqlite"
 	"github.com/lancens/lancens/vend"
 	"github.com/lancens/lancens/warehouse"
@@ -89,14 +86,14 @@ func startObjectStoreLancens(dir, sync string, opts map[string]string) (string, 
 		db.Close()
 		return "", nil, err
 	}
-	srv, err := server.New(server.Config{Store: db, Warehouse: wh, Vendor: v, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	srv, stop, err := newServer(db, wh, v, nil)
 	if err != nil {
 		db.Close()
 		return "", nil, err
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		srv.Close()
+		stop()
 		db.Close()
 		return "", nil, err
 	}
@@ -104,7 +101,7 @@ func startObjectStoreLancens(dir, sync string, opts map[string]string) (string, 
 	go hs.Serve(ln)
 	return "http://" + ln.Addr().String(), func() {
 		hs.Close()
-		srv.Close()
+		stop()
 		db.Close()
 	}, nil
 }

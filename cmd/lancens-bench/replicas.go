@@ -4,16 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"os"
 
 	"github.com/lancens/lancens/client"
 	"github.com/lancens/lancens/coord"
-	"github.com/lancens/lancens/internal/pgtest"
-	"github.com/lancens/lancens/server"
+	"github.com/lancens/lancens/internal/testkit/pgtest"
 	"github.com/lancens/lancens/store/postgres"
 	"github.com/lancens/lancens/warehouse"
 )
@@ -64,7 +61,7 @@ func startReplicas(dir string) (*replicas, error) {
 			r.close()
 			return nil, err
 		}
-		srv, err := server.New(server.Config{Store: db, Warehouse: wh, JobsQueued: jobsQueued, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		srv, stop, err := newServer(db, wh, nil, jobsQueued)
 		if err != nil {
 			r.close()
 			return nil, err
@@ -78,7 +75,7 @@ func startReplicas(dir string) (*replicas, error) {
 		go hs.Serve(ln)
 		closers = append(closers, func() {
 			hs.Close()
-			srv.Close()
+			stop()
 		})
 		c, err := client.New("http://"+ln.Addr().String(), client.WithHTTPClient(&http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}))
 		if err != nil {

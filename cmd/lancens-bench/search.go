@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/lancens/lancens/client"
 	"github.com/lancens/lancens/gen"
 	"github.com/lancens/lancens/vecindex"
 )
@@ -140,11 +141,7 @@ func searchSuite(dir string, inst *instance, scale float64, out *report) error {
 	for range 3 {
 		for _, w := range words {
 			t0 := time.Now()
-			q := gen.QueryTableRequest{K: k}
-			q.FullTextQuery = &struct {
-				StringQuery     *gen.StringFtsQuery     `json:"string_query,omitempty"`
-				StructuredQuery *gen.StructuredFtsQuery `json:"structured_query,omitempty"`
-			}{StringQuery: &gen.StringFtsQuery{Query: w}}
+			q := client.QueryRequest{K: k, Text: w}
 			if _, err := inst.client.Query(ctx, []string{"search"}, q); err != nil {
 				return err
 			}
@@ -198,29 +195,8 @@ func (inst *instance) createIndex(ctx context.Context, table, body string) error
 // first round's result ids and every latency.
 func (inst *instance) vectorQueries(ctx context.Context, table string, queries [][]float32, k int, tune map[string]int, filter string, iterations int) ([][]int64, latencies, error) {
 	run := func(q []float32) ([]int64, error) {
-		req := gen.QueryTableRequest{K: k}
-		req.Vector = &struct {
-			MultiVector  *[][]float32 `json:"multi_vector,omitempty"`
-			SingleVector *[]float32   `json:"single_vector,omitempty"`
-		}{SingleVector: &q}
-		cols := []string{"id"}
-		req.Columns = &struct {
-			ColumnAliases *map[string]string `json:"column_aliases,omitempty"`
-			ColumnNames   *[]string          `json:"column_names,omitempty"`
-		}{ColumnNames: &cols}
-		if v := tune["nprobes"]; v > 0 {
-			req.Nprobes = &v
-		}
-		if v := tune["ef"]; v > 0 {
-			req.Ef = &v
-		}
-		if v := tune["refineFactor"]; v > 0 {
-			r := int32(v)
-			req.RefineFactor = &r
-		}
-		if filter != "" {
-			req.Filter = &filter
-		}
+		req := client.QueryRequest{K: k, Vector: q, Columns: []string{"id"}, Filter: filter,
+			Nprobes: tune["nprobes"], Ef: tune["ef"], RefineFactor: tune["refineFactor"]}
 		res, err := inst.client.Query(ctx, []string{table}, req)
 		if err != nil {
 			return nil, err

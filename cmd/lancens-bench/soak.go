@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/lancens/lancens/gen"
+	"github.com/lancens/lancens/client"
 )
 
 // Soak workload: a table of soakRows×scale rows gets soakVersions
@@ -69,7 +69,7 @@ func soakSuite(dir string, _ *instance, scale float64, rep *report) error {
 		}
 	}
 	// A fresh lancens holding the same live rows.
-	live, err := inst.client.Query(ctx, id, gen.QueryTableRequest{})
+	live, err := inst.client.Query(ctx, id, client.QueryRequest{})
 	if err != nil {
 		return err
 	}
@@ -154,13 +154,8 @@ func soakSuite(dir string, _ *instance, scale float64, rep *report) error {
 // soakQuery runs the soak's filtered query on table once and returns how
 // long it took and the rows it answered.
 func soakQuery(ctx context.Context, inst *instance, table string) (time.Duration, int64, error) {
-	cols := []string{"id", "price"}
 	t0 := time.Now()
-	res, err := inst.client.Query(ctx, []string{table}, gen.QueryTableRequest{Filter: ptr(soakFilter), K: 100,
-		Columns: &struct {
-			ColumnAliases *map[string]string `json:"column_aliases,omitempty"`
-			ColumnNames   *[]string          `json:"column_names,omitempty"`
-		}{ColumnNames: &cols}})
+	res, err := inst.client.Query(ctx, []string{table}, client.QueryRequest{Filter: soakFilter, K: 100, Columns: []string{"id", "price"}})
 	if err != nil {
 		return 0, 0, err
 	}

@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/lancens/lancens/client"
-	"github.com/lancens/lancens/gen"
+	"github.com/lancens/lancens/gen/apiclient"
 )
 
 // The crash trials run the real `lancens serve` (this test binary started
@@ -238,7 +238,7 @@ func (s *crashServer) logTail() string {
 // crashConn is the clients of one server process.
 type crashConn struct {
 	c   *client.Client
-	api *gen.ClientWithResponses
+	api *apiclient.ClientWithResponses
 }
 
 func newCrashConn(t *testing.T, url string) *crashConn {
@@ -248,7 +248,7 @@ func newCrashConn(t *testing.T, url string) *crashConn {
 	if err != nil {
 		t.Fatal(err)
 	}
-	api, err := gen.NewClientWithResponses(url, gen.WithHTTPClient(hc))
+	api, err := apiclient.NewClientWithResponses(url, apiclient.WithHTTPClient(hc))
 	if err != nil {
 		t.Fatal(err)
 	}

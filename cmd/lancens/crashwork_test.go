@@ -18,7 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/lancens/lancens/client"
-	"github.com/lancens/lancens/gen"
+	"github.com/lancens/lancens/gen/apiclient"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/warehouse"
 )
@@ -426,7 +426,7 @@ type managedWorker struct {
 
 // managedIndexes are the indexes the worker builds, in order: a scalar, a
 // full-text and a vector index (whose build is a background job).
-var managedIndexes = []gen.CreateTableIndexRequest{
+var managedIndexes = []apiclient.CreateTableIndexRequest{
 	{Name: ptr("id_idx"), Column: "id", IndexType: "BTREE"},
 	{Name: ptr("val_idx"), Column: "val", IndexType: "INVERTED"},
 	{Name: ptr("vec_idx"), Column: "vec", IndexType: "IVF_FLAT", NumPartitions: ptr(2)},
@@ -505,8 +505,8 @@ func (w *managedWorker) run(ctx context.Context, t *testing.T, c *crashConn, srv
 				continue
 			}
 			req := managedIndexes[len(w.indexes)]
-			var resp *gen.CreateTableIndexHTTPResponse
-			resp, err = c.api.CreateTableIndexWithResponse(ctx, w.id[0], &gen.CreateTableIndexParams{}, req)
+			var resp *apiclient.CreateTableIndexHTTPResponse
+			resp, err = c.api.CreateTableIndexWithResponse(ctx, w.id[0], &apiclient.CreateTableIndexParams{}, req)
 			if err == nil && resp.StatusCode() != 200 {
 				t.Errorf("create index %s was refused: %d %s", *req.Name, resp.StatusCode(), resp.Body)
 				return
@@ -546,7 +546,7 @@ func (w *managedWorker) run(ctx context.Context, t *testing.T, c *crashConn, srv
 // rowsAt returns the rows (id → val) of version v of table id, checking
 // each row's vector.
 func rowsAt(t *testing.T, c *crashConn, id []string, v int64) (map[int64]string, error) {
-	res, err := c.c.Query(t.Context(), id, gen.QueryTableRequest{Version: &v})
+	res, err := c.c.Query(t.Context(), id, client.QueryRequest{Version: &v})
 	if err != nil {
 		return nil, err
 	}
@@ -660,7 +660,7 @@ func (w *managedWorker) verify(t *testing.T, c *crashConn, st *crashStats) {
 // listIndexes returns the status of each index of the table, by name.
 func (w *managedWorker) listIndexes(t *testing.T, c *crashConn) map[string]string {
 	t.Helper()
-	resp, err := c.api.ListTableIndicesWithResponse(t.Context(), w.id[0], &gen.ListTableIndicesParams{}, gen.ListTableIndicesRequest{})
+	resp, err := c.api.ListTableIndicesWithResponse(t.Context(), w.id[0], &apiclient.ListTableIndicesParams{}, apiclient.ListTableIndicesRequest{})
 	if err != nil || resp.JSON200 == nil {
 		t.Fatalf("list indexes of %q: %v %s", w.id, err, resp.Body)
 	}
@@ -747,7 +747,7 @@ func (h *hotTable) setup(t *testing.T, c *crashConn) {
 		t.Fatal(err)
 	}
 	h.verified = res.Version
-	resp, err := c.api.CreateTableIndexWithResponse(t.Context(), h.id[0], &gen.CreateTableIndexParams{}, managedIndexes[0])
+	resp, err := c.api.CreateTableIndexWithResponse(t.Context(), h.id[0], &apiclient.CreateTableIndexParams{}, managedIndexes[0])
 	if err != nil || resp.StatusCode() != 200 {
 		t.Fatalf("index on hot: %v %s", err, resp.Body)
 	}

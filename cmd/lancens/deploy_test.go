@@ -17,8 +17,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/lancens/lancens/client"
-	"github.com/lancens/lancens/internal/pgtest"
-	"github.com/lancens/lancens/internal/s3test"
+	"github.com/lancens/lancens/internal/testkit/pgtest"
+	"github.com/lancens/lancens/internal/testkit/s3test"
 )
 
 // deployDir is the repository's deploy/, from this package's directory.

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lancens/lancens/internal/pgtest"
+	"github.com/lancens/lancens/internal/testkit/pgtest"
 )
 
 // TestMain lets the test binary stand in for lancens itself: the crash

@@ -17,7 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/lancens/lancens/client"
-	"github.com/lancens/lancens/internal/arrowtest"
+	"github.com/lancens/lancens/internal/testkit/arrowtest"
 )
 
 // The bombs of issue 24: bodies within every size limit whose decoding

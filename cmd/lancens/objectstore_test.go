@@ -17,8 +17,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
-	"github.com/lancens/lancens/internal/s3test"
-	"github.com/lancens/lancens/internal/ststest"
+	"github.com/lancens/lancens/internal/testkit/s3test"
+	"github.com/lancens/lancens/internal/testkit/ststest"
 )
 
 func TestStorageOptionFlags(t *testing.T) {

@@ -26,7 +26,7 @@ import (
 	"time"
 
 	"github.com/lancens/lancens/client"
-	"github.com/lancens/lancens/internal/apitest"
+	"github.com/lancens/lancens/internal/testkit/apitest"
 	"github.com/lancens/lancens/server"
 	"github.com/lancens/lancens/store"
 )
@@ -551,7 +551,7 @@ func TestLimitFlagsReachServer(t *testing.T) {
 			}
 			_, err = tbl.Add(ctx, rows(tc.over, tc.textBytes))
 			var ce *client.Error
-			if !errors.As(err, &ce) || ce.Code() != store.CodeInvalidInput || ce.StatusCode != tc.wantStatus {
+			if !errors.As(err, &ce) || ce.Code() != client.CodeInvalidInput || ce.StatusCode != tc.wantStatus {
 				t.Fatalf("over the limit: %v, want %d code 13", err, tc.wantStatus)
 			}
 			n, err := tbl.CountRows(ctx, "")

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/lancens/lancens/client"
-	"github.com/lancens/lancens/internal/pgtest"
-	"github.com/lancens/lancens/store"
+	"github.com/lancens/lancens/internal/testkit/pgtest"
+	"github.com/lancens/lancens/lance/manifestname"
 	"github.com/lancens/lancens/warehouse"
 )
 
@@ -67,7 +67,7 @@ func TestReplicasKilled(t *testing.T) {
 		wg.Go(func() {
 			id := []string{fmt.Sprintf("w%d", w)}
 			for v := int64(1); v <= versions; v++ {
-				staged := filepath.Join(locs[w], "_versions", warehouse.NamingV2.ManifestFileName(v)+"-staged")
+				staged := filepath.Join(locs[w], "_versions", manifestname.V2.FileName(v)+"-staged")
 				for attempt := 0; ; attempt++ {
 					if err := os.WriteFile(staged, content(w, v), 0o644); err != nil {
 						t.Error(err)
@@ -78,7 +78,7 @@ func TestReplicasKilled(t *testing.T) {
 						break
 					}
 					var ce *client.Error
-					if errors.As(err, &ce) && ce.Err.Code != store.CodeServiceUnavailable && ce.Err.Code != store.CodeInvalidInput {
+					if errors.As(err, &ce) && ce.Code() != client.CodeServiceUnavailable && ce.Code() != client.CodeInvalidInput {
 						t.Errorf("writer %d, version %d: %v", w, v, err)
 						return
 					}

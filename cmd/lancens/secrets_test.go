@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lancens/lancens/internal/pgtest"
+	"github.com/lancens/lancens/internal/testkit/pgtest"
 )
 
 // TestSecretFiles reads API keys and storage options from files, named by

@@ -557,16 +557,22 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if retain == 0 {
 		retain = -1 // the flag's 0 keeps nothing extra; the Config's is the default
 	}
-	srv, err := server.New(server.Config{Store: db, Warehouse: wh, Vendor: vendor, JobsQueued: jobsQueued, APIKeys: cfg.apiKeys, Auth: authCfg,
+	// The background services (commit coordinator, job runner, retention
+	// of old versions) start before the server and stop after it: the
+	// deferred Stop runs once the HTTP servers below have shut down.
+	services := coord.NewServices(coord.ServicesConfig{Store: db, Warehouse: wh, JobsQueued: jobsQueued, Logger: logger,
+		RetainVersionsFor: retain})
+	srv, err := server.New(server.Config{Store: db, Warehouse: wh, Vendor: vendor, Services: services, APIKeys: cfg.apiKeys, Auth: authCfg,
 		RouteDatabases: cfg.routeDatabases, Logger: logger, MaxPageSize: cfg.maxPageSize, MaxSearchRows: cfg.maxSearchRows, QueryTimeout: queryTimeout,
 		MaxJSONBody: cfg.maxJSONBody, MaxArrowBody: cfg.maxArrowBody, MaxArrowDecodedBytes: cfg.maxArrowDecodedBytes,
 		MaxArrowRows: cfg.maxArrowRows, DecodeBudget: cfg.decodeBudget, MaxFilterBytes: int(cfg.maxFilterBytes),
 		NoMetricsRoute: metricsLn != nil, CORSOrigins: cfg.corsOrigins,
-		AllowedHosts: listenHosts(cfg), MinBodyRate: bodyRate(cfg.minBodyRate), RetainVersionsFor: retain})
+		AllowedHosts: listenHosts(cfg), MinBodyRate: bodyRate(cfg.minBodyRate)})
 	if err != nil {
 		return err
 	}
-	defer srv.Close()
+	services.Start()
+	defer services.Stop()
 	httpServer := &http.Server{Handler: srv, ReadHeaderTimeout: cfg.readHeaderTimeout, ReadTimeout: cfg.readTimeout,
 		WriteTimeout: cfg.writeTimeout, IdleTimeout: cfg.idleTimeout, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
 	// A shutdown closes idle connections at once and cuts off bodies still

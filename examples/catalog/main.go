@@ -3,8 +3,9 @@
 // the server answers.
 //
 // It talks to the server at LANCENS_URL (default http://localhost:2333),
-// works in a namespace of its own that it drops at the end, and exits
-// non-zero on any failure.
+// with the API key in LANCENS_API_KEY or the bearer token in LANCENS_TOKEN
+// if it needs one, works in a namespace of its own that it drops at the
+// end, and exits non-zero on any failure.
 package main
 
 import (
@@ -21,7 +22,7 @@ import (
 
 func main() {
 	ctx := context.Background()
-	c, err := client.New(serverURL())
+	c, err := connect()
 	check(err)
 	root := fmt.Sprintf("catalog_example_%d", time.Now().UnixNano())
 
@@ -105,11 +106,22 @@ func main() {
 	fmt.Println("catalog example: ok")
 }
 
-func serverURL() string {
-	if u := os.Getenv("LANCENS_URL"); u != "" {
-		return u
+// connect returns a client for the server at LANCENS_URL (default
+// http://localhost:2333) that sends the API key in LANCENS_API_KEY, or
+// the bearer token in LANCENS_TOKEN, when they are set.
+func connect() (*client.Client, error) {
+	url := os.Getenv("LANCENS_URL")
+	if url == "" {
+		url = "http://localhost:2333"
 	}
-	return "http://localhost:2333"
+	var opts []client.Option
+	if key := os.Getenv("LANCENS_API_KEY"); key != "" {
+		opts = append(opts, client.WithAPIKey(key))
+	}
+	if token := os.Getenv("LANCENS_TOKEN"); token != "" {
+		opts = append(opts, client.WithBearerToken(token))
+	}
+	return client.New(url, opts...)
 }
 
 func check(err error) {

@@ -4,8 +4,9 @@
 // plan.
 //
 // It talks to the server at LANCENS_URL (default http://localhost:2333),
-// works in a namespace of its own that it drops at the end, and exits
-// non-zero on any failure.
+// with the API key in LANCENS_API_KEY or the bearer token in LANCENS_TOKEN
+// if it needs one, works in a namespace of its own that it drops at the
+// end, and exits non-zero on any failure.
 package main
 
 import (
@@ -59,7 +60,7 @@ func articles(n int) []Article {
 
 func main() {
 	ctx := context.Background()
-	c, err := client.New(serverURL())
+	c, err := connect()
 	check(err)
 	ns := fmt.Sprintf("search_example_%d", time.Now().UnixNano())
 	_, err = c.CreateNamespace(ctx, []string{ns}, nil)
@@ -129,11 +130,22 @@ func main() {
 	fmt.Println("search example: ok")
 }
 
-func serverURL() string {
-	if u := os.Getenv("LANCENS_URL"); u != "" {
-		return u
+// connect returns a client for the server at LANCENS_URL (default
+// http://localhost:2333) that sends the API key in LANCENS_API_KEY, or
+// the bearer token in LANCENS_TOKEN, when they are set.
+func connect() (*client.Client, error) {
+	url := os.Getenv("LANCENS_URL")
+	if url == "" {
+		url = "http://localhost:2333"
 	}
-	return "http://localhost:2333"
+	var opts []client.Option
+	if key := os.Getenv("LANCENS_API_KEY"); key != "" {
+		opts = append(opts, client.WithAPIKey(key))
+	}
+	if token := os.Getenv("LANCENS_TOKEN"); token != "" {
+		opts = append(opts, client.WithBearerToken(token))
+	}
+	return client.New(url, opts...)
 }
 
 func check(err error) {

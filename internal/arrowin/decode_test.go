@@ -14,7 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 
 	"github.com/lancens/lancens/internal/arrowin"
-	"github.com/lancens/lancens/internal/arrowtest"
+	"github.com/lancens/lancens/internal/testkit/arrowtest"
 )
 
 var defaults = arrowin.Limits{MaxBodyBytes: 1 << 30, MaxDecodedBytes: 1 << 30, MaxRows: 10_000_000}

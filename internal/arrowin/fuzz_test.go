@@ -10,7 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 
 	"github.com/lancens/lancens/internal/arrowin"
-	"github.com/lancens/lancens/internal/arrowtest"
+	"github.com/lancens/lancens/internal/testkit/arrowtest"
 )
 
 // FuzzDecode feeds arbitrary bytes to a Reader, read to its end, seeded

@@ -11,7 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 
 	"github.com/lancens/lancens/internal/arrowin"
-	"github.com/lancens/lancens/internal/arrowtest"
+	"github.com/lancens/lancens/internal/testkit/arrowtest"
 )
 
 // countingReader counts the bytes read through it.

@@ -79,6 +79,24 @@ func (s *scoped) table(t *store.Table) *store.Table {
 	return &c
 }
 
+// OnBranch implements store.BranchedData: the scoped view of the inner
+// target's operations on branch, when the inner target offers them as a
+// DataTarget (HTTPTarget does); otherwise its data operations answer
+// Unsupported (0).
+func (s *scoped) OnBranch(branch string) store.ManagedData {
+	c := *s
+	c.inner = withoutRows{s.inner}
+	if b, ok := s.inner.(store.BranchedData); ok {
+		if d, ok := b.OnBranch(branch).(DataTarget); ok {
+			c.inner = d
+		}
+	}
+	return &c
+}
+
+// withoutRows is a catalog that offers no data operations.
+type withoutRows struct{ store.Catalog }
+
 func (s *scoped) data() (DataTarget, error) {
 	d, ok := s.inner.(DataTarget)
 	if !ok {

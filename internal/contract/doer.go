@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/lancens/lancens/gen"
 	"github.com/lancens/lancens/internal/conformance"
 )
 
@@ -21,7 +20,7 @@ type Transport struct {
 
 // For returns a request sender that reports to case t. Every exchange is
 // logged to t (shown with a failed case).
-func (tr *Transport) For(t conformance.T) gen.HttpRequestDoer {
+func (tr *Transport) For(t conformance.T) conformance.Doer {
 	return caseDoer{tr: tr, t: t}
 }
 

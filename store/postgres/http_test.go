@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/lancens/lancens/gen"
-	"github.com/lancens/lancens/internal/apitest"
 	"github.com/lancens/lancens/internal/conformance"
-	"github.com/lancens/lancens/internal/pgtest"
+	"github.com/lancens/lancens/internal/testkit/apitest"
+	"github.com/lancens/lancens/internal/testkit/pgtest"
 	"github.com/lancens/lancens/store"
 )
 

@@ -9,12 +9,12 @@ import (
 	"testing"
 
 	"github.com/lancens/lancens/client"
-	"github.com/lancens/lancens/internal/apitest"
-	"github.com/lancens/lancens/internal/pgtest"
-	"github.com/lancens/lancens/internal/s3test"
+	"github.com/lancens/lancens/internal/testkit/apitest"
+	"github.com/lancens/lancens/internal/testkit/pgtest"
+	"github.com/lancens/lancens/internal/testkit/s3test"
+	"github.com/lancens/lancens/lance/manifestname"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/store/postgres"
-	"github.com/lancens/lancens/warehouse"
 )
 
 // TestReplicasRaceObjectStore has 16 goroutines race to commit each version
@@ -44,7 +44,7 @@ func TestReplicasRaceObjectStore(t *testing.T) {
 		paths := make([]string, racers)
 		for i := range racers {
 			contents[i] = bytes.Repeat([]byte{byte('a' + i)}, 100+i)
-			paths[i] = fmt.Sprintf("%s/_versions/%s-staged-%d", prefix, warehouse.NamingV2.ManifestFileName(v), i)
+			paths[i] = fmt.Sprintf("%s/_versions/%s-staged-%d", prefix, manifestname.V2.FileName(v), i)
 			g.Put(t, "lance", paths[i], contents[i])
 		}
 		var wg sync.WaitGroup
@@ -69,7 +69,7 @@ func TestReplicasRaceObjectStore(t *testing.T) {
 		if winner < 0 {
 			t.Fatalf("version %d: no racer won", v)
 		}
-		got, ok := g.Get(t, "lance", prefix+"/_versions/"+warehouse.NamingV2.ManifestFileName(v))
+		got, ok := g.Get(t, "lance", prefix+"/_versions/"+manifestname.V2.FileName(v))
 		if !ok || !bytes.Equal(got, contents[winner]) {
 			t.Fatalf("version %d: the final manifest (there: %v) is not the winner's (racer %d)", v, ok, winner)
 		}

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/lancens/lancens/internal/conformance"
-	"github.com/lancens/lancens/internal/pgtest"
+	"github.com/lancens/lancens/internal/testkit/pgtest"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/store/postgres"
 )

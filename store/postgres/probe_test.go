@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/lancens/lancens/internal/pgtest"
+	"github.com/lancens/lancens/internal/testkit/pgtest"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/store/postgres"
 )

@@ -12,8 +12,9 @@ import (
 	"time"
 
 	"github.com/lancens/lancens/client"
-	"github.com/lancens/lancens/internal/apitest"
-	"github.com/lancens/lancens/internal/pgtest"
+	"github.com/lancens/lancens/internal/testkit/apitest"
+	"github.com/lancens/lancens/internal/testkit/pgtest"
+	"github.com/lancens/lancens/lance/manifestname"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/warehouse"
 )
@@ -36,7 +37,7 @@ func stage(t testing.TB, loc string, v int64, who int, content []byte) string {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(dir, fmt.Sprintf("%s-staged-%d", warehouse.NamingV2.ManifestFileName(v), who))
+	p := filepath.Join(dir, fmt.Sprintf("%s-staged-%d", manifestname.V2.FileName(v), who))
 	if err := os.WriteFile(p, content, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +93,7 @@ func TestReplicasRace(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		final := filepath.Join(info.Location, "_versions", warehouse.NamingV2.ManifestFileName(v))
+		final := filepath.Join(info.Location, "_versions", manifestname.V2.FileName(v))
 		got, err := os.ReadFile(final)
 		if err != nil {
 			t.Fatalf("version %d: the winner's manifest is gone: %v", v, err)
@@ -160,7 +161,7 @@ func TestReplicaRestart(t *testing.T) {
 						break
 					}
 					var ce *client.Error
-					if errors.As(err, &ce) && ce.Err.Code != store.CodeServiceUnavailable {
+					if errors.As(err, &ce) && ce.Code() != client.CodeServiceUnavailable {
 						t.Errorf("writer %d, version %d: %v", w, v, err)
 						return
 					}

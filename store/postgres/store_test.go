@@ -10,7 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/lancens/lancens/internal/pgtest"
+	"github.com/lancens/lancens/internal/testkit/pgtest"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/store/postgres"
 )

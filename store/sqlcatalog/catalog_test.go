@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/lancens/lancens/internal/pgtest"
+	"github.com/lancens/lancens/internal/testkit/pgtest"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/store/postgres"
 	"github.com/lancens/lancens/store/sqlite"

@@ -38,9 +38,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lancens/lancens/lance/manifestname"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/store/sqlite/internal/sqlitedb"
-	"github.com/lancens/lancens/warehouse"
 )
 
 var _ store.BranchedData = (*DB)(nil)
@@ -337,7 +337,7 @@ func versionPath(t *tableRow, v int64) string {
 	if t.branch != "" {
 		root += "/tree/" + t.branch
 	}
-	return root + "/_versions/" + warehouse.NamingV2.ManifestFileName(v)
+	return root + "/_versions/" + manifestname.V2.FileName(v)
 }
 
 // insertVersionRecord records version v of t's branch, made by op in

@@ -10,7 +10,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/lancens/lancens/internal/arrowtest"
+	"github.com/lancens/lancens/internal/testkit/arrowtest"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/store/sqlite"
 )

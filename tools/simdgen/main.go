@@ -1,10 +1,10 @@
-// Command simdgen writes the amd64 assembly of package gen/simd with avo:
+// Command simdgen writes the amd64 assembly of package vecindex/internal/simd with avo:
 //
 //	go tool simdgen -out kernels_amd64.s -stubs kernels_amd64.go -pkg simd
 //
 // It is a tool of the module (go.mod's tool directive), so avo is pinned
-// at the version go.mod requires; `make generate` runs it in gen/simd (see
-// gen/simd/generate.go). Never edit its output by hand.
+// at the version go.mod requires; `make generate` runs it in vecindex/internal/simd (see
+// vecindex/internal/simd/generate.go). Never edit its output by hand.
 package main
 
 import (

@@ -6,7 +6,7 @@
 // hides the progress of all the others; the JSON events arrive as they
 // happen. It exits with status 1 when a test, a package or a build failed.
 //
-//	go test -json ./... | go run ./internal/testlines
+//	go test -json ./... | go run ./internal/testkit/testlines
 package main
 
 import (

@@ -39,12 +39,14 @@ func StartLocal(tb testing.TB) *Local {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	srv, err := server.New(server.Config{Store: db, Warehouse: wh, JobsQueued: jobsQueued})
+	services := coord.NewServices(coord.ServicesConfig{Store: db, Warehouse: wh, JobsQueued: jobsQueued})
+	srv, err := server.New(server.Config{Store: db, Warehouse: wh, Services: services})
 	if err != nil {
 		tb.Fatal(err)
 	}
+	services.Start()
 	tb.Cleanup(func() {
-		srv.Close()
+		services.Stop()
 		db.Close()
 	})
 	return &Local{DB: db, Warehouse: wh, srv: srv, validator: NewValidator(tb)}

@@ -55,6 +55,9 @@ type Options struct {
 	StorageOptions map[string]string
 	// Tune, when set, adjusts the server's configuration before it starts.
 	Tune func(*server.Config)
+	// TuneServices, when set, adjusts the configuration of the background
+	// services (job runner, retention) before they start.
+	TuneServices func(*coord.ServicesConfig)
 	// ExternalRoots are where tables may lie besides the warehouse (see
 	// warehouse.Open).
 	ExternalRoots []string
@@ -109,7 +112,12 @@ func Start(t testing.TB, opts Options) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := server.Config{Store: st, Warehouse: wh, JobsQueued: jobsQueued, APIKeys: opts.APIKeys}
+	scfg := coord.ServicesConfig{Store: st, Warehouse: wh, JobsQueued: jobsQueued}
+	if opts.TuneServices != nil {
+		opts.TuneServices(&scfg)
+	}
+	services := coord.NewServices(scfg)
+	cfg := server.Config{Store: st, Warehouse: wh, Services: services, APIKeys: opts.APIKeys}
 	if opts.Tune != nil {
 		opts.Tune(&cfg)
 	}
@@ -117,6 +125,7 @@ func Start(t testing.TB, opts Options) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
+	services.Start()
 	hs := httptest.NewServer(NewValidator(t).Wrap(srv))
 	s := &Server{URL: hs.URL, API: srv, DB: db, Store: st, Warehouse: wh, HTTP: hs.Client()}
 	var copts []client.Option
@@ -131,7 +140,7 @@ func Start(t testing.TB, opts Options) *Server {
 	s.stop = func() {
 		once.Do(func() {
 			hs.Close()
-			srv.Close()
+			services.Stop()
 			if closeStore != nil {
 				closeStore()
 			}
