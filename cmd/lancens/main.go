@@ -33,6 +33,12 @@ Usage:
   lancens backup --db FILE --out FILE
                           copy a database consistently, also while a server
                           is writing to it (-h lists the flags)
+  lancens import --table ID [flags] FILE
+                          load a CSV, JSON-lines or Parquet file into a
+                          table over the API (-h lists the flags)
+  lancens export --table ID [flags] FILE
+                          write a table, or a query of it, to a CSV,
+                          JSON-lines or Parquet file (-h lists the flags)
   lancens conformance --url URL [flags]
                           check any Lance Namespace REST server against the
                           conformance suite and openapi.yaml (-h lists the flags)
@@ -52,6 +58,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return serve(ctx, args[1:], getenv, stdout, stderr)
 	case "backup":
 		return backup(ctx, args[1:], getenv, stdout, stderr)
+	case "import":
+		return importData(ctx, args[1:], getenv, stdout, stderr)
+	case "export":
+		return exportData(ctx, args[1:], getenv, stdout, stderr)
 	case "conformance":
 		return conformanceKit(ctx, args[1:], getenv, stdout, stderr)
 	case "version", "--version", "-version":
