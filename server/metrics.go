@@ -120,6 +120,9 @@ func newMetrics(s *Server) *metrics {
 		&storeCollector{s: s},
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if s.tableMetrics != nil {
+		m.registry.MustRegister(s.tableMetrics)
+	}
 	return m
 }
 

@@ -96,6 +96,14 @@ type Config struct {
 	// cleaned up in the background. Default
 	// store.DefaultRetainVersionsFor; negative: keep only those.
 	RetainVersionsFor time.Duration
+	// TableMetricsLimit is how many tables get per-table metrics series of
+	// their own (see tablemetrics.go); the others are summed into one.
+	// Default DefaultTableMetricsLimit; negative: none of their own.
+	TableMetricsLimit int
+	// TableMetricsInterval is how often the per-table metrics are gathered,
+	// in the background. Default DefaultTableMetricsInterval; negative:
+	// never (no per-table metrics).
+	TableMetricsInterval time.Duration
 }
 
 // Defaults of the Config bounds.
@@ -126,9 +134,11 @@ type Server struct {
 	retention *coord.Retention
 	uploads   uploads
 	metrics   *metrics
-	readiness readiness
-	probes    http.Handler
-	console   http.Handler
+	// tableMetrics gathers the per-table metrics; nil when they are off.
+	tableMetrics *tableMetrics
+	readiness    readiness
+	probes       http.Handler
+	console      http.Handler
 }
 
 var _ gen.ServerInterface = (*Server)(nil)
@@ -172,6 +182,12 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.RetainVersionsFor == 0 {
 		cfg.RetainVersionsFor = store.DefaultRetainVersionsFor
+	}
+	if cfg.TableMetricsLimit == 0 {
+		cfg.TableMetricsLimit = DefaultTableMetricsLimit
+	}
+	if cfg.TableMetricsInterval == 0 {
+		cfg.TableMetricsInterval = DefaultTableMetricsInterval
 	}
 	st, managed := cfg.Store.(store.ManagedBackend)
 	if !managed {
@@ -222,9 +238,15 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.echo = e
 	s.console = console.Handler()
+	if cfg.TableMetricsInterval > 0 {
+		s.tableMetrics = newTableMetrics(s, max(cfg.TableMetricsLimit, 0), cfg.TableMetricsInterval)
+	}
 	s.metrics = newMetrics(s)
 	s.probes = s.ProbeHandler()
 	s.jobs.Start()
+	if s.tableMetrics != nil {
+		s.tableMetrics.start()
+	}
 	if managed {
 		s.retention = coord.NewRetention(st, cfg.RetainVersionsFor, cfg.Logger)
 		s.retention.Start()
@@ -233,9 +255,12 @@ func New(cfg Config) (*Server, error) {
 }
 
 // Close stops the background job runner, waiting for the job in progress,
-// and the retention of old versions. Call it after the HTTP server has
+// the retention of old versions and the gathering of per-table metrics. Call it after the HTTP server has
 // stopped.
 func (s *Server) Close() {
+	if s.tableMetrics != nil {
+		s.tableMetrics.close()
+	}
 	if s.retention != nil {
 		s.retention.Stop()
 	}

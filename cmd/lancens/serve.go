@@ -58,6 +58,9 @@ type serveConfig struct {
 	// metricsAddr, when set, serves /metrics (and the probes) on a
 	// listener of its own, without authentication.
 	metricsAddr string
+	// Per-table metrics; see the flags.
+	tableMetricsLimit    int
+	tableMetricsInterval time.Duration
 	// corsOrigins are the origins browsers may call the API from.
 	corsOrigins []string
 	// tlsCert and tlsKey are PEM files; both or neither.
@@ -220,6 +223,14 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	fs.Int64Var(&cfg.maxArrowRows, "max-arrow-rows", maxArrowRows, "most rows one Arrow upload may hold (env LANCENS_MAX_ARROW_ROWS)")
 	fs.StringVar(&cfg.metricsAddr, "metrics-addr", envOr("LANCENS_METRICS_ADDR", ""),
 		"serve /metrics, /healthz and /readyz on this address too, without authentication, and not /metrics on --addr (env LANCENS_METRICS_ADDR)")
+	tableMetricsLimit, err := strconv.Atoi(envOr("LANCENS_TABLE_METRICS_LIMIT", strconv.Itoa(server.DefaultTableMetricsLimit)))
+	if err != nil {
+		return nil, fmt.Errorf("bad LANCENS_TABLE_METRICS_LIMIT: %w", err)
+	}
+	fs.IntVar(&cfg.tableMetricsLimit, "table-metrics-limit", tableMetricsLimit,
+		"how many tables get per-table metrics of their own (the first, by identifier); the rest are summed into table=\"(other)\" (env LANCENS_TABLE_METRICS_LIMIT)")
+	duration(&cfg.tableMetricsInterval, "table-metrics-interval", "LANCENS_TABLE_METRICS_INTERVAL", server.DefaultTableMetricsInterval,
+		"how often per-table metrics (rows, bytes, versions, unindexed rows) are gathered, in the background; 0: never")
 	for _, o := range strings.Split(getenv("LANCENS_CORS_ORIGINS"), ",") {
 		if o = strings.TrimSpace(o); o != "" {
 			cfg.corsOrigins = append(cfg.corsOrigins, o)
@@ -272,6 +283,9 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	}
 	if cfg.maxSearchRows < 1 {
 		return nil, fmt.Errorf("bad --max-search-rows %d (at least 1)", cfg.maxSearchRows)
+	}
+	if cfg.tableMetricsLimit < 0 || cfg.tableMetricsInterval < 0 {
+		return nil, errors.New("--table-metrics-limit and --table-metrics-interval must not be negative")
 	}
 	if cfg.maxArrowRows < 1 {
 		return nil, fmt.Errorf("bad --max-arrow-rows %d (at least 1)", cfg.maxArrowRows)
@@ -420,7 +434,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		RouteDatabases: cfg.routeDatabases, Logger: logger, MaxPageSize: cfg.maxPageSize, MaxSearchRows: cfg.maxSearchRows, QueryTimeout: queryTimeout,
 		MaxJSONBody: cfg.maxJSONBody, MaxArrowBody: cfg.maxArrowBody, MaxArrowDecodedBytes: cfg.maxArrowDecodedBytes,
 		MaxArrowRows: cfg.maxArrowRows, NoMetricsRoute: metricsLn != nil, CORSOrigins: cfg.corsOrigins,
-		RetainVersionsFor: retain})
+		RetainVersionsFor: retain, TableMetricsLimit: orNegative(cfg.tableMetricsLimit), TableMetricsInterval: orNegative(cfg.tableMetricsInterval)})
 	if err != nil {
 		return err
 	}
@@ -491,6 +505,15 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// orNegative maps a flag's 0 (none) to -1, what server.Config says for
+// none (its 0 is the default).
+func orNegative[T int | time.Duration](v T) T {
+	if v == 0 {
+		return -1
+	}
+	return v
 }
 
 // isLoopback reports whether addr is a loopback address: one only this
