@@ -21,7 +21,7 @@ import (
 // Route labels of requests that are not spec operations. Every other label
 // is an operationId of the spec, routePrewarm for the LanceDB dialect's
 // prewarm route, routeOptimize for lancens's optimize route or
-// routePrincipal for GET /auth/principal: the label set
+// routePrincipal for GET /auth/principal, routeMCP for the MCP endpoint: the label set
 // stays bounded whatever paths clients send.
 const (
 	routeMetrics   = "metrics"
@@ -104,7 +104,7 @@ func newMetrics(s *Server) *metrics {
 	for _, op := range s.ops {
 		m.durations[op.id] = duration.WithLabelValues(op.id)
 	}
-	for _, r := range []string{routeMetrics, routeUnmatched, routePrewarm, routeOptimize, routePrincipal} {
+	for _, r := range []string{routeMetrics, routeUnmatched, routePrewarm, routeOptimize, routePrincipal, routeMCP} {
 		m.durations[r] = duration.WithLabelValues(r)
 	}
 	for _, r := range []string{commitCommitted, commitConflict, commitRejected, commitFailed, commitAbandoned} {
@@ -178,6 +178,8 @@ func (s *Server) observeRequests(next echo.HandlerFunc) echo.HandlerFunc {
 			route = routeOptimize
 		} else if c.Path() == PrincipalPath {
 			route = routePrincipal
+		} else if c.Path() == MCPPath {
+			route = routeMCP
 		}
 		defer func() {
 			status := c.Response().Status

@@ -233,6 +233,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.extensionRoutes(e)
 	e.GET(PrincipalPath, s.DescribePrincipal)
+	s.mcpRoutes(e)
 	if err := checkRoutes(e.Routes(), s.ops); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
