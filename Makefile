@@ -25,12 +25,13 @@ PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
 all: build
 
 ## generate: regenerate the generated code: gen/ (the API code from
-## openapi.yaml, the vector kernels of gen/simd with tools/simdgen and avo)
-## and lance/internal/pb (the Lance format's protocol buffers, with
-## tools/protogen and protoc-gen-go); all are go.mod tools
-GENERATED := gen/ lance/internal/pb/
+## openapi.yaml, the vector kernels of gen/simd with tools/simdgen and avo),
+## lance/internal/pb (the Lance format's protocol buffers, with
+## tools/protogen and protoc-gen-go) and the tracing wrappers of the store
+## interfaces (store/storetrace, with tools/storetracegen)
+GENERATED := gen/ lance/internal/pb/ store/storetrace/
 generate:
-	$(GO) generate ./gen/... ./lance/internal/pb/...
+	$(GO) generate ./gen/... ./lance/internal/pb/... ./store/storetrace/...
 
 ## check-generated: fail if the generated code is not what `make generate`
 ## produces

@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/lancens/lancens/internal/buildinfo"
+	"github.com/lancens/lancens/store"
 )
 
 // Route labels of requests that are not spec operations. Every other label
@@ -167,20 +168,7 @@ func commitResult(status int) string {
 func (s *Server) observeRequests(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		start := time.Now()
-		route := routeUnmatched
-		if op := s.ops.lookup(c); op != nil {
-			route = op.id
-		} else if c.Path() == MetricsPath {
-			route = routeMetrics
-		} else if c.Path() == prewarmRoute {
-			route = routePrewarm
-		} else if c.Path() == optimizeRoute {
-			route = routeOptimize
-		} else if c.Path() == PrincipalPath {
-			route = routePrincipal
-		} else if c.Path() == MCPPath {
-			route = routeMCP
-		}
+		route := s.routeLabel(c)
 		defer func() {
 			status := c.Response().Status
 			if clientGone(c) && !c.Response().Committed {
@@ -194,6 +182,27 @@ func (s *Server) observeRequests(next echo.HandlerFunc) echo.HandlerFunc {
 		}()
 		return next(c)
 	}
+}
+
+// routeLabel returns the label of the request's route: its operationId,
+// the label of a route beyond the spec, or routeUnmatched.
+func (s *Server) routeLabel(c echo.Context) string {
+	if op := s.ops.lookup(c); op != nil {
+		return op.id
+	}
+	switch c.Path() {
+	case MetricsPath:
+		return routeMetrics
+	case prewarmRoute:
+		return routePrewarm
+	case optimizeRoute:
+		return routeOptimize
+	case PrincipalPath:
+		return routePrincipal
+	case MCPPath:
+		return routeMCP
+	}
+	return routeUnmatched
 }
 
 // MetricsHandler serves the server's metrics in the Prometheus text format,
@@ -235,6 +244,18 @@ type cacheSizer interface {
 	CacheBudget() int64
 }
 
+// unwrapStore returns the store st wraps (store/storetrace's wrappers
+// say so by Unwrap), for its optional interfaces; st when it wraps none.
+func unwrapStore(st store.Backend) store.Backend {
+	for {
+		w, ok := st.(interface{ Unwrap() store.Backend })
+		if !ok {
+			return st
+		}
+		st = w.Unwrap()
+	}
+}
+
 // Describe implements prometheus.Collector.
 func (sc *storeCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- descJobs
@@ -246,7 +267,7 @@ func (sc *storeCollector) Describe(ch chan<- *prometheus.Desc) {
 // Collect implements prometheus.Collector. A store that cannot answer in
 // time leaves its metrics out of the scrape (and says why in the log).
 func (sc *storeCollector) Collect(ch chan<- prometheus.Metric) {
-	if cs, ok := sc.s.cfg.Store.(cacheSizer); ok {
+	if cs, ok := unwrapStore(sc.s.cfg.Store).(cacheSizer); ok {
 		ch <- prometheus.MustNewConstMetric(descCacheBytes, prometheus.GaugeValue, float64(cs.CacheBytes()))
 		ch <- prometheus.MustNewConstMetric(descCacheBudget, prometheus.GaugeValue, float64(cs.CacheBudget()))
 	}

@@ -221,7 +221,7 @@ func New(cfg Config) (*Server, error) {
 	e.Pre(remotePaths, s.routeDatabases, stripTrailingSlash, aliasMethods)
 	// trackUploads wraps the body limitBodies has already bounded; with the
 	// two swapped, an oversized upload hung (TestArrowBodyTooLarge).
-	e.Use(assignRequestID, s.observeRequests, s.logRequests, s.limitBodies, s.trackUploads, s.recoverPanics, s.authenticate)
+	e.Use(assignRequestID, s.traceRequests, s.observeRequests, s.logRequests, s.limitBodies, s.trackUploads, s.recoverPanics, s.authenticate)
 	if !managed {
 		e.Use(s.refuseManaged)
 	}

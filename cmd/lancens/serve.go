@@ -22,11 +22,13 @@ import (
 	"github.com/lancens/lancens/auth"
 	"github.com/lancens/lancens/coord"
 	"github.com/lancens/lancens/internal/buildinfo"
+	"github.com/lancens/lancens/internal/telemetry"
 	"github.com/lancens/lancens/objstore"
 	"github.com/lancens/lancens/server"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/store/postgres"
 	"github.com/lancens/lancens/store/sqlite"
+	"github.com/lancens/lancens/store/storetrace"
 	"github.com/lancens/lancens/vend"
 	"github.com/lancens/lancens/warehouse"
 )
@@ -61,6 +63,9 @@ type serveConfig struct {
 	// Per-table metrics; see the flags.
 	tableMetricsLimit    int
 	tableMetricsInterval time.Duration
+	// otlpEndpoint and otlpProtocol say where spans go (tracing is off
+	// without them and the OTEL_* variables).
+	otlpEndpoint, otlpProtocol string
 	// corsOrigins are the origins browsers may call the API from.
 	corsOrigins []string
 	// tlsCert and tlsKey are PEM files; both or neither.
@@ -231,6 +236,10 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 		"how many tables get per-table metrics of their own (the first, by identifier); the rest are summed into table=\"(other)\" (env LANCENS_TABLE_METRICS_LIMIT)")
 	duration(&cfg.tableMetricsInterval, "table-metrics-interval", "LANCENS_TABLE_METRICS_INTERVAL", server.DefaultTableMetricsInterval,
 		"how often per-table metrics (rows, bytes, versions, unindexed rows) are gathered, in the background; 0: never")
+	fs.StringVar(&cfg.otlpEndpoint, "otlp-endpoint", "",
+		"send traces over OTLP to this collector URL, such as http://127.0.0.1:4318; without it tracing follows the standard OTEL_* variables (OTEL_EXPORTER_OTLP_ENDPOINT …), and is off when they name no endpoint")
+	fs.StringVar(&cfg.otlpProtocol, "otlp-protocol", "",
+		"OTLP protocol: http/protobuf or grpc; default: OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL, else http/protobuf")
 	for _, o := range strings.Split(getenv("LANCENS_CORS_ORIGINS"), ",") {
 		if o = strings.TrimSpace(o); o != "" {
 			cfg.corsOrigins = append(cfg.corsOrigins, o)
@@ -283,6 +292,11 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	}
 	if cfg.maxSearchRows < 1 {
 		return nil, fmt.Errorf("bad --max-search-rows %d (at least 1)", cfg.maxSearchRows)
+	}
+	if cfg.otlpEndpoint != "" {
+		if err := telemetry.CheckEndpoint(cfg.otlpEndpoint); err != nil {
+			return nil, err
+		}
 	}
 	if cfg.tableMetricsLimit < 0 || cfg.tableMetricsInterval < 0 {
 		return nil, errors.New("--table-metrics-limit and --table-metrics-interval must not be negative")
@@ -392,12 +406,31 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		}
 	}
 
+	bi := buildinfo.Read()
+	stopTracing, tracing, err := telemetry.Start(ctx, telemetry.Config{Endpoint: cfg.otlpEndpoint, Protocol: cfg.otlpProtocol,
+		Version: bi.Version, Getenv: getenv})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		// Last, after the servers and their jobs: the spans still
+		// buffered are sent.
+		flushCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := stopTracing(flushCtx); err != nil {
+			logger.Warn("tracing: spans not sent at shutdown", slog.Any("error", err))
+		}
+	}()
+
 	jobsQueued := coord.NewSignal()
 	db, closeDB, err := openStore(ctx, cfg, jobsQueued, logger)
 	if err != nil {
 		return err
 	}
 	defer closeDB()
+	if tracing {
+		db = storetrace.Wrap(db)
+	}
 
 	if !strings.Contains(cfg.warehouse, "://") {
 		if err := makeDir(cfg.warehouse, "warehouse", "--warehouse"); err != nil {
@@ -463,8 +496,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		listeners = append(listeners, metricsLn)
 	}
 
-	bi := buildinfo.Read()
 	attrs := []any{slog.String("addr", ln.Addr().String()), slog.Bool("tls", certs != nil), slog.Bool("auth", srv.AccessControlled()),
+		slog.Bool("tracing", tracing),
 		slog.Bool("route_databases", cfg.routeDatabases), slog.String("version", bi.Version), slog.String("revision", bi.Revision)}
 	if metricsLn != nil {
 		attrs = append(attrs, slog.String("metrics_addr", metricsLn.Addr().String()))
