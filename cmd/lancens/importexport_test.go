@@ -386,3 +386,18 @@ func TestImportProgressLines(t *testing.T) {
 		t.Errorf("progress output %q, want plain lines ending with one of 100%% and 3 rows", errOut)
 	}
 }
+
+// TestImportKeyFile imports with the key from --api-key-file, the
+// environment having none.
+func TestImportKeyFile(t *testing.T) {
+	srv := apitest.Start(t, apitest.Options{APIKeys: []string{transferKey}})
+	dir := t.TempDir()
+	path := writeFileT(t, dir, "a.jsonl", `{"id":1}`)
+	keyFile := writeFileT(t, dir, "key", transferKey+"\n")
+	var out, errOut bytes.Buffer
+	err := run(context.Background(), []string{"import", "--url", srv.URL, "--api-key-file", keyFile, "--table", "k", "--progress", "none", path},
+		func(string) string { return "" }, &out, &errOut)
+	if err != nil || !strings.Contains(out.String(), "imported 1 rows into k") {
+		t.Fatalf("import: %v\n%s%s", err, out.String(), errOut.String())
+	}
+}
