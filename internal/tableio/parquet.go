@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -26,7 +27,9 @@ type parquetSource struct {
 	schema *arrow.Schema
 	// first is a batch read to fix the schema, not yet returned.
 	first arrow.RecordBatch
-	rows  int64 // rows returned so far
+	// rows counts the rows returned so far; Progress reads it from
+	// another goroutine.
+	rows  atomic.Int64
 	total int64
 }
 
@@ -108,7 +111,7 @@ func uniformFloatLists(arr arrow.Array) int64 {
 
 func (s *parquetSource) Schema() *arrow.Schema { return s.schema }
 
-func (s *parquetSource) Progress() (int64, int64, string) { return s.rows, s.total, "rows" }
+func (s *parquetSource) Progress() (int64, int64, string) { return s.rows.Load(), s.total, "rows" }
 
 func (s *parquetSource) Close() error {
 	if s.first != nil {
@@ -127,7 +130,7 @@ func (s *parquetSource) Next() (arrow.RecordBatch, error) {
 	if rec == nil {
 		if !s.rr.Next() {
 			if err := s.rr.Err(); err != nil && err != io.EOF {
-				return nil, &RowError{Line: s.rows + 1, Unit: "row", Err: err}
+				return nil, &RowError{Line: s.rows.Load() + 1, Unit: "row", Err: err}
 			}
 			return nil, io.EOF
 		}
@@ -135,10 +138,10 @@ func (s *parquetSource) Next() (arrow.RecordBatch, error) {
 		rec.Retain()
 	}
 	defer rec.Release()
-	out, err := conformBatch(rec, s.schema, s.rows+1)
+	out, err := conformBatch(rec, s.schema, s.rows.Load()+1)
 	if err != nil {
 		return nil, err
 	}
-	s.rows += rec.NumRows()
+	s.rows.Add(rec.NumRows())
 	return out, nil
 }
