@@ -31,7 +31,8 @@ func (s *Server) mcpRoutes(e *echo.Echo) {
 		Logger: s.log, MaxBodyBytes: s.cfg.MaxJSONBody})
 	e.POST(MCPPath, func(c echo.Context) error {
 		w := &mcpErrors{w: c.Response().Writer}
-		h.ServeHTTP(w, c.Request())
+		req := c.Request()
+		h.ServeHTTP(w, req.WithContext(mcptools.WithHost(req.Context(), req.Host)))
 		return w.err(s.cfg.MaxJSONBody)
 	})
 }

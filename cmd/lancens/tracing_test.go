@@ -383,3 +383,36 @@ func TestTracingSwitch(t *testing.T) {
 		t.Error("OTLP protocol thrift accepted")
 	}
 }
+
+// TestTracingMCP calls a tool of the MCP endpoint with tracing on: the
+// operation the tool performs through the API is a child of the MCP
+// request's span, with the store's call inside.
+func TestTracingMCP(t *testing.T) {
+	receiver := &otlpReceiver{}
+	collector := httptest.NewServer(receiver)
+	defer collector.Close()
+	addr, stop := startServe(t, "--otlp-endpoint", collector.URL)
+	req, err := http.NewRequest(http.MethodPost, "http://"+addr+"/mcp",
+		strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_namespaces","arguments":{}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if _, err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	spans := receiver.all()
+	mcp := only(t, spans, "MCP")
+	if got := children(spans, mcp); !slices.Equal(got, []string{"ListNamespaces"}) {
+		t.Fatalf("the MCP request's children %q, want the tool's operation", got)
+	}
+	if got := children(spans, only(t, spans, "ListNamespaces")); !slices.Equal(got, []string{"store.ListNamespaces"}) {
+		t.Errorf("the tool's operation's children %q", got)
+	}
+}

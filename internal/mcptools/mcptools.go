@@ -20,6 +20,7 @@ package mcptools
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -96,8 +97,8 @@ type tools struct {
 }
 
 // connect returns a client that calls the API in process with the
-// credentials of the MCP request.
-func (t *tools) connect(req *mcp.CallToolRequest) (*client.Client, error) {
+// credentials (and Host, see WithHost) of the MCP request.
+func (t *tools) connect(ctx context.Context, req *mcp.CallToolRequest) (*client.Client, error) {
 	var opts []client.Option
 	if h := req.Extra; h != nil && h.Header != nil {
 		for _, name := range []string{"X-Api-Key", "Authorization"} {
@@ -110,7 +111,20 @@ func (t *tools) connect(req *mcp.CallToolRequest) (*client.Client, error) {
 		}
 	}
 	opts = append(opts, client.WithHTTPClient(&http.Client{Transport: inProcess{t.api}}), client.WithRetry(client.RetryPolicy{}))
-	return client.New("http://lancens.internal", opts...)
+	host, _ := ctx.Value(hostKey{}).(string)
+	if host == "" {
+		host = "lancens.internal"
+	}
+	return client.New("http://"+host, opts...)
+}
+
+type hostKey struct{}
+
+// WithHost returns a context whose MCP requests' tools call the API with
+// Host host: the MCP request's own, so that the API's checks of Host
+// headers treat both alike.
+func WithHost(ctx context.Context, host string) context.Context {
+	return context.WithValue(ctx, hostKey{}, host)
 }
 
 // inProcess serves a client's requests with an http.Handler, without a

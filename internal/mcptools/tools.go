@@ -96,7 +96,7 @@ func (t *tools) register(s *mcp.Server) {
 
 func (t *tools) listNamespaces(ctx context.Context, req *mcp.CallToolRequest, in listNamespacesIn) (*mcp.CallToolResult, any, error) {
 	const op = "ListNamespaces"
-	c, err := t.connect(req)
+	c, err := t.connect(ctx, req)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -110,7 +110,7 @@ func (t *tools) listNamespaces(ctx context.Context, req *mcp.CallToolRequest, in
 
 func (t *tools) listTables(ctx context.Context, req *mcp.CallToolRequest, in listTablesIn) (*mcp.CallToolResult, any, error) {
 	const op = "ListTables"
-	c, err := t.connect(req)
+	c, err := t.connect(ctx, req)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -134,7 +134,7 @@ func (t *tools) describeTable(ctx context.Context, req *mcp.CallToolRequest, in 
 	if err := checkTable(in.Table); err != nil {
 		return toolError(op, err), nil, nil
 	}
-	c, err := t.connect(req)
+	c, err := t.connect(ctx, req)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -232,7 +232,7 @@ func (t *tools) query(ctx context.Context, req *mcp.CallToolRequest, id []string
 	if err != nil {
 		return toolError(op, err), nil, nil
 	}
-	c, err := t.connect(req)
+	c, err := t.connect(ctx, req)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -273,7 +273,7 @@ func (t *tools) insertRows(ctx context.Context, req *mcp.CallToolRequest, in ins
 	if len(in.Rows) == 0 || len(in.Rows) > maxInsertRows {
 		return toolError(op, store.Errorf(store.CodeInvalidInput, "rows: give 1 to %d rows", maxInsertRows)), nil, nil
 	}
-	c, err := t.connect(req)
+	c, err := t.connect(ctx, req)
 	if err != nil {
 		return nil, nil, err
 	}
