@@ -26,12 +26,14 @@ all: build
 
 ## generate: regenerate the generated code: gen/ and gen/apiclient (the
 ## API code, server and client sides, from openapi.yaml, with oapi-codegen),
-## vecindex/internal/simd (the vector kernels, with tools/simdgen and avo)
-## and lance/internal/pb (the Lance format's protocol buffers, with
-## tools/protogen and protoc-gen-go); all are go.mod tools
-GENERATED := gen/ lance/internal/pb/ vecindex/internal/simd/
+## vecindex/internal/simd (the vector kernels, with tools/simdgen and avo),
+## lance/internal/pb (the Lance format's protocol buffers, with
+## tools/protogen and protoc-gen-go) and store/storetrace (the tracing
+## wrappers of the store interfaces, with tools/storetracegen); all are
+## go.mod tools
+GENERATED := gen/ lance/internal/pb/ vecindex/internal/simd/ store/storetrace/
 generate:
-	$(GO) generate ./gen/... ./lance/internal/pb/... ./vecindex/internal/simd/...
+	$(GO) generate ./gen/... ./lance/internal/pb/... ./vecindex/internal/simd/... ./store/storetrace/...
 
 ## check-generated: fail if the generated code is not what `make generate`
 ## produces

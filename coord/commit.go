@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/lancens/lancens/lance/manifestname"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/warehouse"
@@ -196,7 +198,11 @@ func (m *Committer) prepare(ctx context.Context, p *pendingCommit) error {
 			return err
 		}
 	}
-	if err := m.manifests.Publish(ctx, pub, !p.newTable); err != nil {
+	pctx, span := tracer().Start(ctx, "coord.PublishManifest", trace.WithAttributes(attrTable.String(strings.Join(p.id, "$")),
+		attrVersion.Int64(c.Version), attrManifest.String(pub.ManifestPath)))
+	err = m.manifests.Publish(pctx, pub, !p.newTable)
+	endSpan(span, err)
+	if err != nil {
 		return err
 	}
 	p.published = pub

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/lancens/lancens/store"
 )
 
@@ -157,7 +159,10 @@ func (r *Runner) drain(ctx context.Context, kinds []string) {
 		}
 		txs, _ := r.jobs.(store.Transactions)
 		tracker, jobCtx := startJobProgress(ctx, txs, r.log, job, r.ProgressEvery)
+		jobCtx, span := tracer().Start(jobCtx, "job "+job.Kind, trace.WithSpanKind(trace.SpanKindConsumer), trace.WithNewRoot(),
+			trace.WithAttributes(attrJobKind.String(job.Kind), attrTransactionID.String(job.TransactionID)))
 		jobErr := r.Run(jobCtx, job)
+		endSpan(span, jobErr)
 		tracker.finish(jobErr)
 		if jobErr != nil && ctx.Err() != nil {
 			// Stopping: the job runs again from the start next time.

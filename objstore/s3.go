@@ -42,6 +42,9 @@ func NewS3(ctx context.Context, opts Options) (*S3, error) {
 			o.BaseEndpoint = aws.String(s.endpoint)
 		}
 		o.UsePathStyle = !s.virtualHosted
+		// The client the SDK resolved (with its timeouts), its requests
+		// traced.
+		o.HTTPClient = tracingClient{next: o.HTTPClient}
 	})
 	endpoint := s.endpoint
 	if endpoint == "" {

@@ -176,13 +176,16 @@ type routeRule struct {
 // method and Echo path: the remote dialect's, lancens's own extensions
 // (optimize removes old versions: a write), /metrics, which needs
 // a principal that may read everything (the metrics cover every
-// namespace), and /auth/principal, which any principal may read. New refuses to start with a route that is neither an
-// operation of the spec nor here.
+// namespace), /auth/principal, which any principal may read, and the MCP
+// endpoint, which any principal may call (each of its tools is decided as
+// the operation it performs). New refuses to start with a route that is
+// neither an operation of the spec nor here.
 var routeRules = map[string]routeRule{
 	"POST /v1/table/:id/index/:index_name/prewarm": {"PrewarmTableIndex", readTable},
 	"POST /v1/table/:id/optimize":                  {"OptimizeTable", writeTable},
 	"GET /metrics":                                 {"ReadMetrics", rule{role: auth.RoleRead, target: nowhere, unscopedOnly: true}},
 	"GET " + PrincipalPath:                         {routePrincipal, rule{role: auth.RoleRead, target: nowhere}},
+	"POST " + MCPPath:                              {routeMCP, rule{role: auth.RoleRead, target: nowhere}},
 }
 
 // checkRoutes returns an error naming the routes of routes that are

@@ -105,6 +105,23 @@ var beyondSpecRequests = map[string]func(t *testing.T, e *accessEnv) *http.Reque
 		}
 		return req
 	},
+	// The MCP endpoint answers a read key's insert with a tool error
+	// (the API refused the insert it performs): it must change nothing.
+	"POST " + server.MCPPath: func(t *testing.T, e *accessEnv) *http.Request {
+		if status, code, body := remoteDo(t, e, http.MethodPost, "/v1/table/alpha$ro$mcp/create/", "", setupKey, arrowBody(t)); status != 200 {
+			t.Fatalf("create: %d code %d %s", status, code, body)
+		}
+		call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"insert_rows",` +
+			`"arguments":{"table":["alpha","ro","mcp"],"rows":[{"id":1,"text":"x","vector":[0,0]}]}}}`
+		req, err := http.NewRequest(http.MethodPost, e.s.URL+server.MCPPath, strings.NewReader(call))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(call)), nil }
+		return req
+	},
 	"GET /metrics": func(t *testing.T, e *accessEnv) *http.Request {
 		req, err := http.NewRequest(http.MethodGet, e.s.URL+"/metrics", nil)
 		if err != nil {

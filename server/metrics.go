@@ -16,12 +16,13 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/lancens/lancens/internal/buildinfo"
+	"github.com/lancens/lancens/store"
 )
 
 // Route labels of requests that are not spec operations. Every other label
 // is an operationId of the spec, routePrewarm for the LanceDB dialect's
 // prewarm route, routeOptimize for lancens's optimize route or
-// routePrincipal for GET /auth/principal: the label set
+// routePrincipal for GET /auth/principal, routeMCP for the MCP endpoint: the label set
 // stays bounded whatever paths clients send.
 const (
 	routeMetrics   = "metrics"
@@ -104,7 +105,7 @@ func newMetrics(s *Server) *metrics {
 	for _, op := range s.ops {
 		m.durations[op.id] = duration.WithLabelValues(op.id)
 	}
-	for _, r := range []string{routeMetrics, routeUnmatched, routePrewarm, routeOptimize, routePrincipal} {
+	for _, r := range []string{routeMetrics, routeUnmatched, routePrewarm, routeOptimize, routePrincipal, routeMCP} {
 		m.durations[r] = duration.WithLabelValues(r)
 	}
 	for _, r := range []string{commitCommitted, commitConflict, commitRejected, commitFailed, commitAbandoned} {
@@ -128,6 +129,9 @@ func newMetrics(s *Server) *metrics {
 		&storeCollector{s: s},
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if s.tableMetrics != nil {
+		m.registry.MustRegister(s.tableMetrics)
+	}
 	return m
 }
 
@@ -172,18 +176,7 @@ func commitResult(status int) string {
 func (s *Server) observeRequests(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		start := time.Now()
-		route := routeUnmatched
-		if op := s.ops.lookup(c); op != nil {
-			route = op.id
-		} else if c.Path() == MetricsPath {
-			route = routeMetrics
-		} else if c.Path() == prewarmRoute {
-			route = routePrewarm
-		} else if c.Path() == optimizeRoute {
-			route = routeOptimize
-		} else if c.Path() == PrincipalPath {
-			route = routePrincipal
-		}
+		route := s.routeLabel(c)
 		defer func() {
 			status := c.Response().Status
 			if clientGone(c) && !c.Response().Committed {
@@ -197,6 +190,27 @@ func (s *Server) observeRequests(next echo.HandlerFunc) echo.HandlerFunc {
 		}()
 		return next(c)
 	}
+}
+
+// routeLabel returns the label of the request's route: its operationId,
+// the label of a route beyond the spec, or routeUnmatched.
+func (s *Server) routeLabel(c echo.Context) string {
+	if op := s.ops.lookup(c); op != nil {
+		return op.id
+	}
+	switch c.Path() {
+	case MetricsPath:
+		return routeMetrics
+	case prewarmRoute:
+		return routePrewarm
+	case optimizeRoute:
+		return routeOptimize
+	case PrincipalPath:
+		return routePrincipal
+	case MCPPath:
+		return routeMCP
+	}
+	return routeUnmatched
 }
 
 // MetricsHandler serves the server's metrics in the Prometheus text format,
@@ -238,6 +252,18 @@ type cacheSizer interface {
 	CacheBudget() int64
 }
 
+// unwrapStore returns the store st wraps (store/storetrace's wrappers
+// say so by Unwrap), for its optional interfaces; st when it wraps none.
+func unwrapStore(st store.Backend) store.Backend {
+	for {
+		w, ok := st.(interface{ Unwrap() store.Backend })
+		if !ok {
+			return st
+		}
+		st = w.Unwrap()
+	}
+}
+
 // Describe implements prometheus.Collector.
 func (sc *storeCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- descJobs
@@ -249,7 +275,7 @@ func (sc *storeCollector) Describe(ch chan<- *prometheus.Desc) {
 // Collect implements prometheus.Collector. A store that cannot answer in
 // time leaves its metrics out of the scrape (and says why in the log).
 func (sc *storeCollector) Collect(ch chan<- prometheus.Metric) {
-	if cs, ok := sc.s.cfg.Store.(cacheSizer); ok {
+	if cs, ok := unwrapStore(sc.s.cfg.Store).(cacheSizer); ok {
 		ch <- prometheus.MustNewConstMetric(descCacheBytes, prometheus.GaugeValue, float64(cs.CacheBytes()))
 		ch <- prometheus.MustNewConstMetric(descCacheBudget, prometheus.GaugeValue, float64(cs.CacheBudget()))
 	}

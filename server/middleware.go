@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"go.opentelemetry.io/otel/trace"
 )
 
 const headerRequestID = "X-Request-Id"
@@ -96,13 +97,23 @@ func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 			slog.Int64("bytes", c.Response().Size),
 			slog.Duration("duration", time.Since(start)),
 			slog.String("request_id", requestID(c)),
-			logPrincipal(c))
+			logPrincipal(c),
+			logTrace(req))
 		if abandoned {
 			// The documented way to end a handler without an answer.
 			panic(http.ErrAbortHandler)
 		}
 		return nil
 	}
+}
+
+// logTrace names the trace of the request's span in its log line, when
+// it is traced (see tracing.go).
+func logTrace(req *http.Request) slog.Attr {
+	if sc := trace.SpanContextFromContext(req.Context()); sc.IsValid() {
+		return slog.String("trace_id", sc.TraceID().String())
+	}
+	return slog.Attr{}
 }
 
 // recoverPanics turns a panic in a handler into an Internal (18) error and

@@ -29,9 +29,11 @@ const (
 )
 
 // IsOperationalPath reports whether path is one of the operational
-// endpoints, which are not spec operations (and of GET /auth/principal).
+// endpoints, which are not spec operations (and of GET /auth/principal
+// and the MCP endpoint, which answer JSON of their own but ErrorResponses
+// for errors).
 func IsOperationalPath(path string) bool {
-	return path == HealthPath || path == ReadyPath || path == MetricsPath || path == PrincipalPath
+	return path == HealthPath || path == ReadyPath || path == MetricsPath || path == PrincipalPath || path == MCPPath
 }
 
 // readyTimeout bounds a readiness check: a database that takes longer to

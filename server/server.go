@@ -110,6 +110,14 @@ type Config struct {
 	// as DNS rebinding would send it (see crosssite.go). A server with
 	// credentials answers every name.
 	AllowedHosts []string
+	// TableMetricsLimit is how many tables get per-table metrics series of
+	// their own (see tablemetrics.go); the others are summed into one.
+	// Default DefaultTableMetricsLimit; negative: none of their own.
+	TableMetricsLimit int
+	// TableMetricsInterval is how often the per-table metrics are gathered,
+	// in the background. Default DefaultTableMetricsInterval; negative:
+	// never (no per-table metrics).
+	TableMetricsInterval time.Duration
 }
 
 // Defaults of the Config bounds.
@@ -137,13 +145,15 @@ type Server struct {
 	uploads   uploads
 	// decode is the decode budget; returner gives memory back after its
 	// peaks (memory.go).
-	decode    *budget.Budget
-	returner  *memoryReturner
-	metrics   *metrics
-	readiness readiness
-	probes    http.Handler
-	console   http.Handler
-	crossSite crossSitePolicy
+	decode   *budget.Budget
+	returner *memoryReturner
+	metrics  *metrics
+	// tableMetrics gathers the per-table metrics; nil when they are off.
+	tableMetrics *tableMetrics
+	readiness    readiness
+	probes       http.Handler
+	console      http.Handler
+	crossSite    crossSitePolicy
 }
 
 var _ gen.ServerInterface = (*Server)(nil)
@@ -194,6 +204,12 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MinBodyRate == 0 {
 		cfg.MinBodyRate = DefaultMinBodyRate
 	}
+	if cfg.TableMetricsLimit == 0 {
+		cfg.TableMetricsLimit = DefaultTableMetricsLimit
+	}
+	if cfg.TableMetricsInterval == 0 {
+		cfg.TableMetricsInterval = DefaultTableMetricsInterval
+	}
 	st, managed := cfg.Store.(store.ManagedBackend)
 	if !managed {
 		st = catalogOnly{cfg.Store}
@@ -225,9 +241,7 @@ func New(cfg Config) (*Server, error) {
 	e.Pre(remotePaths, s.routeDatabases, stripTrailingSlash, aliasMethods)
 	// trackUploads wraps the body limitBodies has already bounded; with the
 	// two swapped, an oversized upload hung (TestArrowBodyTooLarge).
-	// The cross-site checks come after them too: a refused request's body is
-	// bounded, and cut off at shutdown, like any other.
-	e.Use(assignRequestID, s.observeRequests, s.logRequests, s.enforceBodyRate, s.holdBudget, s.limitBodies, s.trackUploads, s.recoverPanics,
+	e.Use(assignRequestID, s.traceRequests, s.observeRequests, s.logRequests, s.enforceBodyRate, s.holdBudget, s.limitBodies, s.trackUploads, s.recoverPanics,
 		s.checkHost, s.refuseForeignOrigins, s.authenticate)
 	if !managed {
 		e.Use(s.refuseManaged)
@@ -240,14 +254,30 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.extensionRoutes(e)
 	e.GET(PrincipalPath, s.DescribePrincipal)
+	s.mcpRoutes(e)
 	if err := checkRoutes(e.Routes(), s.ops); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	s.echo = e
 	s.console = console.Handler()
+	if cfg.TableMetricsInterval > 0 {
+		s.tableMetrics = newTableMetrics(s, max(cfg.TableMetricsLimit, 0), cfg.TableMetricsInterval)
+	}
 	s.metrics = newMetrics(s)
 	s.probes = s.ProbeHandler()
+	if s.tableMetrics != nil {
+		s.tableMetrics.start()
+	}
 	return s, nil
+}
+
+// Close stops the gathering of per-table metrics, the one background task
+// the server runs itself (the coord services it was given are stopped by
+// whoever built them). Call it after the HTTP server has stopped.
+func (s *Server) Close() {
+	if s.tableMetrics != nil {
+		s.tableMetrics.close()
+	}
 }
 
 // ServeHTTP makes the Server an http.Handler. The health and readiness

@@ -36,6 +36,12 @@ Usage:
   lancens restore --from FILE --db FILE [--force]
                           put a backup back in place as the database, after
                           checking it (-h lists the flags)
+  lancens import --table ID [flags] FILE
+                          load a CSV, JSON-lines or Parquet file into a
+                          table over the API (-h lists the flags)
+  lancens export --table ID [flags] FILE
+                          write a table, or a query of it, to a CSV,
+                          JSON-lines or Parquet file (-h lists the flags)
   lancens conformance --url URL [flags]
                           check any Lance Namespace REST server against the
                           conformance suite and openapi.yaml (-h lists the flags)
@@ -57,6 +63,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return backup(ctx, args[1:], getenv, stdout, stderr)
 	case "restore":
 		return restore(ctx, args[1:], getenv, stdout, stderr)
+	case "import":
+		return importData(ctx, args[1:], getenv, stdout, stderr)
+	case "export":
+		return exportData(ctx, args[1:], getenv, stdout, stderr)
 	case "conformance":
 		return conformanceKit(ctx, args[1:], getenv, stdout, stderr)
 	case "version", "--version", "-version":

@@ -25,11 +25,13 @@ import (
 	"github.com/lancens/lancens/coord"
 	"github.com/lancens/lancens/internal/buildinfo"
 	"github.com/lancens/lancens/internal/sysmem"
+	"github.com/lancens/lancens/internal/telemetry"
 	"github.com/lancens/lancens/objstore"
 	"github.com/lancens/lancens/server"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/store/postgres"
 	"github.com/lancens/lancens/store/sqlite"
+	"github.com/lancens/lancens/store/storetrace"
 	"github.com/lancens/lancens/vend"
 	"github.com/lancens/lancens/warehouse"
 )
@@ -69,6 +71,12 @@ type serveConfig struct {
 	// metricsAddr, when set, serves /metrics (and the probes) on a
 	// listener of its own, without authentication.
 	metricsAddr string
+	// Per-table metrics; see the flags.
+	tableMetricsLimit    int
+	tableMetricsInterval time.Duration
+	// otlpEndpoint and otlpProtocol say where spans go (tracing is off
+	// without them and the OTEL_* variables).
+	otlpEndpoint, otlpProtocol string
 	// corsOrigins are the origins browsers may call the API from.
 	corsOrigins []string
 	// allowedHosts are the host names a server without credentials
@@ -275,6 +283,18 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 		"soft limit of the Go heap (runtime/debug.SetMemoryLimit): the collector works harder as the heap nears it, and memory goes back to the operating system; a size, or none; the default is GOMEMLIMIT when set, else three quarters of the machine's (or cgroup's) memory (env LANCENS_MEMORY_LIMIT)")
 	fs.StringVar(&cfg.metricsAddr, "metrics-addr", envOr("LANCENS_METRICS_ADDR", ""),
 		"serve /metrics, /healthz and /readyz on this address too, without authentication, and not /metrics on --addr (env LANCENS_METRICS_ADDR)")
+	tableMetricsLimit, err := strconv.Atoi(envOr("LANCENS_TABLE_METRICS_LIMIT", strconv.Itoa(server.DefaultTableMetricsLimit)))
+	if err != nil {
+		return nil, fmt.Errorf("bad LANCENS_TABLE_METRICS_LIMIT: %w", err)
+	}
+	fs.IntVar(&cfg.tableMetricsLimit, "table-metrics-limit", tableMetricsLimit,
+		"how many tables get per-table metrics of their own (the first, by identifier); the rest are summed into table=\"(other)\" (env LANCENS_TABLE_METRICS_LIMIT)")
+	duration(&cfg.tableMetricsInterval, "table-metrics-interval", "LANCENS_TABLE_METRICS_INTERVAL", server.DefaultTableMetricsInterval,
+		"how often per-table metrics (rows, bytes, versions, unindexed rows) are gathered, in the background; 0: never")
+	fs.StringVar(&cfg.otlpEndpoint, "otlp-endpoint", "",
+		"send traces over OTLP to this collector URL, such as http://127.0.0.1:4318; without it tracing follows the standard OTEL_* variables, and is off when they name no endpoint (env OTEL_EXPORTER_OTLP_ENDPOINT)")
+	fs.StringVar(&cfg.otlpProtocol, "otlp-protocol", "",
+		"OTLP protocol: http/protobuf or grpc; default: OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, else http/protobuf (env OTEL_EXPORTER_OTLP_PROTOCOL)")
 	for _, o := range strings.Split(getenv("LANCENS_CORS_ORIGINS"), ",") {
 		if o = strings.TrimSpace(o); o != "" {
 			cfg.corsOrigins = append(cfg.corsOrigins, o)
@@ -336,6 +356,14 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	}
 	if cfg.maxSearchRows < 1 {
 		return nil, fmt.Errorf("bad --max-search-rows %d (at least 1)", cfg.maxSearchRows)
+	}
+	if cfg.otlpEndpoint != "" {
+		if err := telemetry.CheckEndpoint(cfg.otlpEndpoint); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.tableMetricsLimit < 0 || cfg.tableMetricsInterval < 0 {
+		return nil, errors.New("--table-metrics-limit and --table-metrics-interval must not be negative")
 	}
 	if cfg.maxArrowRows < 1 {
 		return nil, fmt.Errorf("bad --max-arrow-rows %d (at least 1)", cfg.maxArrowRows)
@@ -519,12 +547,31 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		}
 	}
 
+	bi := buildinfo.Read()
+	stopTracing, tracing, err := telemetry.Start(ctx, telemetry.Config{Endpoint: cfg.otlpEndpoint, Protocol: cfg.otlpProtocol,
+		Version: bi.Version, Getenv: getenv})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		// Last, after the servers and their jobs: the spans still
+		// buffered are sent.
+		flushCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := stopTracing(flushCtx); err != nil {
+			logger.Warn("tracing: spans not sent at shutdown", slog.Any("error", err))
+		}
+	}()
+
 	jobsQueued := coord.NewSignal()
 	db, closeDB, err := openStore(ctx, cfg, jobsQueued, logger)
 	if err != nil {
 		return err
 	}
 	defer closeDB()
+	if tracing {
+		db = storetrace.Wrap(db)
+	}
 
 	if !strings.Contains(cfg.warehouse, "://") {
 		if err := makeDir(cfg.warehouse, "warehouse", "--warehouse"); err != nil {
@@ -567,12 +614,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		MaxJSONBody: cfg.maxJSONBody, MaxArrowBody: cfg.maxArrowBody, MaxArrowDecodedBytes: cfg.maxArrowDecodedBytes,
 		MaxArrowRows: cfg.maxArrowRows, DecodeBudget: cfg.decodeBudget, MaxFilterBytes: int(cfg.maxFilterBytes),
 		NoMetricsRoute: metricsLn != nil, CORSOrigins: cfg.corsOrigins,
-		AllowedHosts: listenHosts(cfg), MinBodyRate: bodyRate(cfg.minBodyRate)})
+		AllowedHosts: listenHosts(cfg), MinBodyRate: bodyRate(cfg.minBodyRate), TableMetricsLimit: orNegative(cfg.tableMetricsLimit), TableMetricsInterval: orNegative(cfg.tableMetricsInterval)})
 	if err != nil {
 		return err
 	}
 	services.Start()
 	defer services.Stop()
+	defer srv.Close()
 	httpServer := &http.Server{Handler: srv, ReadHeaderTimeout: cfg.readHeaderTimeout, ReadTimeout: cfg.readTimeout,
 		WriteTimeout: cfg.writeTimeout, IdleTimeout: cfg.idleTimeout, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
 	// A shutdown closes idle connections at once and cuts off bodies still
@@ -597,8 +645,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		listeners = append(listeners, metricsLn)
 	}
 
-	bi := buildinfo.Read()
 	attrs := []any{slog.String("addr", ln.Addr().String()), slog.Bool("tls", certs != nil), slog.Bool("auth", srv.AccessControlled()),
+		slog.Bool("tracing", tracing),
 		slog.Bool("route_databases", cfg.routeDatabases), slog.String("version", bi.Version), slog.String("revision", bi.Revision),
 		slog.Int64("decode_budget", cfg.decodeBudget), slog.Int64("memory_limit", debug.SetMemoryLimit(-1))}
 	if metricsLn != nil {
@@ -640,6 +688,15 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// orNegative maps a flag's 0 (none) to -1, what server.Config says for
+// none (its 0 is the default).
+func orNegative[T int | time.Duration](v T) T {
+	if v == 0 {
+		return -1
+	}
+	return v
 }
 
 // isLoopback reports whether addr is a loopback address: one only this

@@ -11,7 +11,9 @@
 // the libraries' layer and inside one backend, its own). Besides:
 //
 //   - client stands alone: it imports only gen/apiclient, which imports
-//     nothing of lancens, and only the top layer imports either;
+//     nothing of lancens, and only the top layer imports either, and
+//     server, whose MCP tools (server/mcptools) call the API through the
+//     client, in process;
 //   - lance/ is the Lance format alone: it imports nothing of lancens
 //     outside lance/ but the hardened Arrow decoder, internal/arrowin;
 //   - gen, the server's generated API types, is imported by server (and
@@ -65,7 +67,7 @@ var mayImport = map[layer][]layer{
 	sqlcatalog:  {domain},
 	backend:     {domain, library, sqlcatalog},
 	coordLayer:  {domain, library},
-	serverLayer: {domain, library, coordLayer, api},
+	serverLayer: {domain, library, coordLayer, api, standalone},
 	top:         {domain, library, sqlcatalog, backend, coordLayer, serverLayer, standalone, api},
 	standalone:  nil,
 	api:         nil,
