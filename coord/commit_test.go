@@ -24,7 +24,7 @@ type env struct {
 	c  *coord.Committer
 }
 
-func newEnv(t *testing.T, opts sqlite.Options) *env {
+func newEnv(t testing.TB, opts sqlite.Options) *env {
 	t.Helper()
 	db, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "lancens.db"), opts)
 	if err != nil {
@@ -40,7 +40,7 @@ func newEnv(t *testing.T, opts sqlite.Options) *env {
 
 // declare declares table name at a new location in the warehouse and
 // returns the location.
-func (e *env) declare(t *testing.T, name string) string {
+func (e *env) declare(t testing.TB, name string) string {
 	t.Helper()
 	loc, err := e.wh.Allocate(nil, name)
 	if err != nil {
@@ -54,7 +54,7 @@ func (e *env) declare(t *testing.T, name string) string {
 
 // stage writes a manifest as a Lance client stages one and returns the
 // path the client would commit.
-func stage(t *testing.T, location string, v int64, content string) string {
+func stage(t testing.TB, location string, v int64, content string) string {
 	t.Helper()
 	dir := filepath.Join(location, "_versions")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
