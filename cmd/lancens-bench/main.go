@@ -23,6 +23,7 @@ import (
 	"github.com/lancens/lancens/client"
 	"github.com/lancens/lancens/coord"
 	"github.com/lancens/lancens/server"
+	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/store/sqlite"
 	"github.com/lancens/lancens/warehouse"
 )
@@ -174,18 +175,29 @@ type instance struct {
 }
 
 // startLancens starts lancens as `lancens serve` would, with the default
-// (durable) SQLite settings, in dir.
+// (durable) settings, in dir.
 func startLancens(dir string) (*instance, error) {
+	return startLancensWith(dir, store.DurabilityFull)
+}
+
+// startLancensWith starts lancens as `lancens serve --commit-durability
+// d` would, in dir.
+func startLancensWith(dir string, d store.CommitDurability) (*instance, error) {
 	ctx := context.Background()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
 	jobsQueued := coord.NewSignal()
-	db, err := sqlite.Open(ctx, filepath.Join(dir, "lancens.db"), sqlite.Options{OnJobQueued: jobsQueued.Notify})
+	db, err := sqlite.Open(ctx, filepath.Join(dir, "lancens.db"), sqlite.Options{OnJobQueued: jobsQueued.Notify, CommitDurability: d})
 	if err != nil {
 		return nil, err
 	}
 	wh, err := warehouse.Open(filepath.Join(dir, "warehouse"))
 	if err != nil {
+		db.Close()
 		return nil, err
 	}
+	wh.SetCommitDurability(d)
 	srv, err := server.New(server.Config{Store: db, Warehouse: wh, JobsQueued: jobsQueued, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		return nil, err
