@@ -2,6 +2,7 @@ package sqlcatalog
 
 import (
 	"context"
+	"errors"
 	"strconv"
 
 	"github.com/lancens/lancens/store"
@@ -280,6 +281,31 @@ func (c *Catalog) DescribeVersion(ctx context.Context, id []string, branch strin
 		return err
 	})
 	return out, err
+}
+
+// FindVersion implements store.VersionFinder.
+func (c *Catalog) FindVersion(ctx context.Context, id []string, branch string, v int64) (*store.Table, *store.TableVersion, error) {
+	var table *store.Table
+	var version *store.TableVersion
+	err := c.readTable(ctx, id, func(tx Tx, t *Table) error {
+		table, version = &t.Table, nil
+		if err := c.ops.CheckBranch(ctx, tx, t, branch); err != nil {
+			return err
+		}
+		found, err := c.ops.GetVersion(ctx, tx, t, branch, v)
+		switch {
+		case errors.Is(err, store.ErrTableVersionNotFound):
+			return nil
+		case err != nil:
+			return err
+		}
+		version = found
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return table, version, nil
 }
 
 func (o *Ops) describeVersion(ctx context.Context, tx Tx, t *Table, branch string, v *int64) (*store.TableVersion, error) {
