@@ -72,6 +72,18 @@ type Manifests interface {
 // lets only one of racing first publications through; the lock is what
 // makes replacing or removing a manifest safe.
 //
+// The order holds whatever the commit durability (store.CommitDurability)
+// of the warehouse and the store. With full durability the manifest is
+// synced before the record is written, and the record synced before the
+// commit is acknowledged: after a power loss a record never names a
+// manifest that is gone. With process durability neither is synced, and
+// the order still holds against a crash of the process: the manifest's
+// link is in the kernel when Publish returns, before the record is even
+// written, and a process that dies takes nothing of the kernel's with it,
+// so the record, once SQLite has handed it to the kernel, never survives
+// without its manifest (after a power loss it may, which is what that
+// setting accepts).
+//
 // A table's location is looked up before its lock can be taken; the
 // committer notes where it found each table, so that the next commit of
 // the table locks that location at once and reads the catalog once, under
