@@ -99,6 +99,8 @@ lint:
 ## crashtest: TRIALS crash trials (default 100): kill -9 a real server during
 ## concurrent writes, restart it, check every acknowledged write and that the
 ## writes in flight committed whole or not at all (make test runs 3 trials;
+## trials alternate --commit-durability full and process, and
+## LANCENS_CRASH_DURABILITY=full|process keeps to one;
 ## LANCENS_CRASH_SYNC=NORMAL tries the other --sync mode)
 TRIALS ?= 100
 crashtest:

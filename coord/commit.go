@@ -20,7 +20,7 @@ import (
 // chain), and its location locks keep the processes sharing it apart.
 type CommitStore interface {
 	DescribeTable(ctx context.Context, id []string) (*store.Table, error)
-	DescribeVersion(ctx context.Context, id []string, branch string, v *int64) (*store.TableVersion, error)
+	store.VersionFinder
 	CommitVersion(ctx context.Context, id []string, c store.VersionCommit) (*store.TableVersion, string, error)
 	CommitBatch(ctx context.Context, ops []store.BatchOperation) ([]store.BatchResult, string, error)
 	store.LocationLocker
@@ -74,6 +74,25 @@ type Manifests interface {
 // this process's lock covers every commit.) The conditional put alone already
 // lets only one of racing first publications through; the lock is what
 // makes replacing or removing a manifest safe.
+//
+// The order holds whatever the commit durability (store.CommitDurability)
+// of the warehouse and the store. With full durability the manifest is
+// synced before the record is written, and the record synced before the
+// commit is acknowledged: after a power loss a record never names a
+// manifest that is gone. With process durability neither is synced, and
+// the order still holds against a crash of the process: the manifest's
+// link is in the kernel when Publish returns, before the record is even
+// written, and a process that dies takes nothing of the kernel's with it,
+// so the record, once SQLite has handed it to the kernel, never survives
+// without its manifest (after a power loss it may, which is what that
+// setting accepts).
+//
+// A table's location is looked up before its lock can be taken; the
+// committer notes where it found each table, so that the next commit of
+// the table locks that location at once and reads the catalog once, under
+// the lock: the table's entry, which must still be at the noted location
+// (a table dropped and declared again is elsewhere: that commit locks the
+// new location and reads again), and the version's record.
 type Committer struct {
 	store     CommitStore
 	manifests Manifests
@@ -82,7 +101,18 @@ type Committer struct {
 	shared store.LocationLocker
 	mu     sync.Mutex
 	locks  map[string]*lockEntry
+	// places notes the location each table was last found at, by its
+	// identifier's names joined with NUL; at most maxPlaces.
+	places map[string]string
 }
+
+// maxPlaces bounds the table locations a Committer notes: when it is
+// full, it forgets them all and starts again.
+const maxPlaces = 4096
+
+// maxMoves bounds how many times one commit follows its table to another
+// location before it gives up (ConcurrentModification (14)).
+const maxMoves = 3
 
 type lockEntry struct {
 	sync.Mutex
@@ -93,7 +123,41 @@ type lockEntry struct {
 // Commits lock table locations in this process and, through st's
 // LockLocations, across every process sharing st.
 func NewCommitter(st CommitStore, m Manifests, log *slog.Logger) *Committer {
-	return &Committer{store: st, manifests: m, log: log, shared: st, locks: map[string]*lockEntry{}}
+	return &Committer{store: st, manifests: m, log: log, shared: st, locks: map[string]*lockEntry{}, places: map[string]string{}}
+}
+
+// placeKey is the key of table id in Committer.places.
+func placeKey(id []string) string { return strings.Join(id, "\x00") }
+
+// place returns where table id was last found, or looks it up. It returns
+// the store's errors (TableNotFound (4), ...).
+func (m *Committer) place(ctx context.Context, id []string) (string, error) {
+	m.mu.Lock()
+	loc, ok := m.places[placeKey(id)]
+	m.mu.Unlock()
+	if ok {
+		return loc, nil
+	}
+	t, err := m.store.DescribeTable(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	return t.Location, nil
+}
+
+// notePlace notes that table id lies at location; "" forgets it.
+func (m *Committer) notePlace(id []string, location string) {
+	key := placeKey(id)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if location == "" {
+		delete(m.places, key)
+		return
+	}
+	if _, ok := m.places[key]; !ok && len(m.places) >= maxPlaces {
+		clear(m.places)
+	}
+	m.places[key] = location
 }
 
 // lock takes the commit locks of the given locations, in a fixed order, and
@@ -165,6 +229,9 @@ type pendingCommit struct {
 	// newTable is set when the batch itself declares the table, which so
 	// has no versions yet.
 	newTable bool
+	// checked is set once the version was looked up under the lock, and
+	// recorded says whether the store holds it.
+	checked, recorded bool
 	// published is the final manifest put in place for this commit, if
 	// any.
 	published *warehouse.Publication
@@ -183,20 +250,23 @@ func (m *Committer) prepare(ctx context.Context, p *pendingCommit) error {
 		return err
 	}
 	c.ManifestPath = pub.ManifestPath
-	if !p.newTable {
-		_, err := m.store.DescribeVersion(ctx, p.id, c.Branch, &c.Version)
+	if !p.newTable && !p.checked {
+		err := m.check(ctx, p)
 		switch {
-		case err == nil, errors.Is(err, store.ErrTableNotFound), errors.Is(err, store.ErrTableBranchNotFound):
-			// Either the version is committed (the store answers the retry
-			// or the conflict) or the table or branch is missing (the
-			// commit reports it).
+		case errors.Is(err, store.ErrTableNotFound), errors.Is(err, store.ErrTableBranchNotFound):
+			// The table or branch is missing: the commit reports it.
 			return nil
-		case !errors.Is(err, store.ErrTableVersionNotFound):
+		case err != nil:
 			// The store could not say (busy, unreachable, cancelled):
 			// recording the final path without publishing to it could
 			// record a version whose manifest does not exist.
 			return err
 		}
+	}
+	if p.recorded {
+		// The version is committed: the store answers the retry or the
+		// conflict.
+		return nil
 	}
 	pctx, span := tracer().Start(ctx, "coord.PublishManifest", trace.WithAttributes(attrTable.String(strings.Join(p.id, "$")),
 		attrVersion.Int64(c.Version), attrManifest.String(pub.ManifestPath)))
@@ -210,6 +280,29 @@ func (m *Committer) prepare(ctx context.Context, p *pendingCommit) error {
 	if pub.ETag != "" {
 		c.ETag = &pub.ETag
 	}
+	return nil
+}
+
+// check looks up the version of p, under its location's lock, and sets
+// p.checked and p.recorded. It returns the store's errors (TableNotFound
+// (4), TableBranchNotFound (22), ...), and ConcurrentModification (14)
+// when the table no longer lies at p.location (it was dropped and declared
+// again since its location was looked up).
+func (m *Committer) check(ctx context.Context, p *pendingCommit) error {
+	t, v, err := m.store.FindVersion(ctx, p.id, p.commit.Branch, p.commit.Version)
+	switch {
+	case errors.Is(err, store.ErrTableNotFound):
+		m.notePlace(p.id, "")
+		return err
+	case err != nil:
+		return err
+	}
+	m.notePlace(p.id, t.Location)
+	if t.Location != p.location {
+		return store.Errorf(store.CodeConcurrentModification, "table %s moved to %s while its version %d was committed; retry the commit",
+			strings.Join(p.id, "$"), t.Location, p.commit.Version)
+	}
+	p.checked, p.recorded = true, v != nil
 	return nil
 }
 
@@ -247,13 +340,14 @@ func (m *Committer) finish(ctx context.Context, pending []*pendingCommit, record
 // a removed one cannot be brought back.
 func (m *Committer) recorded(ctx context.Context, p *pendingCommit) bool {
 	c := p.commit
-	v, err := m.store.DescribeVersion(ctx, p.id, c.Branch, &c.Version)
+	_, v, err := m.store.FindVersion(ctx, p.id, c.Branch, c.Version)
 	switch {
-	case errors.Is(err, store.ErrTableVersionNotFound), errors.Is(err, store.ErrTableNotFound),
-		store.ErrorCode(err) == store.CodeTableBranchNotFound:
+	case errors.Is(err, store.ErrTableNotFound), errors.Is(err, store.ErrTableBranchNotFound):
 		return false
 	case err != nil:
 		return true
+	case v == nil:
+		return false
 	}
 	pub := p.published
 	return v.ManifestPath == pub.ManifestPath && (pub.ETag == "" || v.ETag != nil && *v.ETag == pub.ETag)
@@ -264,12 +358,7 @@ func (m *Committer) recorded(ctx context.Context, p *pendingCommit) bool {
 // store's errors (TableNotFound (4), a conflict, ...) and the
 // warehouse's (InvalidInput (13) for a staged manifest it refuses).
 func (m *Committer) Commit(ctx context.Context, id []string, c store.VersionCommit, scheme manifestname.Scheme) (*store.TableVersion, string, error) {
-	t, err := m.store.DescribeTable(ctx, id)
-	if err != nil {
-		return nil, "", err
-	}
-	p := &pendingCommit{id: id, location: t.Location, commit: &c, scheme: scheme}
-	unlock, err := m.lock(ctx, []string{t.Location})
+	p, unlock, err := m.lockCommit(ctx, id, &c, scheme)
 	if err != nil {
 		return nil, "", err
 	}
@@ -280,6 +369,36 @@ func (m *Committer) Commit(ctx context.Context, id []string, c store.VersionComm
 	v, txID, err := m.store.CommitVersion(ctx, id, c)
 	m.finish(ctx, []*pendingCommit{p}, err == nil)
 	return v, txID, err
+}
+
+// lockCommit takes the lock of the location of table id and looks up
+// version c under it, following the table if it moved meanwhile; it
+// returns the commit and the function that releases the lock. It returns
+// the store's errors (TableNotFound (4), TableBranchNotFound (22), ...),
+// and ConcurrentModification (14) for a table that keeps moving.
+func (m *Committer) lockCommit(ctx context.Context, id []string, c *store.VersionCommit, scheme manifestname.Scheme) (*pendingCommit, func(), error) {
+	loc, err := m.place(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	for moves := 0; ; moves++ {
+		unlock, err := m.lock(ctx, []string{loc})
+		if err != nil {
+			return nil, nil, err
+		}
+		p := &pendingCommit{id: id, location: loc, commit: c, scheme: scheme}
+		err = m.check(ctx, p)
+		if err == nil {
+			return p, unlock, nil
+		}
+		unlock()
+		if store.ErrorCode(err) != store.CodeConcurrentModification || moves == maxMoves {
+			return nil, nil, err
+		}
+		if loc, err = m.place(ctx, id); err != nil {
+			return nil, nil, err
+		}
+	}
 }
 
 // CommitBatch applies a batch in one store transaction and returns the

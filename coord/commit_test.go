@@ -25,7 +25,7 @@ type env struct {
 	c  *coord.Committer
 }
 
-func newEnv(t *testing.T, opts sqlite.Options) *env {
+func newEnv(t testing.TB, opts sqlite.Options) *env {
 	t.Helper()
 	db, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "lancens.db"), opts)
 	if err != nil {
@@ -41,7 +41,7 @@ func newEnv(t *testing.T, opts sqlite.Options) *env {
 
 // declare declares table name at a new location in the warehouse and
 // returns the location.
-func (e *env) declare(t *testing.T, name string) string {
+func (e *env) declare(t testing.TB, name string) string {
 	t.Helper()
 	loc, err := e.wh.Allocate(nil, name)
 	if err != nil {
@@ -55,7 +55,7 @@ func (e *env) declare(t *testing.T, name string) string {
 
 // stage writes a manifest as a Lance client stages one and returns the
 // path the client would commit.
-func stage(t *testing.T, location string, v int64, content string) string {
+func stage(t testing.TB, location string, v int64, content string) string {
 	t.Helper()
 	dir := filepath.Join(location, "_versions")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -285,12 +285,12 @@ func TestCommitKeepsManifestOfLandedRecord(t *testing.T) {
 var _ coord.CommitStore = (*sqlite.DB)(nil)
 var _ coord.Manifests = (*warehouse.Warehouse)(nil)
 
-// unsureStore cannot say whether a version is recorded: its DescribeVersion
+// unsureStore cannot say whether a version is recorded: its FindVersion
 // fails as a busy or unreachable database does.
 type unsureStore struct{ *sqlite.DB }
 
-func (s unsureStore) DescribeVersion(context.Context, []string, string, *int64) (*store.TableVersion, error) {
-	return nil, store.Errorf(store.CodeServiceUnavailable, "database busy")
+func (s unsureStore) FindVersion(context.Context, []string, string, int64) (*store.Table, *store.TableVersion, error) {
+	return nil, nil, store.Errorf(store.CodeServiceUnavailable, "database busy")
 }
 
 // TestCommitWhenTheStoreCannotSay: a commit whose version the store cannot
@@ -307,5 +307,84 @@ func TestCommitWhenTheStoreCannotSay(t *testing.T) {
 	}
 	if _, err := e.db.DescribeVersion(ctx, []string{"t"}, "", nil); !errors.Is(err, store.ErrTableVersionNotFound) {
 		t.Fatalf("a version was recorded: %v", err)
+	}
+}
+
+// countingStore counts the catalog reads of commits.
+type countingStore struct {
+	*sqlite.DB
+	describes, finds int
+}
+
+func (s *countingStore) DescribeTable(ctx context.Context, id []string) (*store.Table, error) {
+	s.describes++
+	return s.DB.DescribeTable(ctx, id)
+}
+
+func (s *countingStore) FindVersion(ctx context.Context, id []string, branch string, v int64) (*store.Table, *store.TableVersion, error) {
+	s.finds++
+	return s.DB.FindVersion(ctx, id, branch, v)
+}
+
+// TestCommitFollowsTheTable commits versions of a table through one
+// committer: the first commit looks the table up, then reads the catalog
+// under the lock; later commits read it once, under the lock. When the
+// table is dropped and declared again elsewhere, the next commit follows
+// it to its new location and publishes nothing at the old one; when it is
+// gone, the commit says so.
+func TestCommitFollowsTheTable(t *testing.T) {
+	e := newEnv(t, sqlite.Options{})
+	ctx := t.Context()
+	st := &countingStore{DB: e.db}
+	c := coord.NewCommitter(st, e.wh, slog.New(slog.DiscardHandler))
+	id := []string{"t"}
+	old := e.declare(t, "t")
+	for v := int64(1); v <= 3; v++ {
+		st.describes, st.finds = 0, 0
+		if _, _, err := c.Commit(ctx, id, commit(v, stage(t, old, v, fmt.Sprint("old", v))), manifestname.V2); err != nil {
+			t.Fatal(err)
+		}
+		wantDescribes := 0
+		if v == 1 {
+			wantDescribes = 1
+		}
+		if st.describes != wantDescribes || st.finds != 1 {
+			t.Fatalf("commit of version %d: %d table lookups and %d version lookups, want %d and 1", v, st.describes, st.finds, wantDescribes)
+		}
+	}
+
+	if _, _, err := e.db.DropTable(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	moved := e.declare(t, "t")
+	if moved == old {
+		t.Fatal("the table was declared again at its old location")
+	}
+	st.describes, st.finds = 0, 0
+	v, _, err := c.Commit(ctx, id, commit(1, stage(t, moved, 1, "new1")), manifestname.V2)
+	if err != nil {
+		t.Fatalf("commit after the table moved: %v", err)
+	}
+	if want := warehouse.ObjectPath(warehouse.ManifestPath(moved, "", 1, manifestname.V2)); v.ManifestPath != want {
+		t.Fatalf("recorded %s, want %s", v.ManifestPath, want)
+	}
+	if got := final(t, moved, 1); got != "new1" {
+		t.Fatalf("final manifest at the new location: %q", got)
+	}
+	if got := final(t, old, 1); got != "old1" {
+		t.Fatalf("the old location's manifest of version 1 became %q", got)
+	}
+	if st.finds != 2 {
+		t.Fatalf("commit after the table moved: %d version lookups, want 2 (the old location, then the new)", st.finds)
+	}
+
+	if _, _, err := e.db.DropTable(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.Commit(ctx, id, commit(2, stage(t, moved, 2, "new2")), manifestname.V2); store.ErrorCode(err) != store.CodeTableNotFound {
+		t.Fatalf("commit of a dropped table: %v, want code 4", err)
+	}
+	if got := final(t, moved, 2); got != "" {
+		t.Fatalf("a commit of a dropped table published %q", got)
 	}
 }

@@ -21,11 +21,25 @@ import (
 // when those callers serialise them (lancens holds a per-table lock).
 type Dir struct {
 	dir string
+	// noSync says Publish leaves what it links in the operating system's
+	// cache (see NewDirNoSync).
+	noSync bool
 }
 
 // NewDir returns the Bucket of the directory dir, which need not exist
-// yet: operations on a missing directory find no objects.
+// yet: operations on a missing directory find no objects. Its Publish
+// syncs what it publishes to disk before it returns.
 func NewDir(dir string) *Dir { return &Dir{dir: dir} }
+
+// NewDirNoSync returns the Bucket of the directory dir whose Publish does
+// not sync: what it publishes is in the operating system's cache when it
+// returns, which survives a crash of the calling process (the kernel
+// keeps its writes and links, and every later reader sees them) but not
+// necessarily a power loss or a crash of the operating system.
+func NewDirNoSync(dir string) *Dir { return &Dir{dir: dir, noSync: true} }
+
+// syncFile syncs a file, or a directory, to disk.
+var syncFile = (*os.File).Sync
 
 var _ Bucket = (*Dir)(nil)
 
@@ -136,8 +150,8 @@ func readRegular(f *os.File, limit int64) ([]byte, Info, error) {
 // swapped in for src is refused, ErrNotFound), then linked under dst
 // (ErrPrecondition if dst exists) or, with ifMatch, renamed over dst
 // (ErrPrecondition unless dst holds that content); then the file is
-// synced (and, after a rename, dst's directory too). Nothing at dst is
-// ever removed.
+// synced (and, after a rename, dst's directory too), unless the Dir was
+// made by NewDirNoSync. Nothing at dst is ever removed.
 //
 // One sync makes a new link durable: linking changes the file's link
 // count in the same file-system transaction that adds the directory
@@ -169,11 +183,13 @@ func (d *Dir) Publish(_ context.Context, src, dst, ifMatch string, limit int64) 
 		defer sub.Close()
 		r, s, t = sub, path.Base(s), path.Base(t)
 	}
-	info, err := publishFile(r, s, t, ifMatch, limit)
+	info, err := publishFile(r, s, t, ifMatch, limit, !d.noSync)
 	return info, opError("publish", dst, err)
 }
 
-func publishFile(r *os.Root, src, dst, ifMatch string, limit int64) (Info, error) {
+// publishFile publishes src under dst below r (see Dir.Publish), syncing
+// what it changed when sync is set.
+func publishFile(r *os.Root, src, dst, ifMatch string, limit int64, sync bool) (Info, error) {
 	if l, err := r.Lstat(src); err != nil {
 		return Info{}, notFound(err)
 	} else if _, err := statRegular(l); err != nil {
@@ -224,7 +240,13 @@ func publishFile(r *os.Root, src, dst, ifMatch string, limit int64) (Info, error
 	if !os.SameFile(moved, fi) {
 		return Info{}, fmt.Errorf("%w: another writer replaced it while it was published", ErrPrecondition)
 	}
-	if err := f.Sync(); err != nil {
+	if !sync {
+		// The link (or rename) is done in the kernel, which a crash of
+		// this process does not undo: from now on every reader finds the
+		// manifest at dst, and the caller may record it.
+		return statRegular(moved)
+	}
+	if err := syncFile(f); err != nil {
 		return Info{}, err
 	}
 	if ifMatch != "" {
@@ -243,7 +265,7 @@ func syncDir(r *os.Root, name string) error {
 		return err
 	}
 	defer dir.Close()
-	return dir.Sync()
+	return syncFile(dir)
 }
 
 // linkChecked links src under a temporary name beside dst and returns

@@ -49,8 +49,9 @@ type Bucket interface {
 	// none, and one wrapping ErrTooLarge when it is bigger.
 	Get(ctx context.Context, key string, limit int64) ([]byte, Info, error)
 
-	// Publish puts the content of the object at src under dst, durably;
-	// src stays. Without ifMatch it succeeds only if no object exists at
+	// Publish puts the content of the object at src under dst, durably
+	// (as the store defines it: a Dir made by NewDirNoSync leaves it in
+	// the operating system's cache); src stays. Without ifMatch it succeeds only if no object exists at
 	// dst; with it, only if the object at dst has that entity tag, which it
 	// then replaces. Otherwise it changes nothing and returns an error
 	// wrapping ErrPrecondition. It returns an error wrapping ErrNotFound

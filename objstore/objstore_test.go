@@ -24,36 +24,42 @@ type fixture struct {
 	marks bool
 }
 
-// fixtures returns the same cases for both implementations: a local
-// directory and a bucket of a real S3-compatible gateway.
+// dirFixture is a local directory reached through the Dir newDir makes.
+func dirFixture(newDir func(dir string) *objstore.Dir) func(t *testing.T) fixture {
+	return func(t *testing.T) fixture {
+		dir := t.TempDir()
+		return fixture{
+			b: newDir(dir),
+			put: func(t *testing.T, key string, data []byte) {
+				p := filepath.Join(dir, filepath.FromSlash(key))
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			},
+			keys: func(t *testing.T, prefix string) []string {
+				var out []string
+				_ = filepath.WalkDir(filepath.Join(dir, prefix), func(p string, d os.DirEntry, err error) error {
+					if err == nil && !d.IsDir() {
+						rel, _ := filepath.Rel(dir, p)
+						out = append(out, filepath.ToSlash(rel))
+					}
+					return nil
+				})
+				return out
+			},
+		}
+	}
+}
+
+// fixtures returns the same cases for every implementation: a local
+// directory (synced or not) and a bucket of a real S3-compatible gateway.
 func fixtures(t *testing.T) map[string]func(t *testing.T) fixture {
 	return map[string]func(t *testing.T) fixture{
-		"dir": func(t *testing.T) fixture {
-			dir := t.TempDir()
-			return fixture{
-				b: objstore.NewDir(dir),
-				put: func(t *testing.T, key string, data []byte) {
-					p := filepath.Join(dir, filepath.FromSlash(key))
-					if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(p, data, 0o644); err != nil {
-						t.Fatal(err)
-					}
-				},
-				keys: func(t *testing.T, prefix string) []string {
-					var out []string
-					_ = filepath.WalkDir(filepath.Join(dir, prefix), func(p string, d os.DirEntry, err error) error {
-						if err == nil && !d.IsDir() {
-							rel, _ := filepath.Rel(dir, p)
-							out = append(out, filepath.ToSlash(rel))
-						}
-						return nil
-					})
-					return out
-				},
-			}
-		},
+		"dir":        dirFixture(objstore.NewDir),
+		"dir-nosync": dirFixture(objstore.NewDirNoSync),
 		"s3": func(t *testing.T) fixture {
 			g := s3test.Start(t)
 			g.CreateBucket(t, "lance")
@@ -315,5 +321,49 @@ func TestDirPublishLeavesNoTemporaryLinks(t *testing.T) {
 	}
 	if data, err := os.ReadFile(filepath.Join(dir, "t", "_versions", "1.manifest")); err != nil || string(data) != "second" {
 		t.Fatalf("final manifest = %q, %v; want the replacement", data, err)
+	}
+}
+
+// TestDirPublishSyncs counts the syncs of a publication on local disk: a
+// Dir syncs the file it links (and the directory of a replacement), a Dir
+// made by NewDirNoSync syncs nothing.
+func TestDirPublishSyncs(t *testing.T) {
+	for _, tc := range []struct {
+		name                string
+		newDir              func(string) *objstore.Dir
+		linkSyncs, replaced int64
+	}{
+		{"synced", objstore.NewDir, 1, 2},
+		{"not synced", objstore.NewDirNoSync, 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(dir, "t", "_versions"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range []string{"a", "b"} {
+				if err := os.WriteFile(filepath.Join(dir, "t", "_versions", "1.manifest-"+name), []byte(name), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			b := tc.newDir(dir)
+			syncs := objstore.CountSyncs(t)
+			info, err := b.Publish(t.Context(), "t/_versions/1.manifest-a", "t/_versions/1.manifest", "", 1<<20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := syncs.Swap(0); n != tc.linkSyncs {
+				t.Errorf("a new manifest: %d syncs, want %d", n, tc.linkSyncs)
+			}
+			if _, err := b.Publish(t.Context(), "t/_versions/1.manifest-b", "t/_versions/1.manifest", info.ETag, 1<<20); err != nil {
+				t.Fatal(err)
+			}
+			if n := syncs.Load(); n != tc.replaced {
+				t.Errorf("a replaced manifest: %d syncs, want %d", n, tc.replaced)
+			}
+			if data, err := os.ReadFile(filepath.Join(dir, "t", "_versions", "1.manifest")); err != nil || string(data) != "b" {
+				t.Fatalf("final manifest = %q, %v; want the replacement", data, err)
+			}
+		})
 	}
 }

@@ -27,14 +27,15 @@ type ManagedTables interface {
 }
 
 // Backend is what lancens runs on: the Catalog, the queue of deferred work,
-// the operators' probe, and the location locks that keep the processes
-// sharing it apart. Every backend implements it (store/sqlite,
-// store/postgres).
+// the operators' probe, the location locks that keep the processes
+// sharing it apart and the read the commit coordinator makes under them.
+// Every backend implements it (store/sqlite, store/postgres).
 type Backend interface {
 	Catalog
 	Jobs
 	Probe
 	LocationLocker
+	VersionFinder
 	LocationHistory
 }
 

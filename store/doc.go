@@ -25,6 +25,9 @@
 //     the backend respects; the commit coordinator holds them while it
 //     puts manifests in place. A backend one process holds answers at
 //     once.
+//   - VersionFinder: the coordinator's read under those locks: whether a
+//     table still lies where it was found, and whether a version of it
+//     is recorded.
 //   - LocationHistory: where dropped, deregistered and replaced tables
 //     lay, and in which namespace, so that the server places a table
 //     where another namespace's table lay only for a principal that may

@@ -157,6 +157,16 @@ type VersionRange struct {
 	Start, End int64
 }
 
+// VersionFinder is the read a commit coordinator makes under the lock of a
+// table's location, before it publishes a manifest: whether the table
+// still lies there, and whether the version is recorded.
+type VersionFinder interface {
+	// FindVersion returns table id and its version v on branch ("" for
+	// main), nil when v is not recorded, from one consistent read.
+	// Returns TableNotFound (4), TableBranchNotFound (22).
+	FindVersion(ctx context.Context, id []string, branch string, v int64) (*Table, *TableVersion, error)
+}
+
 // Versions is the commit coordinator: the version records of external tables.
 type Versions interface {
 	// CommitVersion records version c.Version of table id. The chain is

@@ -70,7 +70,11 @@ func (w *Warehouse) tableFiles(location string) (f tableFiles, ok bool, err erro
 		if err := w.checkTableDir(dir); err != nil {
 			return f, false, err
 		}
-		return tableFiles{bucket: disk.Bucket(dir), dir: dir, recordPrefix: ObjectPath(dir) + "/", location: location, local: true}, true, nil
+		bucket := disk.Bucket(dir)
+		if w.durability == store.DurabilityProcess {
+			bucket = objstore.NewDirNoSync(dir)
+		}
+		return tableFiles{bucket: bucket, dir: dir, recordPrefix: ObjectPath(dir) + "/", location: location, local: true}, true, nil
 	}
 	if !w.OnObjectStore(location) {
 		return f, false, nil
@@ -241,7 +245,11 @@ func sameForm(staged, path string) string {
 // (objstore.MetaPublishedFrom): a manifest another writer put there is
 // never replaced. Otherwise it returns ConcurrentModification (14). It returns InvalidInput (13)
 // when the staged manifest does not exist or is not a regular file, and
-// ServiceUnavailable (17) or Internal (18) when the store fails.
+// ServiceUnavailable (17) or Internal (18) when the store fails. On local
+// disk the final manifest is synced before Publish returns unless the
+// warehouse's commit durability is store.DurabilityProcess (see
+// SetCommitDurability): either way, it is there for every reader, and
+// for the process after a crash, once Publish returns.
 func (w *Warehouse) Publish(ctx context.Context, p *Publication, replaceOrphan bool) error {
 	b := p.files.bucket
 	if p.staged == p.final {

@@ -38,10 +38,21 @@ type Warehouse struct {
 	// warehouse on the local disk; lancens then publishes manifests and
 	// deletes data of the tables whose locations have its scheme.
 	objects objstore.Store
+	// durability says whether Publish syncs manifests on local disk.
+	durability store.CommitDurability
 }
 
 // disk reaches the tables on the local disk.
 var disk = objstore.Local()
+
+// SetCommitDurability sets what the manifests Publish puts on local disk
+// survive: store.DurabilityFull (the default) syncs each before Publish
+// returns, store.DurabilityProcess leaves it in the operating system's
+// cache, which outlives a crash of the process but not necessarily a
+// power loss. On object storage a manifest is durable once the store
+// answers the put, whatever the setting. Call it before the warehouse is
+// used.
+func (w *Warehouse) SetCommitDurability(d store.CommitDurability) { w.durability = d }
 
 // root is one place table locations may lie in: a local directory (dir,
 // absolute with symbolic links resolved) or a prefix on object storage

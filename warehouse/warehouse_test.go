@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -239,11 +240,29 @@ func TestStagedKey(t *testing.T) {
 	}
 }
 
+// TestPublish runs a manifest's publication through every outcome, with
+// each commit durability.
 func TestPublish(t *testing.T) {
+	for _, d := range []store.CommitDurability{store.DurabilityFull, store.DurabilityProcess} {
+		t.Run(d.String(), func(t *testing.T) { testPublish(t, d) })
+	}
+}
+
+// syncedDir returns the bucket of the local table directory dir that
+// publishes with durability d.
+func syncedDir(dir string, d store.CommitDurability) *objstore.Dir {
+	if d == store.DurabilityProcess {
+		return objstore.NewDirNoSync(dir)
+	}
+	return objstore.NewDir(dir)
+}
+
+func testPublish(t *testing.T, d store.CommitDurability) {
 	w, err := Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
+	w.SetCommitDurability(d)
 	ctx := t.Context()
 	dir := mkdir(t, filepath.Join(w.Root(), "t.lance"))
 	staged := filepath.Join(dir, "staged")
@@ -264,6 +283,10 @@ func TestPublish(t *testing.T) {
 	}
 	write("abc")
 	p := prepare(staged)
+	// The table's files are reached through a Dir that syncs, or not.
+	if want := syncedDir(dir, d); !reflect.DeepEqual(p.files.bucket, want) {
+		t.Fatalf("publishing through %#v, want %#v", p.files.bucket, want)
+	}
 	if err := w.Publish(ctx, p, false); err != nil || p.Size != 3 || p.ETag != "" {
 		t.Fatalf("Publish = %+v, %v", p, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/lancens/lancens/client"
+	"github.com/lancens/lancens/store"
 )
 
 // dataSuite measures the data plane against LanceDB embedded: ingesting
@@ -52,11 +53,11 @@ func dataSuite(dir string, inst *instance, scale float64, out *report) error {
 		result{"data", fmt.Sprintf("ingest MB/s, %.0f MB", mb), "MB/s", mb / ours, mb / (peer.Ms / 1000), "LanceDB", true},
 	)
 
-	nsAdd, err := namespaceAdds(dir, inst, scale)
+	nsAdds, err := namespaceAdds(dir, inst, scale)
 	if err != nil {
 		return err
 	}
-	out.add(nsAdd)
+	out.add(nsAdds...)
 
 	// Filtered count and query on a large table.
 	n = int(1000000 * scale)
@@ -127,31 +128,48 @@ func dataSuite(dir string, inst *instance, scale float64, out *report) error {
 
 // namespaceAdds measures a table add through the LanceDB SDK in namespace
 // mode, where Lance writes the files and the namespace commits each
-// version: against lancens (the REST namespace) and against Lance's
-// directory namespace on the same disk, alternating add by add.
-func namespaceAdds(dir string, inst *instance, scale float64) (result, error) {
+// version: against lancens (the REST namespace) with each commit
+// durability — inst, as lancens serves by default, and another lancens
+// with --commit-durability process, which syncs nothing per commit — and
+// against Lance's directory namespace on the same disk, which syncs
+// nothing either; alternating add by add.
+func namespaceAdds(dir string, inst *instance, scale float64) ([]result, error) {
 	const rows, warmup = 10, 5
 	iterations := max(20, int(200*scale))
+	relaxed, err := startLancensWith(filepath.Join(dir, "process"), store.DurabilityProcess)
+	if err != nil {
+		return nil, err
+	}
+	defer relaxed.close()
 	var runs []struct {
 		Lat  []float64 `json:"lat"`
 		Rows int       `json:"rows"`
 	}
 	namespaces := []map[string]any{
 		{"impl": "rest", "config": map[string]any{"uri": inst.url}},
+		{"impl": "rest", "config": map[string]any{"uri": relaxed.url}},
 		{"impl": "dir", "config": map[string]any{"root": filepath.Join(dir, "dirns")}},
 	}
 	if err := lancedb("nsadd", map[string]any{"namespaces": namespaces, "table": "nsadd", "rows": rows,
 		"warmup": warmup, "iterations": iterations}, &runs); err != nil {
-		return result{}, err
+		return nil, err
 	}
 	if len(runs) != len(namespaces) {
-		return result{}, fmt.Errorf("namespace adds: %d answers for %d namespaces", len(runs), len(namespaces))
+		return nil, fmt.Errorf("namespace adds: %d answers for %d namespaces", len(runs), len(namespaces))
 	}
-	if want := rows * (1 + warmup + iterations); runs[0].Rows != want || runs[1].Rows != want {
-		return result{}, fmt.Errorf("namespace adds: %d rows through lancens, %d through the directory namespace, want %d", runs[0].Rows, runs[1].Rows, want)
+	want := rows * (1 + warmup + iterations)
+	for i, run := range runs {
+		if run.Rows != want {
+			return nil, fmt.Errorf("namespace adds: %d rows through namespace %v, want %d", run.Rows, namespaces[i], want)
+		}
 	}
-	return result{"data", fmt.Sprintf("namespace-mode add p50, %d rows", rows), "ms",
-		ms(msLatencies(runs[0].Lat).percentile(.5)), ms(msLatencies(runs[1].Lat).percentile(.5)), "directory namespace", false}, nil
+	peer := ms(msLatencies(runs[2].Lat).percentile(.5))
+	var out []result
+	for i, d := range []store.CommitDurability{store.DurabilityFull, store.DurabilityProcess} {
+		out = append(out, result{"data", fmt.Sprintf("namespace-mode add p50, %d rows, durability %s", rows, d), "ms",
+			ms(msLatencies(runs[i].Lat).percentile(.5)), peer, "directory namespace", false})
+	}
+	return out, nil
 }
 
 // timeN runs fn n times and times each run.

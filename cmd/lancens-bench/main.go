@@ -176,18 +176,29 @@ type instance struct {
 }
 
 // startLancens starts lancens as `lancens serve` would, with the default
-// (durable) SQLite settings, in dir.
+// (durable) settings, in dir.
 func startLancens(dir string) (*instance, error) {
+	return startLancensWith(dir, store.DurabilityFull)
+}
+
+// startLancensWith starts lancens as `lancens serve --commit-durability
+// d` would, in dir.
+func startLancensWith(dir string, d store.CommitDurability) (*instance, error) {
 	ctx := context.Background()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
 	jobsQueued := coord.NewSignal()
-	db, err := sqlite.Open(ctx, filepath.Join(dir, "lancens.db"), sqlite.Options{OnJobQueued: jobsQueued.Notify})
+	db, err := sqlite.Open(ctx, filepath.Join(dir, "lancens.db"), sqlite.Options{OnJobQueued: jobsQueued.Notify, CommitDurability: d})
 	if err != nil {
 		return nil, err
 	}
 	wh, err := warehouse.Open(filepath.Join(dir, "warehouse"))
 	if err != nil {
+		db.Close()
 		return nil, err
 	}
+	wh.SetCommitDurability(d)
 	srv, stop, err := newServer(db, wh, nil, jobsQueued)
 	if err != nil {
 		return nil, err

@@ -20,6 +20,7 @@ import (
 
 	"github.com/lancens/lancens/client"
 	"github.com/lancens/lancens/gen/apiclient"
+	"github.com/lancens/lancens/store"
 )
 
 // The crash trials run the real `lancens serve` (this test binary started
@@ -32,9 +33,12 @@ import (
 // vector index builds the rounds started finish.
 //
 // LANCENS_CRASH_TRIALS sets the number of trials (default 3; make crashtest
-// runs 100), LANCENS_CRASH_SYNC the --sync mode (default FULL) and
-// LANCENS_CRASH_SEED the seed of the first trial (default: from the clock;
-// a failure names the seed that reproduces it).
+// runs 100), LANCENS_CRASH_SYNC the --sync mode (default FULL),
+// LANCENS_CRASH_DURABILITY the --commit-durability (full or process;
+// default: the two in turn, full first) and LANCENS_CRASH_SEED the seed of
+// the first trial (default: from the clock; a failure names the seed that
+// reproduces it). A kill -9 leaves the operating system's cache alone, so
+// process durability must keep every acknowledged write too.
 
 // crashChildEnv, set to 1, makes the test binary run main instead of the
 // tests.
@@ -64,27 +68,51 @@ func TestCrashTrials(t *testing.T) {
 	if sync == "" {
 		sync = "FULL"
 	}
-	var total crashStats
+	durabilities := []store.CommitDurability{store.DurabilityFull, store.DurabilityProcess}
+	if d := os.Getenv("LANCENS_CRASH_DURABILITY"); d != "" {
+		only, err := store.ParseCommitDurability(d)
+		if err != nil {
+			t.Fatalf("LANCENS_CRASH_DURABILITY: %v", err)
+		}
+		durabilities = []store.CommitDurability{only}
+	}
+	total := make([]crashStats, len(durabilities))
+	runs := make([]int, len(durabilities))
 	for i := range trials {
 		trialSeed := seed + i
-		ok := t.Run(fmt.Sprintf("seed=%d", trialSeed), func(t *testing.T) {
-			st := runCrashTrial(t, sync, trialSeed)
-			total.add(st)
+		k := int(i) % len(durabilities)
+		d := durabilities[k]
+		ok := t.Run(fmt.Sprintf("seed=%d/%s", trialSeed, d), func(t *testing.T) {
+			st := runCrashTrial(t, crashFlags{sync: sync, durability: d}, trialSeed)
+			total[k].add(st)
+			runs[k]++
 			t.Logf("%s", st)
 		})
 		if !ok {
-			t.Fatalf("trial %d failed; repeat it with LANCENS_CRASH_SEED=%d LANCENS_CRASH_TRIALS=1", i, trialSeed)
+			t.Fatalf("trial %d failed; repeat it with LANCENS_CRASH_SEED=%d LANCENS_CRASH_TRIALS=1 LANCENS_CRASH_DURABILITY=%s", i, trialSeed, d)
 		}
 	}
-	t.Logf("%d trials with --sync %s, %d kill -9s: %s", trials, sync, trials*crashRounds, total)
-	if total.acked == 0 || total.uncertain == 0 {
-		t.Fatalf("the trials tested nothing: %s", total)
+	for k, d := range durabilities {
+		if runs[k] == 0 {
+			continue
+		}
+		t.Logf("%d trials with --sync %s --commit-durability %s, %d kill -9s: %s", runs[k], sync, d, runs[k]*crashRounds, total[k])
+		if total[k].acked == 0 || total[k].uncertain == 0 {
+			t.Fatalf("the trials with --commit-durability %s tested nothing: %s", d, total[k])
+		}
 	}
+}
+
+// crashFlags are the durability flags of the server under trial.
+type crashFlags struct {
+	sync       string
+	durability store.CommitDurability
 }
 
 // crashStats counts the writes of trials.
 type crashStats struct {
 	acked     int // acknowledged writes, all found after the restarts
+	commits   int // of those, namespace-mode version commits
 	uncertain int // writes without an answer: in flight at a kill, or sent after it
 	unsent    int // of those, how many found no server to connect to
 	applied   int // of those, how many had committed
@@ -92,23 +120,24 @@ type crashStats struct {
 
 func (s *crashStats) add(o crashStats) {
 	s.acked += o.acked
+	s.commits += o.commits
 	s.uncertain += o.uncertain
 	s.unsent += o.unsent
 	s.applied += o.applied
 }
 
 func (s crashStats) String() string {
-	return fmt.Sprintf("%d acknowledged writes kept; %d writes without an answer at a kill (%d of them never sent): %d committed whole, %d not at all",
-		s.acked, s.uncertain, s.unsent, s.applied, s.uncertain-s.applied)
+	return fmt.Sprintf("%d acknowledged writes kept (%d namespace-mode commits); %d writes without an answer at a kill (%d of them never sent): %d committed whole, %d not at all",
+		s.acked, s.commits, s.uncertain, s.unsent, s.applied, s.uncertain-s.applied)
 }
 
 // runCrashTrial runs one trial in a new directory.
-func runCrashTrial(t *testing.T, sync string, seed int64) crashStats {
+func runCrashTrial(t *testing.T, flags crashFlags, seed int64) crashStats {
 	dir := t.TempDir()
 	r := rand.New(rand.NewPCG(uint64(seed), 0))
 	w := newWorkload(r)
 	for round := range crashRounds + 1 {
-		srv := startCrashServer(t, dir, sync, round)
+		srv := startCrashServer(t, dir, flags, round)
 		c := newCrashConn(t, srv.url)
 		if round == 0 {
 			w.setup(t, c)
@@ -145,11 +174,11 @@ type crashServer struct {
 
 // startCrashServer starts lancens on the trial's files and waits until it
 // listens.
-func startCrashServer(t *testing.T, dir, sync string, n int) *crashServer {
+func startCrashServer(t *testing.T, dir string, flags crashFlags, n int) *crashServer {
 	t.Helper()
 	logPath := filepath.Join(dir, fmt.Sprintf("server-%d.log", n))
 	return startServerProcess(t, logPath, "--db", filepath.Join(dir, "lancens.db"),
-		"--warehouse", filepath.Join(dir, "warehouse"), "--sync", sync)
+		"--warehouse", filepath.Join(dir, "warehouse"), "--sync", flags.sync, "--commit-durability", flags.durability.String())
 }
 
 // startServerProcess starts `lancens serve` (this test binary standing in)

@@ -31,7 +31,7 @@ type workload struct {
 	r        *rand.Rand
 	stats    crashStats
 	ns       *namespaceWorker
-	versions *versionWorker
+	versions []*versionWorker
 	managed  []*managedWorker
 	hot      *hotTable
 }
@@ -50,7 +50,7 @@ func newWorkload(r *rand.Rand) *workload {
 	return &workload{
 		r:        r,
 		ns:       &namespaceWorker{},
-		versions: &versionWorker{},
+		versions: []*versionWorker{{name: "declared"}, {name: "other"}, {name: "third"}},
 		managed:  []*managedWorker{newManagedWorker("m0"), newManagedWorker("m1")},
 		hot:      &hotTable{verified: 1, rows: map[int64]bool{}},
 	}
@@ -58,7 +58,10 @@ func newWorkload(r *rand.Rand) *workload {
 
 // workers returns every worker; the hot table has two.
 func (w *workload) workers() []crashWorker {
-	out := []crashWorker{w.ns, w.versions, &hotWorker{w.hot}, &hotWorker{w.hot}}
+	out := []crashWorker{w.ns, &hotWorker{w.hot}, &hotWorker{w.hot}}
+	for _, v := range w.versions {
+		out = append(out, v)
+	}
 	for _, m := range w.managed {
 		out = append(out, m)
 	}
@@ -68,7 +71,9 @@ func (w *workload) workers() []crashWorker {
 // setup creates the tables the workers write to.
 func (w *workload) setup(t *testing.T, c *crashConn) {
 	t.Helper()
-	w.versions.setup(t, c)
+	for _, v := range w.versions {
+		v.setup(t, c)
+	}
 	for _, m := range w.managed {
 		m.setup(t, c)
 	}
@@ -210,8 +215,10 @@ func (w *namespaceWorker) verify(t *testing.T, c *crashConn, st *crashStats) {
 
 // versionWorker commits versions of two declared tables as a Lance client
 // does (stage a manifest in the table's location, then version/create),
-// one table at a time or both in one batch-create.
+// one table at a time or both in one batch-create. Several run at once,
+// each on tables of its own, whose names start with name.
 type versionWorker struct {
+	name    string
 	tables  [2]*declaredTable
 	pending []pendingCommit
 	newAcks int
@@ -234,7 +241,7 @@ type pendingCommit struct {
 func (w *versionWorker) setup(t *testing.T, c *crashConn) {
 	t.Helper()
 	for i := range w.tables {
-		id := []string{fmt.Sprintf("declared%d", i)}
+		id := []string{fmt.Sprintf("%s%d", w.name, i)}
 		info, err := c.c.DeclareTable(t.Context(), id, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -302,6 +309,7 @@ func (w *versionWorker) run(ctx context.Context, t *testing.T, c *crashConn, srv
 
 func (w *versionWorker) verify(t *testing.T, c *crashConn, st *crashStats) {
 	st.acked += w.newAcks
+	st.commits += w.newAcks
 	w.newAcks = 0
 	committed := map[*declaredTable]bool{}
 	for _, d := range w.tables {
@@ -374,6 +382,7 @@ func (w *versionWorker) verify(t *testing.T, c *crashConn, st *crashStats) {
 		}
 		d.contents = append(d.contents, content)
 		st.acked++
+		st.commits++
 	}
 }
 

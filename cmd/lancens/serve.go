@@ -49,7 +49,9 @@ type serveConfig struct {
 	logLevel       slog.Level
 	logFormat      string
 	synchronous    string
-	cacheMB        int64
+	// commitDurability is what acknowledged version commits survive.
+	commitDurability store.CommitDurability
+	cacheMB          int64
 	// HTTP timeouts; see the flags.
 	readHeaderTimeout, readTimeout, writeTimeout, idleTimeout, queryTimeout time.Duration
 	// retainVersionsFor is how long versions of managed tables are kept.
@@ -137,6 +139,9 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	}
 	fs.BoolVar(&cfg.routeDatabases, "route-databases", routeDBs, "serve a LanceDB remote-mode request for db://NAME (x-lancedb-database: NAME) inside top-level namespace NAME (env LANCENS_ROUTE_DATABASES)")
 	fs.StringVar(&cfg.synchronous, "sync", envOr("LANCENS_SYNC", "FULL"), "SQLite synchronous mode: FULL (durable across power loss) or NORMAL (env LANCENS_SYNC)")
+	durability := envOr("LANCENS_COMMIT_DURABILITY", store.DurabilityFull.String())
+	fs.StringVar(&durability, "commit-durability", durability, "what an acknowledged namespace-mode commit (version/create, batch commit) survives: "+
+		"full (its manifest and record are synced to disk: a power loss) or process (nothing is synced per commit: a crash of lancens, not of the machine, as Lance's directory namespace) (env LANCENS_COMMIT_DURABILITY)")
 	cacheMB, err := strconv.ParseInt(envOr("LANCENS_CACHE_MB", strconv.FormatInt(sqlite.DefaultCacheBytes()>>20, 10)), 10, 64)
 	if err != nil {
 		return nil, fmt.Errorf("bad LANCENS_CACHE_MB: %w", err)
@@ -338,6 +343,9 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 		return nil, fmt.Errorf("bad log format %q (text or json)", cfg.logFormat)
 	}
 	cfg.synchronous = strings.ToUpper(cfg.synchronous)
+	if cfg.commitDurability, err = store.ParseCommitDurability(durability); err != nil {
+		return nil, fmt.Errorf("bad --commit-durability: %w", err)
+	}
 	if cfg.cacheMB < 1 {
 		return nil, fmt.Errorf("bad cache size %d MiB (at least 1)", cfg.cacheMB)
 	}
@@ -582,6 +590,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return fmt.Errorf("--warehouse: %w", err)
 	}
+	wh.SetCommitDurability(cfg.commitDurability)
+	if cfg.commitDurability == store.DurabilityProcess && isPostgresURL(cfg.dbPath) && !wh.OnObjectStore(wh.Root()) {
+		logger.Warn("--commit-durability process on PostgreSQL leaves version records as durable as PostgreSQL makes them (synchronous_commit) " +
+			"and only the manifests on local disk unsynced: after a power loss of this machine a record can outlive its manifest")
+	}
 	if cfg.vending != vend.None && !wh.OnObjectStore(wh.Root()) {
 		return fmt.Errorf("--vend-credentials %s needs a warehouse on object storage (--warehouse s3://bucket/prefix)", cfg.vending)
 	}
@@ -648,7 +661,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	attrs := []any{slog.String("addr", ln.Addr().String()), slog.Bool("tls", certs != nil), slog.Bool("auth", srv.AccessControlled()),
 		slog.Bool("tracing", tracing),
 		slog.Bool("route_databases", cfg.routeDatabases), slog.String("version", bi.Version), slog.String("revision", bi.Revision),
-		slog.Int64("decode_budget", cfg.decodeBudget), slog.Int64("memory_limit", debug.SetMemoryLimit(-1))}
+		slog.Int64("decode_budget", cfg.decodeBudget), slog.Int64("memory_limit", debug.SetMemoryLimit(-1)),
+		slog.String("commit_durability", cfg.commitDurability.String())}
 	if metricsLn != nil {
 		attrs = append(attrs, slog.String("metrics_addr", metricsLn.Addr().String()))
 	}
@@ -797,8 +811,8 @@ func openStore(ctx context.Context, cfg *serveConfig, jobsQueued *coord.Signal, 
 	if err := makeDir(filepath.Dir(cfg.dbPath), "database", "--db"); err != nil {
 		return nil, nil, err
 	}
-	db, err := sqlite.Open(ctx, cfg.dbPath, sqlite.Options{Synchronous: cfg.synchronous, CacheBytes: cfg.cacheMB << 20,
-		OnJobQueued: jobsQueued.Notify})
+	db, err := sqlite.Open(ctx, cfg.dbPath, sqlite.Options{Synchronous: cfg.synchronous, CommitDurability: cfg.commitDurability,
+		CacheBytes: cfg.cacheMB << 20, OnJobQueued: jobsQueued.Notify})
 	if err != nil {
 		return nil, nil, err
 	}

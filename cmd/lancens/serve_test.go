@@ -140,8 +140,8 @@ func TestShutdownWithSlowClients(t *testing.T) {
 	}
 }
 
-// TestServeTimeoutFlags checks the parsing of the timeout and bound flags
-// and their environment variables.
+// TestServeTimeoutFlags checks the parsing of the timeout and bound flags,
+// the commit durability, and their environment variables.
 func TestServeTimeoutFlags(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -153,8 +153,17 @@ func TestServeTimeoutFlags(t *testing.T) {
 		{"Defaults", nil, nil, false, func(c *serveConfig) bool {
 			return c.readHeaderTimeout == defaultReadHeaderTimeout && c.readTimeout == defaultReadTimeout &&
 				c.writeTimeout == defaultWriteTimeout && c.idleTimeout == defaultIdleTimeout && c.queryTimeout == time.Minute &&
-				c.maxPageSize == store.MaxPageSize && c.maxSearchRows == 100_000 && c.retainVersionsFor == store.DefaultRetainVersionsFor
+				c.maxPageSize == store.MaxPageSize && c.maxSearchRows == 100_000 && c.retainVersionsFor == store.DefaultRetainVersionsFor &&
+				c.commitDurability == store.DurabilityFull
 		}},
+		{"CommitDurability", []string{"--commit-durability", "process"}, nil, false,
+			func(c *serveConfig) bool { return c.commitDurability == store.DurabilityProcess }},
+		{"CommitDurabilityEnv", nil, map[string]string{"LANCENS_COMMIT_DURABILITY": "Process"}, false,
+			func(c *serveConfig) bool { return c.commitDurability == store.DurabilityProcess }},
+		{"CommitDurabilityFlagBeatsEnv", []string{"--commit-durability", "full"}, map[string]string{"LANCENS_COMMIT_DURABILITY": "process"}, false,
+			func(c *serveConfig) bool { return c.commitDurability == store.DurabilityFull }},
+		{"BadCommitDurability", []string{"--commit-durability", "none"}, nil, true, nil},
+		{"BadCommitDurabilityEnv", nil, map[string]string{"LANCENS_COMMIT_DURABILITY": "power"}, true, nil},
 		{"RetainVersionsFor", []string{"--retain-versions-for", "36h"}, nil, false,
 			func(c *serveConfig) bool { return c.retainVersionsFor == 36*time.Hour }},
 		{"RetainVersionsForEnv", nil, map[string]string{"LANCENS_RETAIN_VERSIONS_FOR": "0"}, false,

@@ -81,8 +81,9 @@ func Subtest(t T, name string, fn func(t T)) bool {
 // (HTTPTarget) implements. Work a backend queues (vector index builds)
 // must finish on its own or before the queuing call returns (see
 // InlineJobs). The groups of the other interfaces of a backend (Views,
-// BranchedData, VersionCleanup, Jobs, Probe, LocationLocks) need the
-// target to implement that interface of store too.
+// BranchedData, VersionCleanup, Jobs, Probe, LocationLocks,
+// VersionFinder) need the target to implement that interface of store
+// too.
 type DataTarget interface {
 	store.Catalog
 	store.ManagedData
@@ -122,13 +123,16 @@ type Capabilities struct {
 	Probe bool
 	// LocationLocks: locks on table locations (store.LocationLocker).
 	LocationLocks bool
+	// VersionFinder: a table and one of its versions in one read
+	// (store.VersionFinder).
+	VersionFinder bool
 }
 
 // Full returns every capability: what lancens with SQLite offers, the
 // store tested directly.
 func Full() Capabilities {
 	c := Data()
-	c.Jobs, c.Probe, c.LocationLocks = true, true, true
+	c.Jobs, c.Probe, c.LocationLocks, c.VersionFinder = true, true, true, true
 	c.Views, c.VersionCleanup = true, true
 	return c
 }
@@ -147,11 +151,11 @@ func Data() Capabilities {
 }
 
 // Backend returns what a backend that keeps no rows offers tested
-// directly (store/postgres): the catalog, the job queue, the probe and
-// the location locks.
+// directly (store/postgres): the catalog, the job queue, the probe, the
+// location locks and the version finder.
 func Backend() Capabilities {
 	c := Catalog()
-	c.Jobs, c.Probe, c.LocationLocks = true, true, true
+	c.Jobs, c.Probe, c.LocationLocks, c.VersionFinder = true, true, true, true
 	return c
 }
 
@@ -210,6 +214,7 @@ var groups = []Group{
 	{"Jobs", "claiming, finishing and releasing queued work; a queued deletion holds its location", []string{"Tables", "Jobs"}, (*suite).jobs},
 	{"Probe", "readiness, pending jobs and size", []string{"Tables", "Probe"}, (*suite).probe},
 	{"LocationLocks", "locks on table locations are released and taken again", []string{"LocationLocks"}, (*suite).locationLocks},
+	{"VersionFinder", "a table and one of its versions in one read; missing versions, branches and tables", []string{"Tables", "Versions", "Branches", "VersionFinder"}, (*suite).versionFinder},
 }
 
 // Groups returns the groups of the suite in run order.
@@ -271,6 +276,8 @@ func (c Capabilities) has(name string) bool {
 		return c.Probe
 	case "LocationLocks":
 		return c.LocationLocks
+	case "VersionFinder":
+		return c.VersionFinder
 	}
 	panic("conformance: unknown capability " + name)
 }

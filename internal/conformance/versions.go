@@ -200,3 +200,48 @@ func (s *suite) versions(t T) {
 		}
 	})
 }
+
+func (s *suite) versionFinder(t T) {
+	tg := s.target(t)
+	f := implementing[store.VersionFinder](t, tg, "VersionFinder")
+	declared := declare(t, tg, "t")
+	id := []string{"t"}
+	for v := int64(1); v <= 2; v++ {
+		_, _, err := tg.CommitVersion(ctx(t), id, commit(v, "t"))
+		noErr(t, err)
+	}
+	must(tg.CreateBranch(ctx(t), id, "dev", "", nil))(t)
+	for _, tc := range []struct {
+		name    string
+		id      []string
+		branch  string
+		version int64
+		want    store.Code // -1: found the table; its version as found
+		found   bool
+	}{
+		{"Recorded", id, "", 2, -1, true},
+		{"First", id, "", 1, -1, true},
+		{"NotYet", id, "", 3, -1, false},
+		{"EmptyBranch", id, "dev", 3, -1, false},
+		{"MissingBranch", id, "nope", 1, store.CodeTableBranchNotFound, false},
+		{"MissingTable", []string{"missing"}, "", 1, store.CodeTableNotFound, false},
+	} {
+		Subtest(t, tc.name, func(t T) {
+			table, v, err := f.FindVersion(ctx(t), tc.id, tc.branch, tc.version)
+			if tc.want >= 0 {
+				wantCode(t, err, tc.want)
+				return
+			}
+			noErr(t, err)
+			if table.UUID != declared.UUID || table.Location != declared.Location {
+				t.Fatalf("found table %+v, want %+v", table, declared)
+			}
+			switch {
+			case !tc.found && v != nil:
+				t.Fatalf("found version %+v of an unrecorded version", v)
+			case tc.found && (v == nil || v.Version != tc.version || v.ManifestPath != commit(tc.version, "t").StagedPath):
+				t.Fatalf("found version %+v, want version %d", v, tc.version)
+			}
+		})
+	}
+}

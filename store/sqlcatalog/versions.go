@@ -2,6 +2,7 @@ package sqlcatalog
 
 import (
 	"context"
+	"errors"
 	"strconv"
 
 	"github.com/lancens/lancens/store"
@@ -136,28 +137,17 @@ func (o *Ops) commitVersion(ctx context.Context, tx Tx, t *Table, vc store.Versi
 	if err := o.lockTable(ctx, tx, t); err != nil {
 		return nil, "", err
 	}
-	// A retry of a commit that already succeeded gets the stored record.
-	var staged, storedTx string
-	var size *int64
-	err := tx.QueryRow(ctx, `SELECT staged_path, manifest_size, transaction_id FROM table_versions
-		WHERE table_id = ? AND branch = ? AND version = ?`, t.RowID, vc.Branch, vc.Version).Scan(&staged, &size, &storedTx)
-	switch {
-	case err == nil:
-		if staged == vc.StagedPath && (vc.ManifestSize == nil || size == nil || *size == *vc.ManifestSize) {
-			v, err := o.GetVersion(ctx, tx, t, vc.Branch, vc.Version)
-			return v, storedTx, err
-		}
-		return nil, "", store.Errorf(store.CodeConcurrentModification, "version %d of table %s already exists", vc.Version, DisplayID(t.ID))
-	case !o.d.NoRows(err):
-		return nil, "", internal("find version", err)
-	}
 	want, err := o.nextVersion(ctx, tx, t, vc.Branch)
 	if err != nil {
 		return nil, "", err
 	}
-	if vc.Version != want {
-		return nil, "", store.Errorf(store.CodeConcurrentModification, "cannot commit version %d of table %s on branch %s: the next version is %d",
-			vc.Version, DisplayID(t.ID), store.BranchName(vc.Branch), want)
+	if vc.Version < want {
+		// The version may be recorded already (no version after the next
+		// one is): a retry of a commit that succeeded gets the record.
+		return o.recordedCommit(ctx, tx, t, vc, want)
+	}
+	if vc.Version > want {
+		return nil, "", notNext(t, vc, want)
 	}
 	txID := batchTx
 	if txID == "" {
@@ -194,6 +184,33 @@ func (o *Ops) commitVersion(ctx context.Context, tx Tx, t *Table, vc store.Versi
 	// query per commit.
 	return &store.TableVersion{Version: vc.Version, ManifestPath: vc.ManifestPath, ManifestSize: vc.ManifestSize,
 		ETag: vc.ETag, Timestamp: msTime(ts), Metadata: vc.Metadata}, txID, nil
+}
+
+// recordedCommit answers a commit of a version before the next one, want:
+// the stored record when the version holds this very commit (a retry),
+// ConcurrentModification (14) otherwise.
+func (o *Ops) recordedCommit(ctx context.Context, tx Tx, t *Table, vc store.VersionCommit, want int64) (*store.TableVersion, string, error) {
+	var staged, storedTx string
+	var size *int64
+	err := tx.QueryRow(ctx, `SELECT staged_path, manifest_size, transaction_id FROM table_versions
+		WHERE table_id = ? AND branch = ? AND version = ?`, t.RowID, vc.Branch, vc.Version).Scan(&staged, &size, &storedTx)
+	switch {
+	case o.d.NoRows(err):
+		return nil, "", notNext(t, vc, want)
+	case err != nil:
+		return nil, "", internal("find version", err)
+	case staged == vc.StagedPath && (vc.ManifestSize == nil || size == nil || *size == *vc.ManifestSize):
+		v, err := o.GetVersion(ctx, tx, t, vc.Branch, vc.Version)
+		return v, storedTx, err
+	}
+	return nil, "", store.Errorf(store.CodeConcurrentModification, "version %d of table %s already exists", vc.Version, DisplayID(t.ID))
+}
+
+// notNext is the ConcurrentModification (14) of a commit of another
+// version than the next one, want.
+func notNext(t *Table, vc store.VersionCommit, want int64) error {
+	return store.Errorf(store.CodeConcurrentModification, "cannot commit version %d of table %s on branch %s: the next version is %d",
+		vc.Version, DisplayID(t.ID), store.BranchName(vc.Branch), want)
 }
 
 // listVersions are the queries of a page of versions (parameters: the
@@ -264,6 +281,31 @@ func (c *Catalog) DescribeVersion(ctx context.Context, id []string, branch strin
 		return err
 	})
 	return out, err
+}
+
+// FindVersion implements store.VersionFinder.
+func (c *Catalog) FindVersion(ctx context.Context, id []string, branch string, v int64) (*store.Table, *store.TableVersion, error) {
+	var table *store.Table
+	var version *store.TableVersion
+	err := c.readTable(ctx, id, func(tx Tx, t *Table) error {
+		table, version = &t.Table, nil
+		if err := c.ops.CheckBranch(ctx, tx, t, branch); err != nil {
+			return err
+		}
+		found, err := c.ops.GetVersion(ctx, tx, t, branch, v)
+		switch {
+		case errors.Is(err, store.ErrTableVersionNotFound):
+			return nil
+		case err != nil:
+			return err
+		}
+		version = found
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return table, version, nil
 }
 
 func (o *Ops) describeVersion(ctx context.Context, tx Tx, t *Table, branch string, v *int64) (*store.TableVersion, error) {

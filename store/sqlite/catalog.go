@@ -24,22 +24,45 @@ var _ store.ManagedBackend = (*DB)(nil)
 // methods implement the catalog interfaces of store.
 type catalog = sqlcatalog.Catalog
 
-// openCatalog gives db the shared catalog.
-func (db *DB) openCatalog() {
+// openCatalog gives db the shared catalog, and the same catalog making
+// version commits with durability d.
+func (db *DB) openCatalog(d store.CommitDurability) {
 	db.ops = sqlcatalog.NewOps(dialect{}, managedRows{})
-	db.catalog = sqlcatalog.New(transactions{db}, db.ops)
+	db.catalog = sqlcatalog.New(transactions{db: db}, db.ops)
+	db.commitTx = transactions{db: db, relaxed: d == store.DurabilityProcess}
+	db.commits = sqlcatalog.New(db.commitTx, db.ops)
+}
+
+// CommitVersion implements store.Versions, with the durability of
+// Options.CommitDurability.
+func (db *DB) CommitVersion(ctx context.Context, id []string, vc store.VersionCommit) (*store.TableVersion, string, error) {
+	return db.commits.CommitVersion(ctx, id, vc)
+}
+
+// CommitBatch implements store.Batches, with the durability of
+// Options.CommitDurability.
+func (db *DB) CommitBatch(ctx context.Context, ops []store.BatchOperation) ([]store.BatchResult, string, error) {
+	return db.commits.CommitBatch(ctx, ops)
 }
 
 // transactions runs the catalog's transactions on the store's writer and
-// readers.
-type transactions struct{ db *DB }
+// readers; relaxed writes need survive only a crash of the process
+// (sqlitedb's WriteRelaxed).
+type transactions struct {
+	db      *DB
+	relaxed bool
+}
 
 func (t transactions) Read(ctx context.Context, fn func(tx sqlcatalog.Tx) error) error {
 	return t.db.read(ctx, func(tx *Tx) error { return fn(catalogTx{tx}) })
 }
 
 func (t transactions) Write(ctx context.Context, fn func(tx sqlcatalog.Tx) error) error {
-	return t.db.write(ctx, func(tx *Tx) error { return fn(catalogTx{tx}) })
+	write := t.db.base.Write
+	if t.relaxed {
+		write = t.db.base.WriteRelaxed
+	}
+	return t.db.writeWith(ctx, write, func(tx *Tx) error { return fn(catalogTx{tx}) })
 }
 
 // WriteTable is Write: the one writer runs every write after the other.

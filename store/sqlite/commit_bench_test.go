@@ -10,25 +10,31 @@ import (
 )
 
 // BenchmarkCommitVersion records one version after another on a declared
-// table with the durable default (synchronous FULL): the catalog's share
-// of a version commit made through the namespace API.
+// table, with each commit durability (full: the durable default,
+// synchronous FULL; process: synchronous NORMAL, no sync per commit, which
+// leaves the statements): the catalog's share of a version commit made
+// through the namespace API.
 func BenchmarkCommitVersion(b *testing.B) {
-	db, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "lancens.db"), sqlite.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	id := []string{"t"}
-	if _, _, err := db.DeclareTable(b.Context(), id, store.TableDeclaration{Location: b.TempDir()}); err != nil {
-		b.Fatal(err)
-	}
-	v := int64(0)
-	for b.Loop() {
-		v++
-		path := fmt.Sprintf("t/_versions/%d.manifest", v)
-		if _, _, err := db.CommitVersion(b.Context(), id, store.VersionCommit{Version: v, StagedPath: path, ManifestPath: path}); err != nil {
-			b.Fatal(err)
-		}
+	for _, d := range []store.CommitDurability{store.DurabilityFull, store.DurabilityProcess} {
+		b.Run(d.String(), func(b *testing.B) {
+			db, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "lancens.db"), sqlite.Options{CommitDurability: d})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer db.Close()
+			id := []string{"t"}
+			if _, _, err := db.DeclareTable(b.Context(), id, store.TableDeclaration{Location: b.TempDir()}); err != nil {
+				b.Fatal(err)
+			}
+			v := int64(0)
+			for b.Loop() {
+				v++
+				path := fmt.Sprintf("t/_versions/%d.manifest", v)
+				if _, _, err := db.CommitVersion(b.Context(), id, store.VersionCommit{Version: v, StagedPath: path, ManifestPath: path}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lancens/lancens/expr"
+	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/store/sqlcatalog"
 	"github.com/lancens/lancens/store/sqlite/internal/sqlitedb"
 )
@@ -41,6 +42,13 @@ type Options struct {
 	// job queued (see store.Jobs): a job runner waiting for work passes
 	// its wake-up here. It must not block.
 	OnJobQueued func()
+	// CommitDurability is what the records of version commits
+	// (CommitVersion, CommitBatch) survive once they return:
+	// store.DurabilityFull (the default) commits them with Synchronous,
+	// store.DurabilityProcess with synchronous NORMAL, which survives a
+	// crash of the process, not necessarily a power loss. Every other
+	// write commits with Synchronous.
+	CommitDurability store.CommitDurability
 }
 
 // DB is an open lancens database.
@@ -48,8 +56,13 @@ type DB struct {
 	// catalog implements the catalog interfaces of store; ops runs its
 	// operations inside the store's own transactions.
 	*catalog
-	ops  *sqlcatalog.Ops
-	base *sqlitedb.DB
+	// commits is the catalog whose writes (commitTx) have
+	// Options.CommitDurability: it makes the version commits (see
+	// CommitVersion).
+	commits  *catalog
+	commitTx transactions
+	ops      *sqlcatalog.Ops
+	base     *sqlitedb.DB
 	// lock keeps any other DB, in this process or another, from opening
 	// the same file while this one is open.
 	lock *dbLock
@@ -97,7 +110,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	}
 	db := &DB{lock: lock, cache: newMemCache(opts.CacheBytes), onJobQueued: opts.OnJobQueued}
 	db.staging.chunk = chunkLimits{rows: opts.WriteChunkRows, bytes: opts.WriteChunkBytes}
-	db.openCatalog()
+	db.openCatalog(opts.CommitDurability)
 	// Recovery runs on the writer alone, before any read: tables recorded
 	// before location keys existed get theirs, and what staged writes left
 	// when the process stopped goes.
@@ -169,8 +182,14 @@ func (tx *Tx) queuedJob() {
 // finds its table held by a staged write waits, outside the writer, until
 // the staged write ends, and then runs again (see staging.go).
 func (db *DB) write(ctx context.Context, fn func(tx *Tx) error) error {
+	return db.writeWith(ctx, db.base.Write, fn)
+}
+
+// writeWith is write through a given write of the base: its Write, or
+// its WriteRelaxed.
+func (db *DB) writeWith(ctx context.Context, baseWrite func(context.Context, func(*sqlitedb.Tx) error) error, fn func(tx *Tx) error) error {
 	for {
-		err := storeError(db.base.Write(ctx, func(base *sqlitedb.Tx) error {
+		err := storeError(baseWrite(ctx, func(base *sqlitedb.Tx) error {
 			return fn(&Tx{Tx: base, db: db, staging: &db.staging})
 		}))
 		var busy *tableBusy

@@ -1,6 +1,10 @@
 package sqlite
 
-import "context"
+import (
+	"context"
+
+	"github.com/lancens/lancens/store/sqlcatalog"
+)
 
 // FillDisk makes db behave as if its disk were full: the database may not
 // grow past its current size, so the next write that needs a page more
@@ -21,4 +25,20 @@ func SetUpdateChunkRows(t interface{ Cleanup(func()) }, n int64) {
 	old := updateChunkRows
 	updateChunkRows = n
 	t.Cleanup(func() { updateChunkRows = old })
+}
+
+// WriteModes returns the synchronous mode (1 NORMAL, 2 FULL) that db's
+// version commits and its other writes commit with.
+func WriteModes(ctx context.Context, db *DB) (commits, others int, err error) {
+	read := func(t transactions, mode *int) error {
+		return t.Write(ctx, func(tx sqlcatalog.Tx) error {
+			// Not a cached statement: SQLite reads the mode when it
+			// prepares the pragma.
+			return storeTx(tx).QueryRow(ctx, `PRAGMA synchronous`).Scan(mode)
+		})
+	}
+	if err := read(db.commitTx, &commits); err != nil {
+		return 0, 0, err
+	}
+	return commits, others, read(transactions{db: db}, &others)
 }

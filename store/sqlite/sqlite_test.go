@@ -205,7 +205,8 @@ func TestConformanceCatalogOnly(t *testing.T) {
 	}
 	res := conformance.NewRunner(conformance.RunnerOptions{}).Run(t.Context(), func(t conformance.T) { conformance.Run(t, cfg) })
 	data := map[string]bool{"Data": true, "Streams": true, "SchemaEvolution": true, "ScalarIndexes": true, "VectorSearch": true, "VectorIndexes": true,
-		"FullTextSearch": true, "Views": true, "BranchedData": true, "VersionCleanup": true, "Jobs": true, "Probe": true, "LocationLocks": true}
+		"FullTextSearch": true, "Views": true, "BranchedData": true, "VersionCleanup": true, "Jobs": true, "Probe": true, "LocationLocks": true,
+		"VersionFinder": true}
 	for _, g := range res.Children {
 		switch {
 		case data[g.Path]:
@@ -269,4 +270,55 @@ func TestRecoverJobsRequeuesLostIndexBuilds(t *testing.T) {
 	if err != nil || ix.Status != store.IndexSucceeded || ix.NumIndexedRows != 100 {
 		t.Fatalf("index after recovery: %+v %v", ix, err)
 	}
+}
+
+// TestCommitDurability checks the synchronous mode version commits and
+// other writes commit with, for each SQLite mode and commit durability.
+func TestCommitDurability(t *testing.T) {
+	const normal, full = 1, 2
+	for _, tc := range []struct {
+		sync            string
+		durability      store.CommitDurability
+		commits, others int
+	}{
+		{"", store.DurabilityFull, full, full},
+		{"FULL", store.DurabilityProcess, normal, full},
+		{"NORMAL", store.DurabilityFull, normal, normal},
+		{"NORMAL", store.DurabilityProcess, normal, normal},
+	} {
+		t.Run(tc.sync+"/"+tc.durability.String(), func(t *testing.T) {
+			db, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "lancens.db"), sqlite.Options{Synchronous: tc.sync, CommitDurability: tc.durability})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			commits, others, err := sqlite.WriteModes(t.Context(), db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if commits != tc.commits || others != tc.others {
+				t.Fatalf("version commits run with synchronous %d, other writes with %d; want %d and %d", commits, others, tc.commits, tc.others)
+			}
+		})
+	}
+}
+
+// TestConformanceProcessDurability runs the catalog's part of the suite
+// on a store whose version commits need survive only a crash of the
+// process: the same answers as with full durability.
+func TestConformanceProcessDurability(t *testing.T) {
+	db, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "lancens.db"), sqlite.Options{CommitDurability: store.DurabilityProcess})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	conformance.Run(t, conformance.Config{
+		New: func(t conformance.T) store.Catalog {
+			if err := conformance.Empty(t.Context(), db); err != nil {
+				t.Fatalf("empty the catalog: %v", err)
+			}
+			return db
+		},
+		Capabilities: conformance.Catalog(),
+	})
 }

@@ -137,6 +137,13 @@ func (tr *backend) DropTable(ctx context.Context, id []string) (*store.Table, st
 	return r0, r1, r2
 }
 
+func (tr *backend) FindVersion(ctx context.Context, id []string, branch string, v int64) (*store.Table, *store.TableVersion, error) {
+	ctx, span := start(ctx, "FindVersion", id)
+	r0, r1, r2 := tr.b.FindVersion(ctx, id, branch, v)
+	end(span, r2)
+	return r0, r1, r2
+}
+
 func (tr *backend) FinishJob(ctx context.Context, transactionID string, jobErr error) error {
 	ctx, span := start(ctx, "FinishJob", nil)
 	r0 := tr.b.FinishJob(ctx, transactionID, jobErr)

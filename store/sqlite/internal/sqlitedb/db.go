@@ -28,7 +28,8 @@ import (
 // Options tune how the database is opened.
 type Options struct {
 	// Synchronous is the SQLite synchronous pragma: FULL (the default),
-	// NORMAL or EXTRA.
+	// NORMAL or EXTRA. Relaxed writes (WriteRelaxed) commit with NORMAL
+	// whatever it is.
 	Synchronous string
 	// Readers is the size of the read connection pool (default: 2×CPUs, at
 	// least 4).
@@ -52,6 +53,10 @@ type DB struct {
 	writer *sql.DB
 	reader *sql.DB
 	now    func() time.Time
+	// synchronous is Options.Synchronous; writerSync the mode the writer
+	// connection was last given, which only the leader of the group
+	// commit reads and sets (see syncGroup).
+	synchronous, writerSync string
 	// Prepared statements of the fixed queries, per pool: SQLite parses a
 	// statement again each time it is not reused.
 	writeStmts, readStmts stmtCache
@@ -89,7 +94,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	writer.SetMaxIdleConns(1)
 	writer.SetConnMaxIdleTime(0)
 	writer.SetConnMaxLifetime(0)
-	db := &DB{path: path, writer: writer, now: opts.Now}
+	db := &DB{path: path, writer: writer, now: opts.Now, synchronous: opts.Synchronous, writerSync: opts.Synchronous}
 	db.writeStmts.pool = writer
 	if err := db.checkPragmas(ctx, writer); err != nil {
 		writer.Close()

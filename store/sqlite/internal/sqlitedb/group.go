@@ -22,9 +22,12 @@ type writeQueue struct {
 }
 
 type writeRequest struct {
-	ctx  context.Context
-	fn   func(tx *Tx) error
-	done chan error
+	ctx context.Context
+	fn  func(tx *Tx) error
+	// relaxed says the write need survive only a crash of the process
+	// (WriteRelaxed).
+	relaxed bool
+	done    chan error
 }
 
 // Write runs fn in a write transaction and commits it if fn returns nil;
@@ -35,8 +38,21 @@ type writeRequest struct {
 // fn's error as it is (ctx's error when ctx ended before fn started), or
 // the failure of the transaction, which then committed nothing.
 func (db *DB) Write(ctx context.Context, fn func(tx *Tx) error) error {
+	return db.write(ctx, fn, false)
+}
+
+// WriteRelaxed is Write for a change that need survive only a crash of
+// the process, not a power loss: a group whose writes are all relaxed
+// commits with synchronous NORMAL, which writes the group's frames to the
+// log without syncing it (see syncGroup). A group that holds one durable
+// write commits durably, relaxed writes included.
+func (db *DB) WriteRelaxed(ctx context.Context, fn func(tx *Tx) error) error {
+	return db.write(ctx, fn, true)
+}
+
+func (db *DB) write(ctx context.Context, fn func(tx *Tx) error, relaxed bool) error {
 	q := &db.writes
-	req := &writeRequest{ctx: ctx, fn: fn, done: make(chan error, 1)}
+	req := &writeRequest{ctx: ctx, fn: fn, relaxed: relaxed, done: make(chan error, 1)}
 	q.mu.Lock()
 	q.pending = append(q.pending, req)
 	lead := !q.leading
@@ -73,6 +89,12 @@ func (db *DB) lead() {
 // transaction, and with it the other requests' work.
 func (db *DB) commitGroup(group []*writeRequest) {
 	results := make([]error, len(group))
+	if err := db.syncGroup(group); err != nil {
+		for _, req := range group {
+			req.done <- err
+		}
+		return
+	}
 	err := db.run(context.Background(), &db.writeStmts, true, func(tx *Tx) error {
 		for i, req := range group {
 			if err := req.ctx.Err(); err != nil {
@@ -111,6 +133,42 @@ func (db *DB) commitGroup(group []*writeRequest) {
 		}
 		req.done <- results[i]
 	}
+}
+
+// syncGroup gives the writer connection the synchronous mode group
+// commits with: NORMAL when every write of the group is relaxed, the
+// database's own mode (Options.Synchronous) otherwise. It returns the
+// error of setting it, before anything of the group ran.
+//
+// In WAL mode, NORMAL writes a commit's frames to the log and does not
+// sync the log: the operating system holds them, so they survive a crash
+// of the process (the next open reads the log), not necessarily a power
+// loss. A later sync of the log — by a group that is not relaxed, or
+// before a checkpoint — makes them durable too: the log is one file, and
+// a sync writes all of it.
+//
+// The mode is a pragma of the connection that SQLite refuses inside a
+// transaction, so it is set between groups, and only when it changes.
+// Should database/sql replace the writer connection, the new one starts
+// in the database's own mode, whatever writerSync says: the next relaxed
+// group may then commit durably, never the reverse.
+func (db *DB) syncGroup(group []*writeRequest) error {
+	mode := "NORMAL"
+	for _, req := range group {
+		if !req.relaxed {
+			mode = db.synchronous
+			break
+		}
+	}
+	if mode == db.writerSync {
+		return nil
+	}
+	if _, err := db.writer.ExecContext(context.Background(), `PRAGMA synchronous = `+mode); err != nil {
+		db.writerSync = "" // unknown: set it again for the next group
+		return fmt.Errorf("sqlite: set synchronous %s: %w", mode, err)
+	}
+	db.writerSync = mode
+	return nil
 }
 
 // runProtected runs fn, turning a panic into an error so that one faulty

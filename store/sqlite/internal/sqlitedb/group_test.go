@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -141,4 +142,90 @@ func (db *DB) queued() int {
 	db.writes.mu.Lock()
 	defer db.writes.mu.Unlock()
 	return len(db.writes.pending)
+}
+
+// TestRelaxedWrites checks the synchronous mode each group commits with:
+// NORMAL when every write of the group is relaxed, the database's own mode
+// when one is not — whatever came before.
+func TestRelaxedWrites(t *testing.T) {
+	// The synchronous pragma's values.
+	const normal, full = 1, 2
+	for _, tc := range []struct {
+		name   string
+		mode   string   // Options.Synchronous
+		groups [][]bool // relaxed, per write of each group
+		want   []int    // the mode each group ran with
+	}{
+		{"durable", "FULL", [][]bool{{false}, {false, false}}, []int{full, full}},
+		{"relaxed", "FULL", [][]bool{{true}, {true, true}}, []int{normal, normal}},
+		{"alternating", "FULL", [][]bool{{true}, {false}, {true}, {false}}, []int{normal, full, normal, full}},
+		{"mixed group", "FULL", [][]bool{{true}, {true, false}, {false, true}, {true, true}}, []int{normal, full, full, normal}},
+		{"NORMAL database", "NORMAL", [][]bool{{false}, {true}, {true, false}}, []int{normal, normal, normal}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db, err := Open(t.Context(), filepath.Join(t.TempDir(), "g.db"), Options{Synchronous: tc.mode})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			for i, group := range tc.groups {
+				got := writeGroup(t, db, group)
+				for j, mode := range got {
+					if mode != tc.want[i] {
+						t.Errorf("group %d (relaxed %v): write %d ran with synchronous %d, want %d", i, group, j, mode, tc.want[i])
+					}
+				}
+			}
+		})
+	}
+}
+
+// writeGroup commits one group of writes, relaxed or not as given, and
+// returns the synchronous mode each write saw. A first write holds the
+// writer until all of them have queued, so that they share the next
+// transaction; it is relaxed when all of them are, so that the mode
+// carries over from its group to theirs.
+func writeGroup(t *testing.T, db *DB, relaxed []bool) []int {
+	t.Helper()
+	ctx := t.Context()
+	release, started := make(chan struct{}), make(chan struct{})
+	first := make(chan error, 1)
+	hold := db.WriteRelaxed
+	if slices.Contains(relaxed, false) {
+		hold = db.Write
+	}
+	go func() {
+		first <- hold(ctx, func(*Tx) error {
+			close(started)
+			<-release
+			return nil
+		})
+	}()
+	<-started
+	modes := make([]int, len(relaxed))
+	errs := make(chan error, len(relaxed))
+	for i, r := range relaxed {
+		write := db.Write
+		if r {
+			write = db.WriteRelaxed
+		}
+		go func() {
+			errs <- write(ctx, func(tx *Tx) error {
+				return tx.QueryRow(ctx, `PRAGMA synchronous`).Scan(&modes[i])
+			})
+		}()
+	}
+	for db.queued() < len(relaxed) {
+		time.Sleep(time.Millisecond)
+	}
+	close(release)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	for range relaxed {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	return modes
 }
