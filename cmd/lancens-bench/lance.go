@@ -1,0 +1,501 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+
+	"github.com/lancens/lancens/lance/blob"
+	"github.com/lancens/lancens/lance/file"
+	"github.com/lancens/lancens/lance/file/filebench"
+	"github.com/lancens/lancens/lance/schema"
+	"github.com/lancens/lancens/lance/table"
+)
+
+// lanceSuite measures the pure-Go Lance library (lance/table over
+// lance/file) against Lance itself, driven through the LanceDB Node SDK on
+// the same disk, on the workload of lance/file/filebench: rows of (id
+// int64, 100-byte text, 768-d float32 vector), 1M at scale 1 (about 3 GB).
+//
+//   - Write: the rows, generated once into an Arrow IPC file that both
+//     sides load before the clock starts, become a new dataset. Go writes
+//     format 2.0 with lance/table and lance/file through blob.Dir, which
+//     syncs every file; the SDK writes with createTable at its default
+//     storage version (2.2), and at 2.0, the format Go writes, and does
+//     not sync (a third line adds the time the SDK's files then take to
+//     sync).
+//   - Scan: every row of the Go-written dataset, all columns and then
+//     (id, text), streamed batch by batch by both sides; and the
+//     SDK-written 2.2 dataset read the same way, once lance/file reads
+//     2.2 (until then the line says why it is skipped).
+//   - Take: 1,000 random rows by offset, all columns, p50.
+//
+// The sides alternate round by round (in turn first), so that drift in the
+// machine's load falls on both; each result is the median of its samples.
+func lanceSuite(dir string, _ *instance, scale float64, rep *report) error {
+	ctx := context.Background()
+	n := max(int(1000000*scale), 1000)
+	const batchRows = 10000
+	mib := float64(n) * filebench.RowBytes / (1 << 20)
+	data := filepath.Join(dir, "rows.arrow")
+	if err := writeWorkload(data, n, batchRows); err != nil {
+		return err
+	}
+
+	// Write. The Go dataset and the SDK's 2.2 one of the last round are
+	// kept for reading.
+	const rounds = 3
+	goDB, sdkDB := filepath.Join(dir, "go"), filepath.Join(dir, "sdk22")
+	var goWrite, sdk22, sdk20, sdk22Sync []float64
+	for round := range rounds {
+		last := round == rounds-1
+		contenders := []func() error{
+			func() error {
+				s, err := goWriteDataset(ctx, data, filepath.Join(goDB, "t.lance"), n)
+				goWrite = append(goWrite, s)
+				if err == nil && !last {
+					err = os.RemoveAll(goDB)
+				}
+				return err
+			},
+			func() error {
+				w, err := peerWrite(sdkDB, data, "", n)
+				sdk22, sdk22Sync = append(sdk22, w.Ms/1000), append(sdk22Sync, (w.Ms+w.SyncMs)/1000)
+				if err == nil && !last {
+					err = os.RemoveAll(sdkDB)
+				}
+				return err
+			},
+			func() error {
+				w, err := peerWrite(filepath.Join(dir, "sdk20"), data, "2.0", n)
+				sdk20 = append(sdk20, w.Ms/1000)
+				return errors.Join(err, os.RemoveAll(filepath.Join(dir, "sdk20")))
+			},
+		}
+		for i := range contenders {
+			if err := contenders[(i+round)%len(contenders)](); err != nil {
+				return fmt.Errorf("write: %w", err)
+			}
+		}
+	}
+	if err := os.Remove(data); err != nil {
+		return err
+	}
+	goS := median(goWrite)
+	rep.add(
+		result{"lance", fmt.Sprintf("write MB/s, %d rows, %.0f MB", n, mib), "MB/s", mib / goS, mib / median(sdk22), "LanceDB (2.2)", true},
+		result{"lance", "write MB/s, peer at format 2.0", "MB/s", mib / goS, mib / median(sdk20), "LanceDB (2.0)", true},
+		result{"lance", "write MB/s, peer's files then synced", "MB/s", mib / goS, mib / median(sdk22Sync), "LanceDB (2.2)", true},
+	)
+
+	// Scan the Go-written dataset, then the SDK-written one.
+	idText := []string{"id", "text"}
+	idTextMiB := float64(n) * (8 + filebench.TextBytes) / (1 << 20)
+	for _, ds := range []struct{ db, label string }{{goDB, ""}, {sdkDB, "SDK-written 2.2, "}} {
+		for _, s := range []struct {
+			name    string
+			columns []string
+			mib     float64
+			iters   int
+		}{
+			{"full scan", nil, mib, 1},
+			{"scan (id, text)", idText, idTextMiB, 3},
+		} {
+			metric := fmt.Sprintf("%s%s MB/s", ds.label, s.name)
+			ours, peer, err := compareScans(ctx, ds.db, s.columns, n, rounds, s.iters)
+			if errors.Is(err, file.ErrUnsupported) {
+				rep.skip("lance", metric, fmt.Sprintf("lance/file cannot read it yet (%v)", err))
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("%s: %w", metric, err)
+			}
+			rep.add(result{"lance", metric, "MB/s", s.mib / ours.Seconds(), s.mib / peer.Seconds(), "LanceDB", true})
+		}
+	}
+
+	// Take.
+	// The SDK's takeOffsets returns rows in the order of their offsets,
+	// not in the order asked, so both sides are asked in that order.
+	const takeRows, takeIters = 1000, 10
+	offsets := filebench.TakeRows(n, takeRows, 3)
+	slices.Sort(offsets)
+	ours, peer, err := compareTakes(ctx, goDB, offsets, rounds, takeIters)
+	if err != nil {
+		return fmt.Errorf("take: %w", err)
+	}
+	rep.add(result{"lance", fmt.Sprintf("take %d random rows p50", len(offsets)), "ms", ms(ours), ms(peer), "LanceDB", false})
+	return nil
+}
+
+// writeWorkload writes n rows of the filebench workload, in batches of
+// batchRows, as an Arrow IPC stream at path, generating one batch at a
+// time.
+func writeWorkload(path string, n, batchRows int) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	w := ipc.NewWriter(f, ipc.WithSchema(filebench.Schema()))
+	for start := 0; start < n; start += batchRows {
+		b := filebench.Batch(start, min(batchRows, n-start))
+		err := w.Write(b)
+		b.Release()
+		if err != nil {
+			return err
+		}
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// readWorkload loads the batches of the IPC stream at path.
+func readWorkload(path string) ([]arrow.RecordBatch, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r, err := ipc.NewReader(f)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Release()
+	var out []arrow.RecordBatch
+	for r.Next() {
+		b := r.RecordBatch()
+		b.Retain()
+		out = append(out, b)
+	}
+	if err := r.Err(); err != nil {
+		releaseAll(out)
+		return nil, err
+	}
+	return out, nil
+}
+
+func releaseAll(recs []arrow.RecordBatch) {
+	for _, r := range recs {
+		r.Release()
+	}
+}
+
+// goWriteDataset loads the workload at data and times writing it as a new
+// dataset at root: its data files (lance/file, through WriteFragments) and
+// its first version. It returns the seconds taken.
+func goWriteDataset(ctx context.Context, data, root string, n int) (float64, error) {
+	batches, err := readWorkload(data)
+	if err != nil {
+		return 0, err
+	}
+	defer debug.FreeOSMemory()
+	defer releaseAll(batches)
+	sch, err := schema.FromArrow(batches[0].Schema())
+	if err != nil {
+		return 0, err
+	}
+	if _, err := sch.AssignIDs(0); err != nil {
+		return 0, err
+	}
+	store := blob.NewDir(root)
+	t0 := time.Now()
+	frags, err := table.WriteFragments(ctx, store, sch, table.Batches(batches...), table.WriteOptions{})
+	if err != nil {
+		return 0, err
+	}
+	d, err := table.Create(ctx, store, sch, frags, table.CreateOptions{})
+	if err != nil {
+		return 0, err
+	}
+	s := time.Since(t0).Seconds()
+	if rows := d.Manifest().Rows(); rows != uint64(n) {
+		return 0, fmt.Errorf("the Go dataset has %d rows, want %d", rows, n)
+	}
+	return s, nil
+}
+
+// peerWriteResult is the SDK's createTable time and the time its files
+// then took to sync.
+type peerWriteResult struct {
+	Ms, SyncMs float64
+	Rows       int
+	Format     string
+}
+
+// peerWrite has the SDK create table t in db from the workload at data,
+// at storage version ("" for its default), and checks what it wrote.
+func peerWrite(db, data, version string, n int) (peerWriteResult, error) {
+	var res peerWriteResult
+	if err := lancedb("lancewrite", map[string]any{"dir": db, "table": "t", "file": data, "version": version}, &res); err != nil {
+		return res, err
+	}
+	if res.Rows != n {
+		return res, fmt.Errorf("the SDK wrote %d rows, want %d", res.Rows, n)
+	}
+	d, err := table.Open(context.Background(), blob.NewDir(filepath.Join(db, "t.lance")), table.Options{})
+	if err != nil {
+		return res, err
+	}
+	if want := cmp.Or(version, "2.2"); d.Manifest().DataFormat.Version != want {
+		return res, fmt.Errorf("the SDK wrote format %s, want %s", d.Manifest().DataFormat.Version, want)
+	}
+	return res, nil
+}
+
+// compareScans times scanning columns (nil for all) of table t in db,
+// iters times per round, by Go and by the SDK in turn; it returns each
+// side's median. Go's first scan, not counted, warms the page cache for
+// both.
+func compareScans(ctx context.Context, db string, columns []string, n, rounds, iters int) (ours, peer time.Duration, err error) {
+	root := filepath.Join(db, "t.lance")
+	if _, err := goScan(ctx, root, columns, n); err != nil {
+		return 0, 0, err
+	}
+	var o, p latencies
+	err = alternate(rounds, func() error {
+		for range iters {
+			d, err := goScan(ctx, root, columns, n)
+			if err != nil {
+				return err
+			}
+			o = append(o, d)
+		}
+		return nil
+	}, func() error {
+		var res struct {
+			Lat  []float64 `json:"lat"`
+			Rows int       `json:"rows"`
+		}
+		if err := lancedb("lancescan", map[string]any{"dir": db, "table": "t", "columns": columns, "iterations": iters, "warmup": min(iters-1, 1)}, &res); err != nil {
+			return err
+		}
+		if res.Rows != n {
+			return fmt.Errorf("the SDK scanned %d rows, want %d", res.Rows, n)
+		}
+		p = append(p, msLatencies(res.Lat)...)
+		return nil
+	})
+	return o.percentile(.5), p.percentile(.5), err
+}
+
+// goScan opens the dataset at root and reads every row of columns (nil
+// for all), batch by batch, as a full scan does; it returns the time
+// taken, opening included.
+func goScan(ctx context.Context, root string, columns []string, n int) (time.Duration, error) {
+	t0 := time.Now()
+	d, err := table.Open(ctx, blob.NewDir(root), table.Options{})
+	if err != nil {
+		return 0, err
+	}
+	var proj *schema.Schema
+	if columns != nil {
+		if proj, err = d.Manifest().Schema.Project(columns...); err != nil {
+			return 0, err
+		}
+	}
+	rows := 0
+	for _, f := range d.Manifest().Fragments {
+		fr, err := d.OpenFragment(ctx, f, proj, nil)
+		if err != nil {
+			return 0, err
+		}
+		for b, err := range fr.Scan(ctx, 0) {
+			if err != nil {
+				return 0, err
+			}
+			rows += int(b.Rows.NumRows())
+			b.Rows.Release()
+		}
+	}
+	elapsed := time.Since(t0)
+	if rows != n {
+		return 0, fmt.Errorf("Go scanned %d rows, want %d", rows, n)
+	}
+	return elapsed, nil
+}
+
+// compareTakes times taking the rows at offsets (all columns) from table t
+// in db, iters times per round, by Go and by the SDK in turn, each from a
+// dataset opened once; it returns each side's median, after checking that
+// both took the same ids in the same order.
+func compareTakes(ctx context.Context, db string, offsets []uint64, rounds, iters int) (ours, peer time.Duration, err error) {
+	d, err := table.Open(ctx, blob.NewDir(filepath.Join(db, "t.lance")), table.Options{})
+	if err != nil {
+		return 0, 0, err
+	}
+	t, err := openTaker(ctx, d)
+	if err != nil {
+		return 0, 0, err
+	}
+	var goIDs []int64
+	var o, p latencies
+	err = alternate(rounds, func() error {
+		for i := range iters + 1 { // the first warms up
+			t0 := time.Now()
+			rec, err := t.take(ctx, offsets)
+			if err != nil {
+				return err
+			}
+			if i > 0 {
+				o = append(o, time.Since(t0))
+			}
+			goIDs = slices.Clone(rec.Column(0).(*array.Int64).Int64Values())
+			rec.Release()
+		}
+		return nil
+	}, func() error {
+		var res struct {
+			Lat []float64 `json:"lat"`
+			IDs []int64   `json:"ids"`
+		}
+		if err := lancedb("lancetake", map[string]any{"dir": db, "table": "t", "offsets": offsets, "iterations": iters, "warmup": 1}, &res); err != nil {
+			return err
+		}
+		if !slices.Equal(res.IDs, goIDs) && goIDs != nil {
+			return fmt.Errorf("the SDK took other ids than Go (%d and %d of them)", len(res.IDs), len(goIDs))
+		}
+		p = append(p, msLatencies(res.Lat)...)
+		return nil
+	})
+	if err == nil && !slices.Equal(goIDs, asInt64(offsets)) {
+		err = fmt.Errorf("Go took other ids than the offsets asked for")
+	}
+	return o.percentile(.5), p.percentile(.5), err
+}
+
+func asInt64(u []uint64) []int64 {
+	out := make([]int64, len(u))
+	for i, v := range u {
+		out[i] = int64(v)
+	}
+	return out
+}
+
+// taker takes rows by dataset offset (a dataset without deleted rows):
+// offset o is row o - start of the fragment starting at or below it.
+type taker struct {
+	readers []*table.FragmentReader
+	starts  []uint64 // first offset of each fragment
+	rows    uint64
+}
+
+func openTaker(ctx context.Context, d *table.Dataset) (*taker, error) {
+	t := &taker{}
+	for _, f := range d.Manifest().Fragments {
+		if f.Deletion != nil {
+			return nil, fmt.Errorf("fragment %d has deleted rows", f.ID)
+		}
+		fr, err := d.OpenFragment(ctx, f, nil, nil)
+		if err != nil {
+			return nil, err
+		}
+		t.readers = append(t.readers, fr)
+		t.starts = append(t.starts, t.rows)
+		t.rows += f.PhysicalRows
+	}
+	return t, nil
+}
+
+// take returns the rows at offsets, in that order: each run of offsets in
+// one fragment is one Take, and runs are concatenated.
+func (t *taker) take(ctx context.Context, offsets []uint64) (arrow.RecordBatch, error) {
+	var parts []arrow.RecordBatch
+	defer func() { releaseAll(parts) }()
+	for i := 0; i < len(offsets); {
+		if offsets[i] >= t.rows {
+			return nil, fmt.Errorf("offset %d of %d rows", offsets[i], t.rows)
+		}
+		k := 0
+		for k+1 < len(t.starts) && t.starts[k+1] <= offsets[i] {
+			k++
+		}
+		end := t.rows
+		if k+1 < len(t.starts) {
+			end = t.starts[k+1]
+		}
+		var local []uint64
+		for ; i < len(offsets) && offsets[i] >= t.starts[k] && offsets[i] < end; i++ {
+			local = append(local, offsets[i]-t.starts[k])
+		}
+		rec, err := t.readers[k].Take(ctx, local)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, rec)
+	}
+	if len(parts) == 1 {
+		parts[0].Retain()
+		return parts[0], nil
+	}
+	return concatBatches(parts)
+}
+
+// concatBatches joins batches of one schema into one.
+func concatBatches(parts []arrow.RecordBatch) (arrow.RecordBatch, error) {
+	cols := make([]arrow.Array, parts[0].NumCols())
+	var rows int64
+	for _, p := range parts {
+		rows += p.NumRows()
+	}
+	for c := range cols {
+		arrs := make([]arrow.Array, len(parts))
+		for i, p := range parts {
+			arrs[i] = p.Column(c)
+		}
+		a, err := array.Concatenate(arrs, nil)
+		if err != nil {
+			for _, done := range cols[:c] {
+				done.Release()
+			}
+			return nil, err
+		}
+		cols[c] = a
+	}
+	rec := array.NewRecordBatch(parts[0].Schema(), cols, rows)
+	for _, c := range cols {
+		c.Release()
+	}
+	return rec, nil
+}
+
+// alternate runs rounds of ours and peer, each round starting with the one
+// that went second in the round before.
+func alternate(rounds int, ours, peer func() error) error {
+	for round := range rounds {
+		first, second := ours, peer
+		if round%2 == 1 {
+			first, second = peer, ours
+		}
+		if err := first(); err != nil {
+			return err
+		}
+		if err := second(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// median returns the middle value of xs (the mean of the two middle ones
+// for an even count).
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
