@@ -266,7 +266,6 @@ func goWriteDataset(ctx context.Context, data, root string, n int, v file.Versio
 type peerWriteResult struct {
 	Ms, SyncMs float64
 	Rows       int
-	Format     string
 }
 
 // peerWrite has the SDK create table t in db from the workload at data,
