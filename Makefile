@@ -141,7 +141,7 @@ $(VERSITYGW):
 ## bench: benchmarks against peers measured in the same run
 ## (SUITES=catalog,data,search,objectstore,soak,lance; SCALE=0.1 shrinks
 ## the workloads for a quick run). lance, the pure-Go Lance library against
-## the LanceDB SDK on 1M rows of 3 KB, needs about 13 GB of disk and 10 GB
+## the LanceDB SDK on 1M rows of 3 KB, needs about 15 GB of disk and 10 GB
 ## of memory at SCALE=1
 SUITES ?= catalog,data,search,objectstore,soak,lance
 SCALE  ?= 1
