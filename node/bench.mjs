@@ -24,6 +24,23 @@ async function times(iterations, fn) {
   return out;
 }
 
+// timesWithCPU runs fn `iterations` times and returns each run's duration
+// (lat) and the CPU time the process spent in it (cpu: user and system, of
+// every thread, the SDK's Rust ones included), in ms.
+async function timesWithCPU(iterations, fn) {
+  const lat = [];
+  const cpu = [];
+  for (let i = 0; i < iterations; i++) {
+    const c0 = process.cpuUsage();
+    const t0 = now();
+    await fn(i);
+    lat.push(now() - t0);
+    const c = process.cpuUsage(c0);
+    cpu.push((c.user + c.system) / 1000);
+  }
+  return { lat, cpu };
+}
+
 function readArrow(path) {
   return tableFromIPC(readFileSync(path));
 }
@@ -249,32 +266,29 @@ Object.assign(workloads, {
 
   // Streams every row of the columns named (all when null), batch by
   // batch, `iterations` times after `warmup` untimed ones; each run opens
-  // the table.
+  // the table. Returns each run's time and CPU time.
   async lancescan({ dir, table, columns, iterations, warmup }) {
     const db = await lancedb.connect(dir);
+    let rows;
     const run = async () => {
       const tbl = await db.openTable(table);
       let q = tbl.query();
       if (columns) q = q.select(columns);
-      let rows = 0;
+      rows = 0;
       for await (const batch of q) rows += batch.numRows;
-      return rows;
     };
     for (let i = 0; i < warmup; i++) await run();
-    let rows;
-    const lat = await times(iterations, async () => { rows = await run(); });
-    return { lat, rows };
+    return { ...await timesWithCPU(iterations, run), rows };
   },
 
   // Takes the rows at offsets (all columns) from a table opened once, and
-  // returns the ids taken.
+  // returns each take's time and CPU time, and the ids taken.
   async lancetake({ dir, table, offsets, iterations, warmup }) {
     const tbl = await (await lancedb.connect(dir)).openTable(table);
     let res;
     const run = async () => { res = await tbl.takeOffsets(offsets).toArrow(); };
     for (let i = 0; i < warmup; i++) await run();
-    const lat = await times(iterations, run);
-    return { lat, ids: Array.from(res.getChild("id").toArray(), Number) };
+    return { ...await timesWithCPU(iterations, run), ids: Array.from(res.getChild("id").toArray(), Number) };
   },
 });
 

@@ -46,6 +46,8 @@ import (
 //
 // The sides alternate round by round (in turn first), so that drift in the
 // machine's load falls on both; each result is the median of its samples.
+// Scans and takes also print the CPU time each side spent (the process's,
+// every thread): on a shared machine the wall time follows the load.
 func lanceSuite(dir string, _ *instance, scale float64, rep *report) error {
 	ctx := context.Background()
 	n := max(int(1000000*scale), 1000)
@@ -146,7 +148,10 @@ func lanceSuite(dir string, _ *instance, scale float64, rep *report) error {
 			if err != nil {
 				return fmt.Errorf("%s: %w", metric, err)
 			}
-			rep.add(result{"lance", metric, "MB/s", s.mib / ours.Seconds(), s.mib / peer.Seconds(), "LanceDB", true})
+			rep.add(
+				result{"lance", metric, "MB/s", s.mib / ours.wall.Seconds(), s.mib / peer.wall.Seconds(), "LanceDB", true},
+				result{"lance", fmt.Sprintf("%s%s, CPU ms", ds.label, s.name), "ms", ms(ours.cpu), ms(peer.cpu), "LanceDB", false},
+			)
 		}
 	}
 
@@ -166,7 +171,10 @@ func lanceSuite(dir string, _ *instance, scale float64, rep *report) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", metric, err)
 		}
-		rep.add(result{"lance", metric, "ms", ms(ours), ms(peer), "LanceDB", false})
+		rep.add(
+			result{"lance", metric, "ms", ms(ours.wall), ms(peer.wall), "LanceDB", false},
+			result{"lance", fmt.Sprintf("%stake %d random rows, CPU ms p50", ds.label, len(offsets)), "ms", ms(ours.cpu), ms(peer.cpu), "LanceDB", false},
+		)
 	}
 	return nil
 }
@@ -288,28 +296,64 @@ func peerWrite(db, data, version string, n int) (peerWriteResult, error) {
 	return res, nil
 }
 
+// cost is what one operation took: wall-clock time, and the CPU time of
+// the process doing it (all its threads: the SDK's Rust ones included).
+// On a busy machine the CPU time says which side does less work, the
+// wall time what a caller waits.
+type cost struct{ wall, cpu time.Duration }
+
+// medianCost returns the median wall and CPU times of cs.
+func medianCost(cs []cost) cost {
+	var wall, cpu latencies
+	for _, c := range cs {
+		wall, cpu = append(wall, c.wall), append(cpu, c.cpu)
+	}
+	return cost{wall.percentile(.5), cpu.percentile(.5)}
+}
+
+// costOf runs fn and returns what it cost.
+func costOf(fn func() error) (cost, error) {
+	cpu0, t0 := processCPU(), time.Now()
+	err := fn()
+	return cost{time.Since(t0), processCPU() - cpu0}, err
+}
+
+// peerCosts pairs the SDK's wall and CPU milliseconds.
+func peerCosts(wallMs, cpuMs []float64) ([]cost, error) {
+	if len(wallMs) != len(cpuMs) {
+		return nil, fmt.Errorf("the SDK gave %d times and %d CPU times", len(wallMs), len(cpuMs))
+	}
+	wall, cpu := msLatencies(wallMs), msLatencies(cpuMs)
+	out := make([]cost, len(wall))
+	for i := range out {
+		out[i] = cost{wall[i], cpu[i]}
+	}
+	return out, nil
+}
+
 // compareScans times scanning columns (nil for all) of table t in db,
 // iters times per round, by Go and by the SDK in turn; it returns each
-// side's median. Go's first scan, not counted, warms the page cache for
-// both.
-func compareScans(ctx context.Context, db string, columns []string, n, rounds, iters int) (ours, peer time.Duration, err error) {
+// side's median cost. Go's first scan, not counted, warms the page cache
+// for both.
+func compareScans(ctx context.Context, db string, columns []string, n, rounds, iters int) (ours, peer cost, err error) {
 	root := filepath.Join(db, "t.lance")
-	if _, err := goScan(ctx, root, columns, n); err != nil {
-		return 0, 0, err
+	if err := goScan(ctx, root, columns, n); err != nil {
+		return cost{}, cost{}, err
 	}
-	var o, p latencies
+	var o, p []cost
 	err = alternate(rounds, func() error {
 		for range iters {
-			d, err := goScan(ctx, root, columns, n)
+			c, err := costOf(func() error { return goScan(ctx, root, columns, n) })
 			if err != nil {
 				return err
 			}
-			o = append(o, d)
+			o = append(o, c)
 		}
 		return nil
 	}, func() error {
 		var res struct {
 			Lat  []float64 `json:"lat"`
+			CPU  []float64 `json:"cpu"`
 			Rows int       `json:"rows"`
 		}
 		if err := lancedb("lancescan", map[string]any{"dir": db, "table": "t", "columns": columns, "iterations": iters, "warmup": min(iters-1, 1)}, &res); err != nil {
@@ -318,72 +362,73 @@ func compareScans(ctx context.Context, db string, columns []string, n, rounds, i
 		if res.Rows != n {
 			return fmt.Errorf("the SDK scanned %d rows, want %d", res.Rows, n)
 		}
-		p = append(p, msLatencies(res.Lat)...)
-		return nil
+		cs, err := peerCosts(res.Lat, res.CPU)
+		p = append(p, cs...)
+		return err
 	})
-	return o.percentile(.5), p.percentile(.5), err
+	return medianCost(o), medianCost(p), err
 }
 
 // goScan opens the dataset at root and reads every row of columns (nil
-// for all), batch by batch, as a full scan does; it returns the time
-// taken, opening included.
-func goScan(ctx context.Context, root string, columns []string, n int) (time.Duration, error) {
-	t0 := time.Now()
+// for all), batch by batch, as a full scan does, and checks it read n.
+func goScan(ctx context.Context, root string, columns []string, n int) error {
 	d, err := table.Open(ctx, blob.NewDir(root), table.Options{})
 	if err != nil {
-		return 0, err
+		return err
 	}
 	var proj *schema.Schema
 	if columns != nil {
 		if proj, err = d.Manifest().Schema.Project(columns...); err != nil {
-			return 0, err
+			return err
 		}
 	}
 	rows := 0
 	for _, f := range d.Manifest().Fragments {
 		fr, err := d.OpenFragment(ctx, f, proj, nil)
 		if err != nil {
-			return 0, err
+			return err
 		}
 		for b, err := range fr.Scan(ctx, 0) {
 			if err != nil {
-				return 0, err
+				return err
 			}
 			rows += int(b.Rows.NumRows())
 			b.Rows.Release()
 		}
 	}
-	elapsed := time.Since(t0)
 	if rows != n {
-		return 0, fmt.Errorf("Go scanned %d rows, want %d", rows, n)
+		return fmt.Errorf("Go scanned %d rows, want %d", rows, n)
 	}
-	return elapsed, nil
+	return nil
 }
 
 // compareTakes times taking the rows at offsets (all columns) from table t
 // in db, iters times per round, by Go and by the SDK in turn, each from a
-// dataset opened once; it returns each side's median, after checking that
-// both took the same ids in the same order.
-func compareTakes(ctx context.Context, db string, offsets []uint64, rounds, iters int) (ours, peer time.Duration, err error) {
+// dataset opened once; it returns each side's median cost, after checking
+// that both took the same ids in the same order.
+func compareTakes(ctx context.Context, db string, offsets []uint64, rounds, iters int) (ours, peer cost, err error) {
 	d, err := table.Open(ctx, blob.NewDir(filepath.Join(db, "t.lance")), table.Options{})
 	if err != nil {
-		return 0, 0, err
+		return cost{}, cost{}, err
 	}
 	t, err := openTaker(ctx, d)
 	if err != nil {
-		return 0, 0, err
+		return cost{}, cost{}, err
 	}
 	var goIDs []int64
-	var o, p latencies
+	var o, p []cost
 	err = alternate(rounds, func() error {
 		for i := range iters + 1 { // the first warms up
-			t0 := time.Now()
-			rec, err := t.take(ctx, offsets)
+			var rec arrow.RecordBatch
+			c, err := costOf(func() (err error) {
+				rec, err = t.take(ctx, offsets)
+				return err
+			})
 			if err != nil {
 				return err
 			}
 			if i > 0 {
-				o = append(o, time.Since(t0))
+				o = append(o, c)
 			}
 			goIDs = slices.Clone(rec.Column(0).(*array.Int64).Int64Values())
 			rec.Release()
@@ -392,6 +437,7 @@ func compareTakes(ctx context.Context, db string, offsets []uint64, rounds, iter
 	}, func() error {
 		var res struct {
 			Lat []float64 `json:"lat"`
+			CPU []float64 `json:"cpu"`
 			IDs []int64   `json:"ids"`
 		}
 		if err := lancedb("lancetake", map[string]any{"dir": db, "table": "t", "offsets": offsets, "iterations": iters, "warmup": 1}, &res); err != nil {
@@ -400,13 +446,14 @@ func compareTakes(ctx context.Context, db string, offsets []uint64, rounds, iter
 		if !slices.Equal(res.IDs, goIDs) && goIDs != nil {
 			return fmt.Errorf("the SDK took other ids than Go (%d and %d of them)", len(res.IDs), len(goIDs))
 		}
-		p = append(p, msLatencies(res.Lat)...)
-		return nil
+		cs, err := peerCosts(res.Lat, res.CPU)
+		p = append(p, cs...)
+		return err
 	})
 	if err == nil && !slices.Equal(goIDs, asInt64(offsets)) {
 		err = fmt.Errorf("Go took other ids than the offsets asked for")
 	}
-	return o.percentile(.5), p.percentile(.5), err
+	return medianCost(o), medianCost(p), err
 }
 
 func asInt64(u []uint64) []int64 {
