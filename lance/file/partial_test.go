@@ -2,8 +2,10 @@ package file_test
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 
@@ -127,5 +129,75 @@ func TestTakeReadsRowsTogether(t *testing.T) {
 	// Three columns, of a few pages each, the text's in two buffers.
 	if n := store.requests.Load(); n > 20 {
 		t.Errorf("taking %d rows made %d requests, want at most 20", len(rows), n)
+	}
+}
+
+// overlapStore holds each request until another is in flight at the same
+// time (or a few seconds have passed), and records whether two ever were.
+type overlapStore struct {
+	*blob.Dir
+	mu       sync.Mutex
+	inFlight int
+	overlap  chan struct{} // closed once two requests overlapped
+}
+
+func (o *overlapStore) overlapped() bool {
+	select {
+	case <-o.overlap:
+		return true
+	default:
+		return false
+	}
+}
+
+func (o *overlapStore) ReadRanges(ctx context.Context, p string, ranges []blob.Range) ([][]byte, error) {
+	o.mu.Lock()
+	o.inFlight++
+	if o.inFlight > 1 && !o.overlapped() {
+		close(o.overlap)
+	}
+	o.mu.Unlock()
+	defer func() {
+		o.mu.Lock()
+		o.inFlight--
+		o.mu.Unlock()
+	}()
+	select {
+	case <-o.overlap:
+	case <-time.After(3 * time.Second):
+	}
+	return o.Dir.ReadRanges(ctx, p, ranges)
+}
+
+// TestTakeReadsPagesAtOnce checks that taking rows from several pages of
+// one column reads those pages concurrently, so that their requests'
+// latencies (object storage, a file not in the page cache) overlap.
+func TestTakeReadsPagesAtOnce(t *testing.T) {
+	ctx := context.Background()
+	dir := blob.NewDir(t.TempDir())
+	batch := filebench.Batch(0, 2000)
+	defer batch.Release()
+	if _, err := filebench.Write(ctx, dir, "f.lance", 6000, batch); err != nil { // 3 pages of vectors
+		t.Fatal(err)
+	}
+	store := &overlapStore{Dir: dir, overlap: make(chan struct{})}
+	r, err := file.Open(ctx, store, "f.lance", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proj, err := r.Schema().Project("vector")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := r.Take(ctx, proj, []uint64{10, 3000, 5990})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Release()
+	if rec.NumRows() != 3 {
+		t.Fatalf("took %d rows, want 3", rec.NumRows())
+	}
+	if !store.overlapped() {
+		t.Error("the pages of one column were read one after the other")
 	}
 }
