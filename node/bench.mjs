@@ -4,9 +4,9 @@
 //
 //   node bench.mjs <workload> <json arguments>
 import * as lancedb from "@lancedb/lancedb";
-import { readFileSync, readdirSync, statSync } from "node:fs";
+import { closeSync, createReadStream, fsyncSync, openSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { tableFromIPC } from "apache-arrow";
+import { RecordBatchReader, Table, tableFromIPC } from "apache-arrow";
 
 const [workload, rawArgs] = process.argv.slice(2);
 const args = JSON.parse(rawArgs ?? "{}");
@@ -22,6 +22,23 @@ async function times(iterations, fn) {
     out.push(now() - t0);
   }
   return out;
+}
+
+// timesWithCPU runs fn `iterations` times and returns each run's duration
+// (lat) and the CPU time the process spent in it (cpu: user and system, of
+// every thread, the SDK's Rust ones included), in ms.
+async function timesWithCPU(iterations, fn) {
+  const lat = [];
+  const cpu = [];
+  for (let i = 0; i < iterations; i++) {
+    const c0 = process.cpuUsage();
+    const t0 = now();
+    await fn(i);
+    lat.push(now() - t0);
+    const c = process.cpuUsage(c0);
+    cpu.push((c.user + c.system) / 1000);
+  }
+  return { lat, cpu };
 }
 
 function readArrow(path) {
@@ -215,6 +232,63 @@ Object.assign(workloads, {
     const soakLat = await times(iterations, query);
     await db.createTable("fresh", await tbl.query().toArrow(), { mode: "overwrite" });
     return { soakBytes: dirBytes(join(dir, "soak.lance")), freshBytes: dirBytes(join(dir, "fresh.lance")), soakLat, rows };
+  },
+});
+
+// syncTree fsyncs every file and directory under path.
+function syncTree(path) {
+  if (statSync(path).isDirectory()) {
+    for (const e of readdirSync(path)) syncTree(join(path, e));
+  }
+  const fd = openSync(path, "r");
+  try { fsyncSync(fd); } finally { closeSync(fd); }
+}
+
+Object.assign(workloads, {
+  // The lance suite's write: loads an Arrow IPC stream (untimed; streamed,
+  // as a file of 3 GB is too big to read whole), then creates a table from
+  // it at a storage version ("" for the SDK's default), timed; then the
+  // time its files take to sync (the SDK does not sync them).
+  async lancewrite({ dir, table, file, version }) {
+    const batches = [];
+    for await (const b of await RecordBatchReader.from(createReadStream(file))) batches.push(b);
+    const data = new Table(batches);
+    const db = await lancedb.connect(dir);
+    const storageOptions = version ? { new_table_data_storage_version: version } : undefined;
+    const t0 = now();
+    const tbl = await db.createTable(table, data, { mode: "create", storageOptions });
+    const ms = now() - t0;
+    const t1 = now();
+    syncTree(join(dir, `${table}.lance`));
+    const syncMs = now() - t1;
+    return { ms, syncMs, rows: await tbl.countRows() };
+  },
+
+  // Streams every row of the columns named (all when null), batch by
+  // batch, `iterations` times after `warmup` untimed ones; each run opens
+  // the table. Returns each run's time and CPU time.
+  async lancescan({ dir, table, columns, iterations, warmup }) {
+    const db = await lancedb.connect(dir);
+    let rows;
+    const run = async () => {
+      const tbl = await db.openTable(table);
+      let q = tbl.query();
+      if (columns) q = q.select(columns);
+      rows = 0;
+      for await (const batch of q) rows += batch.numRows;
+    };
+    for (let i = 0; i < warmup; i++) await run();
+    return { ...await timesWithCPU(iterations, run), rows };
+  },
+
+  // Takes the rows at offsets (all columns) from a table opened once, and
+  // returns each take's time and CPU time, and the ids taken.
+  async lancetake({ dir, table, offsets, iterations, warmup }) {
+    const tbl = await (await lancedb.connect(dir)).openTable(table);
+    let res;
+    const run = async () => { res = await tbl.takeOffsets(offsets).toArrow(); };
+    for (let i = 0; i < warmup; i++) await run();
+    return { ...await timesWithCPU(iterations, run), ids: Array.from(res.getChild("id").toArray(), Number) };
   },
 });
 

@@ -30,7 +30,7 @@ import (
 )
 
 func main() {
-	suites := flag.String("suite", "catalog,data,search,objectstore,soak", "comma-separated suites to run: catalog, data, search, objectstore, soak")
+	suites := flag.String("suite", "catalog,data,search,objectstore,soak,lance", "comma-separated suites to run: catalog, data, search, objectstore, soak, lance")
 	flag.StringVar(&nodeDir, "node", nodeDir, "directory of the Node project with the LanceDB peer")
 	scale := flag.Float64("scale", 1, "multiply workload sizes by this factor (e.g. 0.1 for a quick run)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of this process (lancens and the bench's client) to this file")
@@ -85,11 +85,12 @@ type result struct {
 // soon as it is measured.
 type suite func(dir string, inst *instance, scale float64, rep *report) error
 
-var suites = map[string]suite{"catalog": catalogSuite, "data": dataSuite, "search": searchSuite, "objectstore": objectStoreSuite, "soak": soakSuite}
+var suites = map[string]suite{"catalog": catalogSuite, "data": dataSuite, "search": searchSuite, "objectstore": objectStoreSuite, "soak": soakSuite, "lance": lanceSuite}
 
 // ownServers are the suites that start the lancens servers they need
-// themselves (on object storage, one per table): they get no shared one.
-var ownServers = map[string]bool{"objectstore": true, "soak": true}
+// themselves (on object storage, one per table), or need none (lance, which
+// measures the Lance library): they get no shared one.
+var ownServers = map[string]bool{"objectstore": true, "soak": true, "lance": true}
 
 func run(names string, scale float64) error {
 	rep := &report{w: os.Stdout}
@@ -136,11 +137,16 @@ type report struct {
 // The table's columns: suite, metric, lancens, peer, peer is, advantage.
 const reportRow = "%-8s %-52s %14s %14s  %-16s %10s\n"
 
-func (r *report) add(results ...result) {
+// header prints the table's header before its first row.
+func (r *report) header() {
 	if !r.started {
 		r.started = true
 		fmt.Fprintf(r.w, reportRow, "suite", "metric", "lancens", "peer", "peer is", "advantage")
 	}
+}
+
+func (r *report) add(results ...result) {
+	r.header()
 	for _, res := range results {
 		ratio := res.peer / res.ours
 		if res.higherIsBetter {
@@ -148,6 +154,12 @@ func (r *report) add(results ...result) {
 		}
 		fmt.Fprintf(r.w, reportRow, res.suite, res.metric, format(res.ours, res.unit), format(res.peer, res.unit), res.peerName, fmt.Sprintf("%.2fx", ratio))
 	}
+}
+
+// skip prints a row for a measurement that could not be made, and why.
+func (r *report) skip(suite, metric, why string) {
+	r.header()
+	fmt.Fprintf(r.w, "%-8s %-52s skipped: %s\n", suite, metric, why)
 }
 
 func format(v float64, unit string) string {

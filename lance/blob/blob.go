@@ -55,6 +55,38 @@ type Store interface {
 	Delete(ctx context.Context, p string) error
 }
 
+// Range is n bytes of an object starting at Off.
+type Range struct {
+	Off, N int64
+}
+
+// RangesReader is implemented by stores that read several ranges of one
+// object more cheaply together than one by one: Dir opens the file once
+// for all of them, where ReadRange opens it per range.
+type RangesReader interface {
+	// ReadRanges returns the bytes of each range of the object at p, in
+	// order, with ReadRange's errors.
+	ReadRanges(ctx context.Context, p string, ranges []Range) ([][]byte, error)
+}
+
+// ReadRanges returns the bytes of each range of the object at p in s, in
+// order: in one call when s is a RangesReader, else one ReadRange per
+// range. It returns ReadRange's errors.
+func ReadRanges(ctx context.Context, s Store, p string, ranges []Range) ([][]byte, error) {
+	if rr, ok := s.(RangesReader); ok {
+		return rr.ReadRanges(ctx, p, ranges)
+	}
+	out := make([][]byte, len(ranges))
+	for i, r := range ranges {
+		b, err := s.ReadRange(ctx, p, r.Off, r.N)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
+	}
+	return out, nil
+}
+
 // Writer receives the bytes of an object being created.
 type Writer interface {
 	io.Writer
@@ -136,6 +168,10 @@ func (s *subStore) Stat(ctx context.Context, p string) (Info, error) {
 
 func (s *subStore) ReadRange(ctx context.Context, p string, off, n int64) ([]byte, error) {
 	return s.base.ReadRange(ctx, s.full(p), off, n)
+}
+
+func (s *subStore) ReadRanges(ctx context.Context, p string, ranges []Range) ([][]byte, error) {
+	return ReadRanges(ctx, s.base, s.full(p), ranges)
 }
 
 func (s *subStore) Create(ctx context.Context, p string) (Writer, error) {

@@ -32,7 +32,10 @@ const tempPrefix = ".blob-tmp-"
 // first write if missing.
 func NewDir(root string) *Dir { return &Dir{root: root} }
 
-var _ Store = (*Dir)(nil)
+var (
+	_ Store        = (*Dir)(nil)
+	_ RangesReader = (*Dir)(nil)
+)
 
 // open returns a handle on the directory, creating it when create is set.
 // It returns an error wrapping ErrNotFound when it is missing otherwise.
@@ -77,12 +80,24 @@ func (d *Dir) Stat(_ context.Context, p string) (Info, error) {
 }
 
 // ReadRange implements Store.
-func (d *Dir) ReadRange(_ context.Context, p string, off, n int64) ([]byte, error) {
+func (d *Dir) ReadRange(ctx context.Context, p string, off, n int64) ([]byte, error) {
+	b, err := d.ReadRanges(ctx, p, []Range{{Off: off, N: n}})
+	if err != nil {
+		return nil, err
+	}
+	return b[0], nil
+}
+
+// ReadRanges implements RangesReader: the file is opened once, and the
+// ranges are read into one allocation.
+func (d *Dir) ReadRanges(_ context.Context, p string, ranges []Range) ([][]byte, error) {
 	if _, err := CleanPath(p); err != nil {
 		return nil, err
 	}
-	if off < 0 || n < 0 {
-		return nil, fmt.Errorf("read of %s: negative range %d+%d", p, off, n)
+	for _, rg := range ranges {
+		if rg.Off < 0 || rg.N < 0 {
+			return nil, fmt.Errorf("read of %s: negative range %d+%d", p, rg.Off, rg.N)
+		}
 	}
 	r, err := d.open(false)
 	if err != nil {
@@ -101,14 +116,26 @@ func (d *Dir) ReadRange(_ context.Context, p string, off, n int64) ([]byte, erro
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%w: %s is not a regular file", ErrNotFound, p)
 	}
-	if off+n > fi.Size() || off+n < off {
-		return nil, fmt.Errorf("read of %s at %d+%d: object has %d bytes: %w", p, off, n, fi.Size(), io.ErrUnexpectedEOF)
+	var total int64
+	for _, rg := range ranges {
+		if rg.Off+rg.N > fi.Size() || rg.Off+rg.N < rg.Off {
+			return nil, fmt.Errorf("read of %s at %d+%d: object has %d bytes: %w", p, rg.Off, rg.N, fi.Size(), io.ErrUnexpectedEOF)
+		}
+		if total += rg.N; total < 0 {
+			return nil, fmt.Errorf("read of %s: %d ranges of more than 2^63 bytes", p, len(ranges))
+		}
 	}
-	buf := make([]byte, n)
-	if _, err := f.ReadAt(buf, off); err != nil && !(errors.Is(err, io.EOF) && n == 0) {
-		return nil, fmt.Errorf("read of %s at %d+%d: %w", p, off, n, err)
+	buf := make([]byte, total)
+	out := make([][]byte, len(ranges))
+	for i, rg := range ranges {
+		b := buf[:rg.N:rg.N]
+		buf = buf[rg.N:]
+		if _, err := f.ReadAt(b, rg.Off); err != nil && !(errors.Is(err, io.EOF) && rg.N == 0) {
+			return nil, fmt.Errorf("read of %s at %d+%d: %w", p, rg.Off, rg.N, err)
+		}
+		out[i] = b
 	}
-	return buf, nil
+	return out, nil
 }
 
 // Create implements Store.

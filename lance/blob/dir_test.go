@@ -14,6 +14,18 @@ func TestDir(t *testing.T) {
 	blobtest.Run(t, func(t *testing.T) blob.Store { return blob.NewDir(filepath.Join(t.TempDir(), "root")) })
 }
 
+// TestDirReadsRangesTogether checks that Dir, and a sub-store of it, read
+// many ranges in one call (lance/file's takes depend on it: a range at a
+// time opens the file once per row).
+func TestDirReadsRangesTogether(t *testing.T) {
+	d := blob.NewDir(t.TempDir())
+	for _, s := range []blob.Store{d, blob.Sub(d, "t.lance")} {
+		if _, ok := s.(blob.RangesReader); !ok {
+			t.Errorf("%T is not a blob.RangesReader", s)
+		}
+	}
+}
+
 // TestDirRefusesLinksOut checks that a symbolic link planted below the
 // directory does not lead a read or a write outside it.
 func TestDirRefusesLinksOut(t *testing.T) {

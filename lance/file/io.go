@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 
+	"github.com/lancens/lancens/lance/blob"
 	"github.com/lancens/lancens/lance/file/internal/encoding"
 )
 
@@ -17,7 +18,9 @@ type fileIO struct {
 }
 
 // ReadRanges implements encoding.File: ranges less than
-// ReadOptions.CoalesceGap apart are fetched in one request.
+// ReadOptions.CoalesceGap apart are fetched as one, and all of them in one
+// call to the store (blob.ReadRanges: one open of a local file, not one
+// per range).
 func (f *fileIO) ReadRanges(ctx context.Context, ranges []encoding.Range) ([][]byte, error) {
 	out := make([][]byte, len(ranges))
 	order := make([]int, len(ranges))
@@ -35,6 +38,9 @@ func (f *fileIO) ReadRanges(ctx context.Context, ranges []encoding.Range) ([][]b
 		}
 		return 0
 	})
+	// Coalesce: fetch[k] covers the ranges order[groups[k][0]:groups[k][1]].
+	var fetch []blob.Range
+	var groups [][2]int
 	for i := 0; i < len(order); {
 		start, end := ranges[order[i]].Offset, ranges[order[i]].Offset+ranges[order[i]].Length
 		j := i + 1
@@ -48,22 +54,25 @@ func (f *fileIO) ReadRanges(ctx context.Context, ranges []encoding.Range) ([][]b
 		if err := f.budget.Take(end - start); err != nil {
 			return nil, err
 		}
-		var b []byte
-		if end > start {
-			var err error
-			b, err = f.r.store.ReadRange(ctx, f.r.path, int64(start), int64(end-start))
-			if errors.Is(err, io.ErrUnexpectedEOF) {
-				return nil, encoding.Corruptf("the file is shorter than its size %d: %v", f.r.size, err)
-			}
-			if err != nil {
-				return nil, err
-			}
-		}
-		for _, k := range order[i:j] {
-			rg := ranges[k]
-			out[k] = b[rg.Offset-start : rg.Offset-start+rg.Length : rg.Offset-start+rg.Length]
+		if end > start { // empty ranges need no read
+			fetch = append(fetch, blob.Range{Off: int64(start), N: int64(end - start)})
+			groups = append(groups, [2]int{i, j})
 		}
 		i = j
+	}
+	bufs, err := blob.ReadRanges(ctx, f.r.store, f.r.path, fetch)
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, encoding.Corruptf("the file is shorter than its size %d: %v", f.r.size, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for k, b := range bufs {
+		start := uint64(fetch[k].Off)
+		for _, i := range order[groups[k][0]:groups[k][1]] {
+			rg := ranges[i]
+			out[i] = b[rg.Offset-start : rg.Offset-start+rg.Length : rg.Offset-start+rg.Length]
+		}
 	}
 	return out, nil
 }

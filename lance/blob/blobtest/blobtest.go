@@ -48,6 +48,44 @@ func Run(t *testing.T, newStore func(t *testing.T) blob.Store) {
 		}
 	})
 
+	t.Run("ReadRanges", func(t *testing.T) {
+		s := newStore(t)
+		data := []byte("0123456789abcdef")
+		if err := blob.Put(ctx, s, "ns/t/a.lance", data); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			name  string
+			store blob.Store
+			path  string
+		}{{"store", s, "ns/t/a.lance"}, {"sub-store", blob.Sub(s, "ns/t"), "a.lance"}} {
+			ranges := []blob.Range{{Off: 10, N: 3}, {Off: 0, N: 16}, {Off: 16, N: 0}, {Off: 2, N: 3}, {Off: 2, N: 3}}
+			got, err := blob.ReadRanges(ctx, c.store, c.path, ranges)
+			if err != nil || len(got) != len(ranges) {
+				t.Fatalf("%s: ReadRanges = %d slices, %v; want %d", c.name, len(got), err, len(ranges))
+			}
+			for i, r := range ranges {
+				if !bytes.Equal(got[i], data[r.Off:r.Off+r.N]) {
+					t.Errorf("%s: range %d+%d = %q", c.name, r.Off, r.N, got[i])
+				}
+			}
+			// The slices are the caller's: growing one leaves the others.
+			_ = append(got[3], 'x')
+			if string(got[4]) != "234" {
+				t.Errorf("%s: appending to one range changed another: %q", c.name, got[4])
+			}
+			if got, err := blob.ReadRanges(ctx, c.store, c.path, nil); err != nil || len(got) != 0 {
+				t.Errorf("%s: ReadRanges of no ranges = %q, %v", c.name, got, err)
+			}
+			if _, err := blob.ReadRanges(ctx, c.store, c.path, []blob.Range{{Off: 0, N: 1}, {Off: 10, N: 7}}); !errors.Is(err, io.ErrUnexpectedEOF) {
+				t.Errorf("%s: ReadRanges past the end: %v, want io.ErrUnexpectedEOF", c.name, err)
+			}
+			if _, err := blob.ReadRanges(ctx, c.store, "nope", []blob.Range{{Off: 0, N: 1}}); !errors.Is(err, blob.ErrNotFound) {
+				t.Errorf("%s: ReadRanges of a missing object: %v, want ErrNotFound", c.name, err)
+			}
+		}
+	})
+
 	t.Run("Missing", func(t *testing.T) {
 		s := newStore(t)
 		if _, err := s.Stat(ctx, "nope"); !errors.Is(err, blob.ErrNotFound) {

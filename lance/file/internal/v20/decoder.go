@@ -18,7 +18,9 @@ package v20
 
 import (
 	"context"
+	"slices"
 	"sort"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -241,31 +243,68 @@ func forPages(col *encoding.Column, spans []span, fn func(i int, local []span) e
 	return nil
 }
 
-// pages decodes spans of a column of values page by page and concatenates
-// the results.
+// maxParallelPages bounds how many pages of one column a read decodes at
+// once: a take of scattered rows touches many pages, and their reads then
+// overlap (on object storage, or a local file not in the page cache).
+const maxParallelPages = 8
+
+// pages decodes spans of a column of values page by page, several pages at
+// once, and concatenates the results in order.
 func (d *fieldDecoder) pages(col *encoding.Column, dt arrow.DataType, spans []span) (arrow.ArrayData, error) {
 	encs, err := pageEncodings(col)
 	if err != nil {
 		return nil, err
 	}
-	var parts []arrow.Array
-	defer func() {
-		for _, p := range parts {
-			p.Release()
-		}
-	}()
+	type task struct {
+		page  int
+		local []span
+	}
+	var tasks []task
 	err = forPages(col, spans, func(i int, local []span) error {
-		p := &page{ctx: d.ctx, req: d.req, col: col, info: &col.Pages[i]}
-		data, err := p.decode(encs[i], dt, local, 0)
-		if err != nil {
-			return err
-		}
-		parts = append(parts, array.MakeFromData(data))
-		data.Release()
+		tasks = append(tasks, task{i, slices.Clone(local)})
 		return nil
 	})
 	if err != nil {
 		return nil, err
+	}
+	parts := make([]arrow.Array, len(tasks))
+	errs := make([]error, len(tasks))
+	defer func() {
+		for _, p := range parts {
+			if p != nil {
+				p.Release()
+			}
+		}
+	}()
+	decode := func(k int) {
+		t := tasks[k]
+		p := &page{ctx: d.ctx, req: d.req, col: col, info: &col.Pages[t.page]}
+		data, err := p.decode(encs[t.page], dt, t.local, 0)
+		if err != nil {
+			errs[k] = err
+			return
+		}
+		parts[k] = array.MakeFromData(data)
+		data.Release()
+	}
+	if len(tasks) == 1 {
+		decode(0)
+	} else {
+		sem := make(chan struct{}, maxParallelPages)
+		var wg sync.WaitGroup
+		for k := range tasks {
+			sem <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				decode(k)
+			})
+		}
+		wg.Wait()
+	}
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
 	}
 	return d.concat(parts, dt)
 }

@@ -351,13 +351,20 @@ func (l *leafEncoder) check(arr arrow.Array) error {
 func (l *leafEncoder) append(arr arrow.Array, row uint64, out *[]encoding.EncodedPage) error {
 	arr = storage(arr)
 	// Cut arr where the page fills, so pages stay near pageBytes even when
-	// batches are large.
+	// batches are large. A page that has no room for the next value is
+	// written first: going over would copy the whole page to grow it.
 	for off := 0; off < arr.Len(); {
 		if l.values.len() == 0 {
 			l.first = row + uint64(off)
 		}
 		rest := array.NewSlice(arr, int64(off), int64(arr.Len()))
 		n := min(l.values.fit(rest, l.pageBytes-min(l.values.bytes(), l.pageBytes)), rest.Len())
+		if n == 0 && l.values.len() > 0 {
+			rest.Release()
+			l.flush(out)
+			continue
+		}
+		n = max(n, 1) // a value bigger than a page gets a page of its own
 		part := array.NewSlice(rest, 0, int64(n))
 		l.values.append(part)
 		part.Release()

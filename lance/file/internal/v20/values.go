@@ -19,8 +19,8 @@ type values interface {
 	len() int
 	// bytes returns about how many bytes the page would take.
 	bytes() uint64
-	// fit returns how many of arr's first values fit in room bytes (at
-	// least 1).
+	// fit returns how many of arr's first values fit in room bytes
+	// (maybe 0).
 	fit(arr arrow.Array, room uint64) int
 	// encode appends the page's buffers to bufs and returns its encoding.
 	encode(bufs *[][]byte) *enc20pb.ArrayEncoding
@@ -145,7 +145,7 @@ func (f *fixedValues) append(arr arrow.Array) {
 func (f *fixedValues) len() int      { return f.validity.n }
 func (f *fixedValues) bytes() uint64 { return uint64(len(f.data)) }
 func (f *fixedValues) fit(_ arrow.Array, room uint64) int {
-	return max(1, int(min(room/uint64(f.width), 1<<30)))
+	return int(min(room/uint64(f.width), 1<<30))
 }
 
 func (f *fixedValues) encode(bufs *[][]byte) *enc20pb.ArrayEncoding {
@@ -171,7 +171,7 @@ func (b *boolValues) append(arr arrow.Array) {
 func (b *boolValues) len() int      { return b.validity.n }
 func (b *boolValues) bytes() uint64 { return uint64(len(b.data.bits)) }
 func (b *boolValues) fit(_ arrow.Array, room uint64) int {
-	return max(1, int(min(room*8, 1<<30)))
+	return int(min(room*8, 1<<30))
 }
 
 func (b *boolValues) encode(bufs *[][]byte) *enc20pb.ArrayEncoding {
@@ -267,7 +267,7 @@ func (b *binaryWriter) fit(arr arrow.Array, room uint64) int {
 	for i := 0; i < arr.Len(); i++ {
 		used += uint64(offsets[i+1]-offsets[i]) + 8
 		if used > room {
-			return max(1, i)
+			return i
 		}
 	}
 	return arr.Len()
@@ -380,7 +380,7 @@ func (f *fslValues) fit(arr arrow.Array, room uint64) int {
 	off := int64(l.Data().Offset())
 	items := array.NewSlice(l.ListValues(), off*int64(f.dim), (off+int64(l.Len()))*int64(f.dim))
 	defer items.Release()
-	return max(1, f.child.fit(items, room)/f.dim)
+	return f.child.fit(items, room) / f.dim
 }
 
 func (f *fslValues) encode(bufs *[][]byte) *enc20pb.ArrayEncoding {
@@ -453,7 +453,7 @@ func (p *packedValues) append(arr arrow.Array) {
 func (p *packedValues) len() int      { return p.n }
 func (p *packedValues) bytes() uint64 { return uint64(len(p.data)) }
 func (p *packedValues) fit(_ arrow.Array, room uint64) int {
-	return max(1, int(min(room/uint64(p.rowLen), 1<<30)))
+	return int(min(room/uint64(p.rowLen), 1<<30))
 }
 
 func (p *packedValues) encode(bufs *[][]byte) *enc20pb.ArrayEncoding {
@@ -474,7 +474,7 @@ type nullValues struct{ n int }
 func (v *nullValues) append(arr arrow.Array)            { v.n += arr.Len() }
 func (v *nullValues) len() int                          { return v.n }
 func (v *nullValues) bytes() uint64                     { return 0 }
-func (v *nullValues) fit(arr arrow.Array, _ uint64) int { return max(1, arr.Len()) }
+func (v *nullValues) fit(arr arrow.Array, _ uint64) int { return arr.Len() }
 func (v *nullValues) reset()                            { v.n = 0 }
 
 func (v *nullValues) encode(*[][]byte) *enc20pb.ArrayEncoding {
