@@ -479,7 +479,7 @@ describe("web console on a server without keys", { skip }, () => {
   before(async () => {
     assert.ok(haveChromium, `Chromium is required under CI=true: no ${executablePath} (make chromium installs it)`);
     server = await startServer();
-    const res = await fetch(`${server.url}/v1/namespace/open/create`, { method: "POST", body: "{}" });
+    const res = await fetch(`${server.url}/v1/namespace/open/create`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
     assert.equal(res.status, 200);
     browser = await chromium.launch({
       executablePath, headless: true,
