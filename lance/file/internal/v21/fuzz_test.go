@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/lancens/lancens/lance/file/internal/compression"
 	"github.com/lancens/lancens/lance/file/internal/encoding"
 	"github.com/lancens/lancens/lance/internal/pb/enc21pb"
 	"github.com/lancens/lancens/lance/schema"
@@ -222,12 +223,12 @@ func FuzzFSST(f *testing.F) {
 	f.Add(table, []byte{0, 1, 255, 'z', 0})
 	f.Add(append([]byte{}, table[:8]...), []byte{255})
 	f.Fuzz(func(t *testing.T, table, data []byte) {
-		ft, err := parseFSSTTable(table)
+		ft, err := compression.ParseFSST(table)
 		if err != nil {
 			return
 		}
 		in := &block{n: 2, offsets: []int64{0, int64(len(data) / 2), int64(len(data))}, data: data}
-		out, err := ft.decode(in, budget{b: encoding.NewBudget(1 << 24)})
+		out, err := decodeFSST(ft, in, budget{b: encoding.NewBudget(1 << 24)})
 		if err == nil && (out.n != 2 || len(out.offsets) != 3) {
 			t.Fatal("wrong shape")
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
 
+	"github.com/lancens/lancens/lance/file/internal/compression"
 	"github.com/lancens/lancens/lance/file/internal/encoding"
 	"github.com/lancens/lancens/lance/internal/pb/enc21pb"
 )
@@ -230,15 +231,15 @@ func TestGeneralCompression(t *testing.T) {
 
 func TestFSSTDecode(t *testing.T) {
 	// Symbols: 0 = "ab", 1 = "c"; code 255 escapes a literal.
-	table := binary.LittleEndian.AppendUint64(nil, fsstMagic<<32|1<<24|2)
+	table := binary.LittleEndian.AppendUint64(nil, 0x46535354<<32|1<<24|2)
 	table = append(table, 'a', 'b', 0, 0, 0, 0, 0, 0, 'c', 0, 0, 0, 0, 0, 0, 0, 2, 1)
-	ft, err := parseFSSTTable(table)
+	ft, err := compression.ParseFSST(table)
 	if err != nil {
 		t.Fatal(err)
 	}
 	bud := budget{b: encoding.NewBudget(1 << 20)}
 	in := &block{n: 2, offsets: []int64{0, 3, 5}, data: []byte{0, 1, 0, 255, 'z'}}
-	out, err := ft.decode(in, bud)
+	out, err := decodeFSST(ft, in, bud)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +247,7 @@ func TestFSSTDecode(t *testing.T) {
 		t.Errorf("decoded %q with offsets %v", got, out.offsets)
 	}
 	for _, bad := range [][]byte{{2}, {255}} {
-		if _, err := ft.decode(&block{n: 1, offsets: []int64{0, int64(len(bad))}, data: bad}, bud); !errors.Is(err, encoding.ErrCorrupt) {
+		if _, err := decodeFSST(ft, &block{n: 1, offsets: []int64{0, int64(len(bad))}, data: bad}, bud); !errors.Is(err, encoding.ErrCorrupt) {
 			t.Errorf("%v: %v, want ErrCorrupt", bad, err)
 		}
 	}
