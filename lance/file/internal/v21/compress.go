@@ -85,7 +85,7 @@ func newMiniDecoder(e *enc21pb.CompressiveEncoding) (*miniDecoder, error) {
 			if err != nil {
 				return nil, err
 			}
-			return decodeFSST(table, b, bud)
+			return withFSST(table, b)
 		}}, nil
 	case *enc21pb.CompressiveEncoding_FixedSizeList:
 		shape, err := newFSLShape(c.FixedSizeList)

@@ -232,6 +232,24 @@ func FuzzFSST(f *testing.F) {
 		if err == nil && (out.n != 2 || len(out.offsets) != 3) {
 			t.Fatal("wrong shape")
 		}
+		// Decoded as mini-block values are, when gathered: the same
+		// values, or the same refusal.
+		lazy, lerr := withFSST(ft, in)
+		if lerr != nil {
+			t.Fatal(lerr)
+		}
+		parts := []part{{vals: lazy, start: 0, end: 2}}
+		size, lerr := variableBytes(parts)
+		if (lerr == nil) != (err == nil) {
+			t.Fatalf("decoded: %v; sized when gathered: %v", err, lerr)
+		}
+		if err != nil {
+			return
+		}
+		offsets, got, lerr := gatherVariable(parts, 2, size)
+		if lerr != nil || string(got) != string(out.data) || offsets[1] != out.offsets[1] {
+			t.Fatalf("gathered %q at %v (%v), decoded %q at %v", got, offsets, lerr, out.data, out.offsets)
+		}
 	})
 }
 
@@ -282,7 +300,11 @@ func FuzzDictionary(f *testing.F) {
 			return
 		}
 		parts := []part{{vals: idx, dict: d, start: 0, end: idx.n}}
-		offsets, _, err := gatherVariable(parts, idx.n, variableBytes(parts))
+		size, err := variableBytes(parts)
+		if err != nil {
+			t.Fatalf("sizing checked indices: %v", err)
+		}
+		offsets, _, err := gatherVariable(parts, idx.n, size)
 		if err != nil || len(offsets) != idx.n+1 {
 			t.Fatalf("gathering checked indices: %v", err)
 		}
