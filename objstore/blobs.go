@@ -2,13 +2,16 @@ package objstore
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"iter"
 	"net/http"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -139,6 +142,92 @@ func (s *S3Blobs) ReadRange(ctx context.Context, p string, off, n int64) ([]byte
 		return nil, fmt.Errorf("read of %s: %w", p, err)
 	}
 	return buf, nil
+}
+
+// maxParallelGets bounds how many GETs one ReadRanges has in flight.
+const maxParallelGets = 8
+
+var _ blob.RangesReader = (*S3Blobs)(nil)
+
+// ReadRanges implements blob.RangesReader: ranges that overlap or touch
+// are fetched as one, and the fetches go out as ranged GETs, up to
+// maxParallelGets at once. Empty ranges need no GET but are checked
+// against the object's size (a HEAD) unless a fetched range covers them.
+// It returns ReadRange's errors (the first of them; the other GETs are
+// then cancelled).
+func (s *S3Blobs) ReadRanges(ctx context.Context, p string, ranges []blob.Range) ([][]byte, error) {
+	if _, err := s.key(p); err != nil {
+		return nil, err
+	}
+	order := make([]int, len(ranges))
+	for i, r := range ranges {
+		if r.Off < 0 || r.N < 0 || r.Off+r.N < r.Off {
+			return nil, fmt.Errorf("read of %s: bad range %d+%d", p, r.Off, r.N)
+		}
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(ranges[a].Off, ranges[b].Off) })
+	// fetch[k] covers ranges order[group[k]:group[k+1]].
+	var fetch []blob.Range
+	var group []int
+	for i, idx := range order {
+		r := ranges[idx]
+		if k := len(fetch) - 1; k >= 0 && r.Off <= fetch[k].Off+fetch[k].N {
+			fetch[k].N = max(fetch[k].N, r.Off+r.N-fetch[k].Off)
+			continue
+		}
+		fetch, group = append(fetch, r), append(group, i)
+	}
+	group = append(group, len(order))
+	bufs := make([][]byte, len(fetch))
+	errs := make([]error, len(fetch))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sem := make(chan struct{}, maxParallelGets)
+	var wg sync.WaitGroup
+	for k, f := range fetch {
+		if f.N == 0 {
+			continue
+		}
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			if bufs[k], errs[k] = s.ReadRange(ctx, p, f.Off, f.N); errs[k] != nil {
+				cancel()
+			}
+		})
+	}
+	wg.Wait()
+	// The first error that is not another's cancellation.
+	var first error
+	for _, err := range errs {
+		if err != nil && (first == nil || errors.Is(first, context.Canceled)) {
+			first = err
+		}
+	}
+	if first != nil {
+		return nil, first
+	}
+	out := make([][]byte, len(ranges))
+	emptyAt := int64(-1) // the furthest empty range no fetch covers
+	for k, f := range fetch {
+		for _, idx := range order[group[k]:group[k+1]] {
+			r := ranges[idx]
+			if f.N == 0 {
+				emptyAt, out[idx] = f.Off, []byte{}
+				continue
+			}
+			at := r.Off - f.Off
+			out[idx] = bufs[k][at : at+r.N : at+r.N]
+		}
+	}
+	if emptyAt >= 0 {
+		// One HEAD says whether the object is there and reaches it.
+		if _, err := s.ReadRange(ctx, p, emptyAt, 0); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // Create implements blob.Store.

@@ -86,6 +86,49 @@ func Run(t *testing.T, newStore func(t *testing.T) blob.Store) {
 		}
 	})
 
+	t.Run("ReadManyRanges", func(t *testing.T) {
+		// More ranges than a store reads at once, out of order: some
+		// overlap, some touch, some are empty (at the end of the object
+		// too), some repeat.
+		s := newStore(t)
+		data := make([]byte, 1<<16)
+		for i := range data {
+			data[i] = byte(i * 7 / 3)
+		}
+		if err := blob.Put(ctx, s, "data/m.lance", data); err != nil {
+			t.Fatal(err)
+		}
+		var ranges []blob.Range
+		for i := range 30 {
+			off := int64((i * 7919) % (len(data) - 1000))
+			ranges = append(ranges, blob.Range{Off: off, N: int64(1 + i*31)})
+		}
+		ranges = append(ranges,
+			blob.Range{Off: 100, N: 50}, blob.Range{Off: 150, N: 50}, blob.Range{Off: 120, N: 200},
+			blob.Range{Off: 400, N: 0}, blob.Range{Off: int64(len(data)), N: 0}, blob.Range{Off: int64(len(data)) - 3, N: 3},
+			blob.Range{Off: 100, N: 50})
+		got, err := blob.ReadRanges(ctx, s, "data/m.lance", ranges)
+		if err != nil || len(got) != len(ranges) {
+			t.Fatalf("ReadRanges = %d slices, %v; want %d", len(got), err, len(ranges))
+		}
+		for i, r := range ranges {
+			if !bytes.Equal(got[i], data[r.Off:r.Off+r.N]) {
+				t.Errorf("range %d+%d: %d bytes, not the object's", r.Off, r.N, len(got[i]))
+			}
+		}
+		for name, rs := range map[string][]blob.Range{
+			"one of many past the end": append(slices.Clone(ranges[:20]), blob.Range{Off: int64(len(data)) - 2, N: 3}),
+			"an empty range past the end": {{Off: 0, N: 10}, {Off: int64(len(data)) + 1, N: 0}},
+		} {
+			if _, err := blob.ReadRanges(ctx, s, "data/m.lance", rs); !errors.Is(err, io.ErrUnexpectedEOF) {
+				t.Errorf("%s: %v, want io.ErrUnexpectedEOF", name, err)
+			}
+		}
+		if _, err := blob.ReadRanges(ctx, s, "data/nope", []blob.Range{{Off: 0, N: 0}}); !errors.Is(err, blob.ErrNotFound) {
+			t.Errorf("an empty range of a missing object: %v, want ErrNotFound", err)
+		}
+	})
+
 	t.Run("Missing", func(t *testing.T) {
 		s := newStore(t)
 		if _, err := s.Stat(ctx, "nope"); !errors.Is(err, blob.ErrNotFound) {

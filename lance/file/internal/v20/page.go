@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/lancens/lancens/lance/file/internal/compression"
 	"github.com/lancens/lancens/lance/file/internal/encoding"
 	"github.com/lancens/lancens/lance/internal/pb/enc20pb"
 )
@@ -84,13 +85,20 @@ func (p *page) read(buf encoding.Range, ranges []encoding.Range) ([][]byte, erro
 	return p.req.File.ReadRanges(p.ctx, abs)
 }
 
-// whole returns the content of buffer buf, decompressed with scheme.
+// whole returns the content of buffer buf, decompressed with the scheme
+// a Compression names ("zstd" or "lz4"; package compression reads Lance's
+// framing of each). It returns an error wrapping ErrUnsupported for
+// another scheme, and what compression.Decompress returns.
 func (p *page) whole(buf encoding.Range, scheme string) ([]byte, error) {
+	s, err := compression.ParseScheme(scheme)
+	if err != nil {
+		return nil, err
+	}
 	b, err := p.read(buf, []encoding.Range{{Offset: 0, Length: buf.Length}})
 	if err != nil {
 		return nil, err
 	}
-	return decompress(scheme, b[0], p.req.Budget)
+	return compression.Decompress(s, b[0], p.req.Budget)
 }
 
 // allocN returns count*width zeroed bytes charged to the read's budget.
@@ -725,69 +733,40 @@ func (p *page) packedStruct(ps *enc20pb.PackedStruct, dt arrow.DataType, spans [
 	return array.NewData(dt, int(n), []*memory.Buffer{nil}, children, 0, 0), nil
 }
 
-// fsstTableSize is the size of an FSST symbol table as Lance stores it: a
-// u64 header, room for 256 symbols of 8 bytes, and 256 lengths.
-const fsstTableSize = 8 + 256*8 + 256
-
-// fsstEscape marks a code followed by one literal byte.
-const fsstEscape = 255
-
-// fsst decodes strings compressed with FSST: each code byte stands for a
-// symbol of up to 8 bytes of the table, except the escape, which stands
-// for the byte after it. The table's header holds "FSST" in its high 32
-// bits, whether the data is compressed at all in bit 24 (Lance leaves
-// small pages as they are) and the number of symbols in its low byte; the
-// symbols follow, then their lengths.
+// fsst decodes strings compressed with FSST (package compression reads
+// the symbol table and the codes). A table that says the values are not
+// compressed (Lance leaves small pages as they are) passes them through.
 func (p *page) fsst(f *enc20pb.Fsst, dt arrow.DataType, spans []span, depth int) (arrow.ArrayData, error) {
 	width := binaryOffsets(dt)
-	table := f.GetSymbolTable()
 	if width == 0 {
 		return nil, encoding.Corruptf("FSST for %s", dt)
 	}
-	if len(table) != fsstTableSize || binary.LittleEndian.Uint32(table[4:]) != 0x46535354 {
-		return nil, encoding.Corruptf("an FSST symbol table of %d bytes without its magic", len(table))
+	table, err := compression.ParseFSST(f.GetSymbolTable())
+	if err != nil {
+		return nil, err
 	}
 	inner, err := p.decode(f.GetBinary(), dt, spans, depth+1)
 	if err != nil {
 		return nil, err
 	}
 	defer inner.Release()
-	header := binary.LittleEndian.Uint64(table)
-	if header&(1<<24) == 0 {
+	if !table.Compressed() {
 		inner.Retain()
 		return inner, nil
 	}
-	n := int(header & 0xff)
-	lens := table[8+8*n : 8+9*n]
-	for _, l := range lens {
-		if l > 8 {
-			return nil, encoding.Corruptf("an FSST symbol of %d bytes", l)
-		}
-	}
-	symbol := func(c byte) []byte { return table[8+8*int(c) : 8+8*int(c)+int(lens[c])] }
 	in, err := binaryOf(inner)
 	if err != nil {
 		return nil, err
 	}
-	// First the decompressed size, checking every code, then the bytes.
+	// First the decoded size, checking every code, then the bytes.
 	var size uint64
 	for i := range in.n {
-		if !in.valid(i) {
-			continue
-		}
-		s := in.data[in.start(i):in.end(i)]
-		for k := 0; k < len(s); k++ {
-			switch c := s[k]; {
-			case c == fsstEscape:
-				if k++; k == len(s) {
-					return nil, encoding.Corruptf("an FSST string ends in an escape")
-				}
-				size++
-			case int(c) >= n:
-				return nil, encoding.Corruptf("an FSST code %d past the %d symbols", c, n)
-			default:
-				size += uint64(lens[c])
+		if in.valid(i) {
+			n, err := table.Size(in.data[in.start(i):in.end(i)])
+			if err != nil {
+				return nil, err
 			}
+			size += uint64(n)
 		}
 	}
 	if width == 4 && size > math.MaxInt32 {
@@ -797,30 +776,22 @@ func (p *page) fsst(f *enc20pb.Fsst, dt arrow.DataType, spans []span, depth int)
 	if err != nil {
 		return nil, err
 	}
-	out, err := p.alloc(size)
+	out, err := p.alloc(size + compression.Slack)
 	if err != nil {
 		return nil, err
 	}
-	out = out[:0]
+	at := 0
 	for i := range in.n {
 		if in.valid(i) {
-			s := in.data[in.start(i):in.end(i)]
-			for k := 0; k < len(s); k++ {
-				if s[k] == fsstEscape {
-					k++
-					out = append(out, s[k])
-				} else {
-					out = append(out, symbol(s[k])...)
-				}
-			}
+			at += table.Decode(out[at:], in.data[in.start(i):in.end(i)])
 		}
 		if width == 4 {
-			binary.LittleEndian.PutUint32(offsets[4*(i+1):], uint32(len(out)))
+			binary.LittleEndian.PutUint32(offsets[4*(i+1):], uint32(at))
 		} else {
-			binary.LittleEndian.PutUint64(offsets[8*(i+1):], uint64(len(out)))
+			binary.LittleEndian.PutUint64(offsets[8*(i+1):], uint64(at))
 		}
 	}
-	buffers := []*memory.Buffer{inner.Buffers()[0], memory.NewBufferBytes(offsets), memory.NewBufferBytes(out)}
+	buffers := []*memory.Buffer{inner.Buffers()[0], memory.NewBufferBytes(offsets), memory.NewBufferBytes(out[:size])}
 	nulls := 0
 	if buffers[0] != nil {
 		nulls = array.UnknownNullCount

@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 
+	"github.com/lancens/lancens/lance/file/internal/compression"
 	"github.com/lancens/lancens/lance/file/internal/encoding"
 	"github.com/lancens/lancens/lance/internal/pb/enc20pb"
 )
@@ -46,7 +47,7 @@ func newValues(dt arrow.DataType, md map[string]string) (values, error) {
 		return &fslValues{dim: int(t.Len()), child: child}, nil
 	}
 	if binaryOffsets(dt) != 0 {
-		c, err := newCompressor(md)
+		c, err := compression.NewCompressor(md)
 		if err != nil {
 			return nil, err
 		}
@@ -193,7 +194,7 @@ type binaryWriter struct {
 	dictionary bool
 	// compressor, when set, compresses the bytes of pages that are not
 	// dictionaries.
-	compressor *compressor
+	compressor *compression.Compressor
 }
 
 // Lance dictionary-encodes a 2.0 page of strings when it has at least
@@ -285,8 +286,8 @@ func (b *binaryWriter) encode(bufs *[][]byte) *enc20pb.ArrayEncoding {
 	enc := encodeBinary(b.ends, b.data, bufs)
 	if c := b.compressor; c != nil {
 		last := len(*bufs) - 1
-		(*bufs)[last] = c.compress((*bufs)[last])
-		enc.GetBinary().GetBytes().GetFlat().Compression = &enc20pb.Compression{Scheme: c.scheme}
+		(*bufs)[last] = c.Compress((*bufs)[last])
+		enc.GetBinary().GetBytes().GetFlat().Compression = &enc20pb.Compression{Scheme: c.Scheme().String()}
 	}
 	return enc
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/lancens/lancens/lance/file/internal/compression"
 	"github.com/lancens/lancens/lance/schema"
 )
 
@@ -205,10 +206,14 @@ func (a *assembler) leaf(dt arrow.DataType, c *Column, l *colLayer) (arrow.Array
 		return array.NewData(dt, l.n, []*memory.Buffer{valid, memory.NewBufferBytes(data)}, nil, l.nulls, 0), nil
 	}
 	if isBinary(dt) {
-		if err := a.bud.take(16*uint64(l.n+1)+variableBytes(c.parts), "values"); err != nil {
+		size, err := variableBytes(c.parts)
+		if err != nil {
 			return nil, err
 		}
-		offsets, data, err := gatherVariable(c.parts, l.n, variableBytes(c.parts))
+		if err := a.bud.take(16*uint64(l.n+1)+size+compression.Slack, "values"); err != nil {
+			return nil, err
+		}
+		offsets, data, err := gatherVariable(c.parts, l.n, size)
 		if err != nil {
 			return nil, err
 		}
@@ -336,8 +341,10 @@ func gatherFixed(parts []part, bits, n int) ([]byte, error) {
 	return out, nil
 }
 
-// variableBytes returns the bytes of the variable-width values of parts.
-func variableBytes(parts []part) uint64 {
+// variableBytes returns the bytes of the variable-width values of parts
+// (decoded, for FSST-compressed ones). It returns an error wrapping
+// ErrCorrupt for a compressed value that does not decode.
+func variableBytes(parts []part) (uint64, error) {
 	var n uint64
 	for _, p := range parts {
 		v := p.vals
@@ -351,17 +358,27 @@ func variableBytes(parts []part) uint64 {
 				idx := readUint(v.data, i*w, w)
 				n += uint64(p.dict.offsets[idx+1] - p.dict.offsets[idx])
 			}
+		case v.fsst != nil:
+			for i := p.start; i < p.end; i++ {
+				size, err := v.fsst.Size(v.data[v.offsets[i]:v.offsets[i+1]])
+				if err != nil {
+					return 0, err
+				}
+				n += uint64(size)
+			}
 		case v.variable():
 			n += uint64(v.offsets[p.end] - v.offsets[p.start])
 		}
 	}
-	return n
+	return n, nil
 }
 
-// gatherVariable concatenates the variable-width values of parts.
+// gatherVariable concatenates the variable-width values of parts, which
+// take size bytes (variableBytes, which has checked that compressed ones
+// decode).
 func gatherVariable(parts []part, n int, size uint64) ([]int64, []byte, error) {
 	offsets := make([]int64, 1, n+1)
-	data := make([]byte, 0, size)
+	data := make([]byte, 0, size+compression.Slack)
 	for _, p := range parts {
 		v := p.vals
 		cnt := p.end - p.start
@@ -387,6 +404,12 @@ func gatherVariable(parts []part, n int, size uint64) ([]int64, []byte, error) {
 			for i := p.start; i < p.end; i++ {
 				idx := int(readUint(v.data, i*w, w))
 				data = append(data, d.data[d.offsets[idx]:d.offsets[idx+1]]...)
+				offsets = append(offsets, int64(len(data)))
+			}
+		case v.fsst != nil:
+			for i := p.start; i < p.end; i++ {
+				got := v.fsst.Decode(data[len(data):cap(data)], v.data[v.offsets[i]:v.offsets[i+1]])
+				data = data[:len(data)+got]
 				offsets = append(offsets, int64(len(data)))
 			}
 		default:

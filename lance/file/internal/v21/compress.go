@@ -3,6 +3,7 @@ package v21
 import (
 	"encoding/binary"
 
+	"github.com/lancens/lancens/lance/file/internal/compression"
 	"github.com/lancens/lancens/lance/internal/pb/enc21pb"
 )
 
@@ -71,7 +72,7 @@ func newMiniDecoder(e *enc21pb.CompressiveEncoding) (*miniDecoder, error) {
 			return chunkVariable(bufs[0], n, width)
 		}}, nil
 	case *enc21pb.CompressiveEncoding_Fsst:
-		table, err := parseFSSTTable(c.Fsst.GetSymbolTable())
+		table, err := compression.ParseFSST(c.Fsst.GetSymbolTable())
 		if err != nil {
 			return nil, err
 		}
@@ -84,10 +85,7 @@ func newMiniDecoder(e *enc21pb.CompressiveEncoding) (*miniDecoder, error) {
 			if err != nil {
 				return nil, err
 			}
-			if !b.variable() {
-				return nil, corrupt("FSST over fixed-width values")
-			}
-			return table.decode(b, bud)
+			return withFSST(table, b)
 		}}, nil
 	case *enc21pb.CompressiveEncoding_FixedSizeList:
 		shape, err := newFSLShape(c.FixedSizeList)
@@ -317,7 +315,7 @@ func newVariablePerValue(e *enc21pb.CompressiveEncoding) (variablePerValue, erro
 		}
 		return func(in *block, bud budget) (*block, error) { return in, nil }, nil
 	case *enc21pb.CompressiveEncoding_Fsst:
-		table, err := parseFSSTTable(c.Fsst.GetSymbolTable())
+		table, err := compression.ParseFSST(c.Fsst.GetSymbolTable())
 		if err != nil {
 			return nil, err
 		}
@@ -330,7 +328,7 @@ func newVariablePerValue(e *enc21pb.CompressiveEncoding) (variablePerValue, erro
 			if err != nil {
 				return nil, err
 			}
-			return table.decode(b, bud)
+			return decodeFSST(table, b, bud)
 		}, nil
 	case *enc21pb.CompressiveEncoding_General:
 		scheme := c.General.GetCompression().GetScheme()
@@ -339,16 +337,26 @@ func newVariablePerValue(e *enc21pb.CompressiveEncoding) (variablePerValue, erro
 			return nil, err
 		}
 		return func(in *block, bud budget) (*block, error) {
-			out := &block{n: in.n, offsets: make([]int64, in.n+1)}
-			for i := 0; i < in.n; i++ {
+			// Decompressed one by one, then joined (and charged) once.
+			values := make([][]byte, in.n)
+			size := 0
+			for i := range values {
 				v, err := decompressBuffer(scheme, in.data[in.offsets[i]:in.offsets[i+1]], bud)
 				if err != nil {
 					return nil, err
 				}
-				out.data = append(out.data, v...)
-				out.offsets[i+1] = int64(len(out.data))
+				values[i] = v
+				size += len(v)
 			}
-			return inner(out, bud)
+			if err := bud.take(uint64(size)+8*uint64(in.n+1), "decompressed values"); err != nil {
+				return nil, err
+			}
+			data, offsets := make([]byte, 0, size), make([]int64, in.n+1)
+			for i, v := range values {
+				data = append(data, v...)
+				offsets[i+1] = int64(len(data))
+			}
+			return inner(&block{n: in.n, offsets: offsets, data: data}, bud)
 		}, nil
 	case nil:
 		return nil, corrupt("full-zip values have no encoding")

@@ -3,7 +3,9 @@ package v21
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"google.golang.org/protobuf/proto"
@@ -163,53 +165,83 @@ func pageLayouts(col *encoding.Column) ([]layout, error) {
 	return v.([]layout), nil
 }
 
+// maxParallelPages bounds how many pages of one column a read decodes at
+// once: a take of scattered rows touches many pages, and their reads then
+// overlap (on object storage, or a local file not in the page cache).
+const maxParallelPages = 8
+
 // readLeaf reads the rows at spans (sorted, disjoint, non-empty) of a
-// leaf column, page by page.
+// leaf column: the pages they touch are read and decoded several at once,
+// then appended in order.
 func readLeaf(ctx context.Context, f encoding.File, col *encoding.Column, spans []span, bud budget) (*Column, error) {
 	layouts, err := pageLayouts(col)
 	if err != nil {
 		return nil, err
 	}
-	out := &Column{bud: bud}
+	type task struct {
+		page  int
+		local []span
+		runs  []*Page
+		err   error
+	}
+	var tasks []task
 	err = forPages(col, spans, func(i int, local []span) error {
-		pg := &col.Pages[i]
-		if err := bud.items(pg.Length, "a page's rows"); err != nil {
-			return err
-		}
-		var runs []*Page
-		var err error
-		switch l := layouts[i]; {
-		case l.mini != nil:
-			runs, err = l.mini.read(ctx, f, pg, local, bud)
-		case l.zip != nil:
-			runs, err = l.zip.read(ctx, f, pg, local, bud)
-		default:
-			var p *Page
-			if p, err = l.konst.read(ctx, f, pg, bud); err == nil {
-				runs = []*Page{p}
-			}
-		}
-		if err != nil {
-			return fmt.Errorf("page %d: %w", i, err)
-		}
-		// Each span lies within one run.
-		k := 0
-		for _, s := range local {
-			for k < len(runs) && uint64(runs[k].firstRow+runs[k].rows) <= s.start {
-				k++
-			}
-			if k == len(runs) || uint64(runs[k].firstRow) > s.start || uint64(runs[k].firstRow+runs[k].rows) < s.end {
-				return corrupt("page %d: rows %d–%d were not decoded", i, s.start, s.end)
-			}
-			r := runs[k]
-			if err := out.Append(r, int(s.start)-r.firstRow, int(s.end)-r.firstRow); err != nil {
-				return fmt.Errorf("page %d: %w", i, err)
-			}
-		}
+		tasks = append(tasks, task{page: i, local: slices.Clone(local)})
 		return nil
 	})
 	if err != nil {
 		return nil, err
+	}
+	read := func(t *task) {
+		pg := &col.Pages[t.page]
+		if t.err = bud.items(pg.Length, "a page's rows"); t.err != nil {
+			return
+		}
+		switch l := layouts[t.page]; {
+		case l.mini != nil:
+			t.runs, t.err = l.mini.read(ctx, f, pg, t.local, bud)
+		case l.zip != nil:
+			t.runs, t.err = l.zip.read(ctx, f, pg, t.local, bud)
+		default:
+			var p *Page
+			if p, t.err = l.konst.read(ctx, f, pg, bud); t.err == nil {
+				t.runs = []*Page{p}
+			}
+		}
+	}
+	if len(tasks) == 1 {
+		read(&tasks[0])
+	} else {
+		sem := make(chan struct{}, maxParallelPages)
+		var wg sync.WaitGroup
+		for k := range tasks {
+			sem <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				read(&tasks[k])
+			})
+		}
+		wg.Wait()
+	}
+	out := &Column{bud: bud}
+	for _, t := range tasks {
+		if t.err != nil {
+			return nil, fmt.Errorf("page %d: %w", t.page, t.err)
+		}
+		// Each span lies within one run.
+		k := 0
+		for _, s := range t.local {
+			for k < len(t.runs) && uint64(t.runs[k].firstRow+t.runs[k].rows) <= s.start {
+				k++
+			}
+			if k == len(t.runs) || uint64(t.runs[k].firstRow) > s.start || uint64(t.runs[k].firstRow+t.runs[k].rows) < s.end {
+				return nil, corrupt("page %d: rows %d–%d were not decoded", t.page, s.start, s.end)
+			}
+			r := t.runs[k]
+			if err := out.Append(r, int(s.start)-r.firstRow, int(s.end)-r.firstRow); err != nil {
+				return nil, fmt.Errorf("page %d: %w", t.page, err)
+			}
+		}
 	}
 	return out, nil
 }

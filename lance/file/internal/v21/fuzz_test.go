@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/lancens/lancens/lance/file/internal/compression"
 	"github.com/lancens/lancens/lance/file/internal/encoding"
 	"github.com/lancens/lancens/lance/internal/pb/enc21pb"
 	"github.com/lancens/lancens/lance/schema"
@@ -222,14 +223,32 @@ func FuzzFSST(f *testing.F) {
 	f.Add(table, []byte{0, 1, 255, 'z', 0})
 	f.Add(append([]byte{}, table[:8]...), []byte{255})
 	f.Fuzz(func(t *testing.T, table, data []byte) {
-		ft, err := parseFSSTTable(table)
+		ft, err := compression.ParseFSST(table)
 		if err != nil {
 			return
 		}
 		in := &block{n: 2, offsets: []int64{0, int64(len(data) / 2), int64(len(data))}, data: data}
-		out, err := ft.decode(in, budget{b: encoding.NewBudget(1 << 24)})
+		out, err := decodeFSST(ft, in, budget{b: encoding.NewBudget(1 << 24)})
 		if err == nil && (out.n != 2 || len(out.offsets) != 3) {
 			t.Fatal("wrong shape")
+		}
+		// Decoded as mini-block values are, when gathered: the same
+		// values, or the same refusal.
+		lazy, lerr := withFSST(ft, in)
+		if lerr != nil {
+			t.Fatal(lerr)
+		}
+		parts := []part{{vals: lazy, start: 0, end: 2}}
+		size, lerr := variableBytes(parts)
+		if (lerr == nil) != (err == nil) {
+			t.Fatalf("decoded: %v; sized when gathered: %v", err, lerr)
+		}
+		if err != nil {
+			return
+		}
+		offsets, got, lerr := gatherVariable(parts, 2, size)
+		if lerr != nil || string(got) != string(out.data) || offsets[1] != out.offsets[1] {
+			t.Fatalf("gathered %q at %v (%v), decoded %q at %v", got, offsets, lerr, out.data, out.offsets)
 		}
 	})
 }
@@ -281,7 +300,11 @@ func FuzzDictionary(f *testing.F) {
 			return
 		}
 		parts := []part{{vals: idx, dict: d, start: 0, end: idx.n}}
-		offsets, _, err := gatherVariable(parts, idx.n, variableBytes(parts))
+		size, err := variableBytes(parts)
+		if err != nil {
+			t.Fatalf("sizing checked indices: %v", err)
+		}
+		offsets, _, err := gatherVariable(parts, idx.n, size)
 		if err != nil || len(offsets) != idx.n+1 {
 			t.Fatalf("gathering checked indices: %v", err)
 		}

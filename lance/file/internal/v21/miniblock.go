@@ -292,7 +292,7 @@ func (m *miniLayout) read(ctx context.Context, f encoding.File, pg *encoding.Pag
 // decodeRun decodes the chunks of one run, whose bytes are buf.
 func (m *miniLayout) decodeRun(buf []byte, chunks []miniChunk, r chunkRun, dict *block, bud budget) (*Page, error) {
 	p := &Page{plan: m.plan, dict: dict, firstRow: r.firstRow, rows: r.endRow - r.firstRow}
-	vals := blockAppender{bud: bud}
+	vals := blockAppender{bud: bud, single: r.first == r.last}
 	for _, c := range chunks[r.first : r.last+1] {
 		vals.values += c.values
 		vals.bytes += c.size

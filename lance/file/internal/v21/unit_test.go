@@ -12,6 +12,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
 
+	"github.com/lancens/lancens/lance/file/internal/compression"
 	"github.com/lancens/lancens/lance/file/internal/encoding"
 	"github.com/lancens/lancens/lance/internal/pb/enc21pb"
 )
@@ -230,15 +231,15 @@ func TestGeneralCompression(t *testing.T) {
 
 func TestFSSTDecode(t *testing.T) {
 	// Symbols: 0 = "ab", 1 = "c"; code 255 escapes a literal.
-	table := binary.LittleEndian.AppendUint64(nil, fsstMagic<<32|1<<24|2)
+	table := binary.LittleEndian.AppendUint64(nil, 0x46535354<<32|1<<24|2)
 	table = append(table, 'a', 'b', 0, 0, 0, 0, 0, 0, 'c', 0, 0, 0, 0, 0, 0, 0, 2, 1)
-	ft, err := parseFSSTTable(table)
+	ft, err := compression.ParseFSST(table)
 	if err != nil {
 		t.Fatal(err)
 	}
 	bud := budget{b: encoding.NewBudget(1 << 20)}
 	in := &block{n: 2, offsets: []int64{0, 3, 5}, data: []byte{0, 1, 0, 255, 'z'}}
-	out, err := ft.decode(in, bud)
+	out, err := decodeFSST(ft, in, bud)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,9 +247,71 @@ func TestFSSTDecode(t *testing.T) {
 		t.Errorf("decoded %q with offsets %v", got, out.offsets)
 	}
 	for _, bad := range [][]byte{{2}, {255}} {
-		if _, err := ft.decode(&block{n: 1, offsets: []int64{0, int64(len(bad))}, data: bad}, bud); !errors.Is(err, encoding.ErrCorrupt) {
+		if _, err := decodeFSST(ft, &block{n: 1, offsets: []int64{0, int64(len(bad))}, data: bad}, bud); !errors.Is(err, encoding.ErrCorrupt) {
 			t.Errorf("%v: %v, want ErrCorrupt", bad, err)
 		}
+	}
+}
+
+// TestFSSTGather decodes FSST values of mini-block chunks as a read
+// gathers them: only the values read, across chunks appended into one
+// run, and a corrupt value only when it is read.
+func TestFSSTGather(t *testing.T) {
+	// Symbols: 0 = "ab", 1 = "c"; code 255 escapes a literal.
+	table := binary.LittleEndian.AppendUint64(nil, 0x46535354<<32|1<<24|2)
+	table = append(table, 'a', 'b', 0, 0, 0, 0, 0, 0, 'c', 0, 0, 0, 0, 0, 0, 0, 2, 1)
+	ft, err := compression.ParseFSST(table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bud := budget{b: encoding.NewBudget(1 << 20)}
+	// Chunk 1: "ab", "c", <corrupt: code 7>; chunk 2: "z", "abab".
+	c1, err := withFSST(ft, &block{n: 3, offsets: []int64{0, 1, 2, 3}, data: []byte{0, 1, 7}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2, err := withFSST(ft, &block{n: 2, offsets: []int64{0, 2, 4}, data: []byte{255, 'z', 0, 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := blockAppender{bud: bud}
+	for _, c := range []*block{c1, c2} {
+		if err := run.append(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	vals := run.block()
+	for _, c := range []struct {
+		start, end int
+		want       string
+		corrupt    bool
+	}{
+		{0, 2, "abc", false},
+		{3, 5, "zabab", false},
+		{1, 2, "c", false},
+		{0, 5, "", true},
+	} {
+		parts := []part{{vals: vals, start: c.start, end: c.end}}
+		size, err := variableBytes(parts)
+		if c.corrupt {
+			if !errors.Is(err, encoding.ErrCorrupt) {
+				t.Errorf("values %d–%d: %v, want ErrCorrupt", c.start, c.end, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		offsets, data, err := gatherVariable(parts, c.end-c.start, size)
+		if err != nil || string(data) != c.want || offsets[len(offsets)-1] != int64(len(c.want)) {
+			t.Errorf("values %d–%d: %q at %v, %v; want %q", c.start, c.end, data, offsets, err, c.want)
+		}
+	}
+	// Chunks of two tables do not make one run.
+	other, _ := compression.ParseFSST(table)
+	c3, _ := withFSST(other, &block{n: 1, offsets: []int64{0, 1}, data: []byte{0}})
+	if err := run.append(c3); !errors.Is(err, encoding.ErrCorrupt) {
+		t.Errorf("a chunk of another table: %v, want ErrCorrupt", err)
 	}
 }
 

@@ -1,11 +1,16 @@
 package v21
 
+import "github.com/lancens/lancens/lance/file/internal/compression"
+
 // block is a run of decoded values: what a compressive encoding turns its
 // buffers back into. Exactly one of its shapes is in use:
 //
 //   - fixed width: n values of bits bits each in data (bits is 1 for
 //     booleans, packed LSB first, otherwise a multiple of 8);
-//   - variable width: n values, value i being data[offsets[i]:offsets[i+1]];
+//   - variable width: n values, value i being data[offsets[i]:offsets[i+1]],
+//     still FSST-compressed with table fsst when that is set (mini-block
+//     chunks are decoded whole, but a read may want a few of their values:
+//     those are decoded as they are gathered);
 //   - fixed-size list: n rows, each of fsl[0].dim × fsl[1].dim × … items
 //     held in the fixed-width shape (n then counts rows, items are
 //     n × dims), with an optional validity bitmap per layer;
@@ -16,6 +21,7 @@ type block struct {
 	bits    int
 	data    []byte
 	offsets []int64
+	fsst    *compression.FSST
 	fsl     []fslLayer
 	scalar  bool
 	null    bool
@@ -50,12 +56,20 @@ type blockAppender struct {
 	bud     budget
 	// values and bytes size the first allocation (the run's chunks).
 	values, bytes int
+	// single is set when one block is all there will be: it is then kept
+	// as it is, not copied.
+	single bool
 }
 
 func (a *blockAppender) append(b *block) error {
+	if a.single && !a.started {
+		a.started = true
+		a.out = *b
+		return nil
+	}
 	if !a.started {
 		a.started = true
-		a.out = block{bits: b.bits, scalar: b.scalar, null: b.null, packed: b.packed, data: make([]byte, 0, a.bytes)}
+		a.out = block{bits: b.bits, scalar: b.scalar, null: b.null, packed: b.packed, fsst: b.fsst, data: make([]byte, 0, a.bytes)}
 		if b.variable() {
 			a.out.offsets = make([]int64, 1, a.values+1)
 		}
@@ -69,7 +83,7 @@ func (a *blockAppender) append(b *block) error {
 		}
 	}
 	o := &a.out
-	if b.variable() != o.variable() || b.bits != o.bits || len(b.fsl) != len(o.fsl) || b.null != o.null || b.scalar != o.scalar {
+	if b.variable() != o.variable() || b.bits != o.bits || len(b.fsl) != len(o.fsl) || b.null != o.null || b.scalar != o.scalar || b.fsst != o.fsst {
 		return corrupt("chunks of one page decode to values of different shapes")
 	}
 	if b.null {
