@@ -117,7 +117,7 @@ func Run(t *testing.T, newStore func(t *testing.T) blob.Store) {
 			}
 		}
 		for name, rs := range map[string][]blob.Range{
-			"one of many past the end": append(slices.Clone(ranges[:20]), blob.Range{Off: int64(len(data)) - 2, N: 3}),
+			"one of many past the end":    append(slices.Clone(ranges[:20]), blob.Range{Off: int64(len(data)) - 2, N: 3}),
 			"an empty range past the end": {{Off: 0, N: 10}, {Off: int64(len(data)) + 1, N: 0}},
 		} {
 			if _, err := blob.ReadRanges(ctx, s, "data/m.lance", rs); !errors.Is(err, io.ErrUnexpectedEOF) {
