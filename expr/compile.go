@@ -31,7 +31,13 @@ func Compile(e Expr, r Resolver) (Compiled, error) {
 	if err != nil {
 		return Compiled{}, err
 	}
-	return Compiled{SQL: f.sql, Args: f.args, Type: f.typ}, nil
+	return compiled(f), nil
+}
+
+// compiled returns the SQL of f.
+func compiled(f frag) Compiled {
+	sql, args := sqlText(f.n)
+	return Compiled{SQL: sql, Args: args, Type: f.typ, root: f.n}
 }
 
 // CompileFilter compiles e like Compile and checks that it is boolean (or
@@ -60,7 +66,7 @@ func CompileAs(e Expr, r Resolver, t Type) (Compiled, error) {
 	if f, err = convert(f, t); err != nil {
 		return Compiled{}, err
 	}
-	return Compiled{SQL: f.sql, Args: f.args, Type: f.typ}, nil
+	return compiled(f), nil
 }
 
 // compile compiles one node. The first invalid-input error gets the
@@ -90,7 +96,7 @@ func (c *compiler) node(e Expr) (frag, error) {
 		if err != nil {
 			return frag{}, err
 		}
-		return frag{sql: col.SQL, typ: col.Type}, nil
+		return frag{n: columnNode(col.SQL, e.path), typ: col.Type}, nil
 	case *unary:
 		return c.unary(e)
 	case *binary:

@@ -6,8 +6,8 @@ package expr
 // non-boolean conditions or results of types that do not mix.
 func (c *compiler) caseExpr(e *caseExpr) (frag, error) {
 	var whens []frag
+	var operand *sqlNode
 	var err error
-	parts := []any{"CASE "}
 	if e.operand != nil {
 		if whens, err = c.all(append([]Expr{e.operand}, e.whens...)); err != nil {
 			return frag{}, err
@@ -15,8 +15,7 @@ func (c *compiler) caseExpr(e *caseExpr) (frag, error) {
 		if whens, err = forCompare(whens); err != nil {
 			return frag{}, err
 		}
-		parts = append(parts, whens[0], " ")
-		whens = whens[1:]
+		operand, whens = whens[0].n, whens[1:]
 	} else {
 		for _, w := range e.whens {
 			f, err := c.boolean(w, "WHEN condition")
@@ -34,13 +33,11 @@ func (c *compiler) caseExpr(e *caseExpr) (frag, error) {
 	if err != nil {
 		return frag{}, err
 	}
-	for i, w := range whens {
-		parts = append(parts, "WHEN ", w, " THEN ", results[i], " ")
-	}
+	var els *sqlNode
 	if e.elseExpr != nil {
-		parts = append(parts, "ELSE ", results[len(results)-1], " ")
+		els = results[len(results)-1].n
 	}
-	return build(d, append(parts, "END")...), nil
+	return frag{n: caseNode(operand, nodes(whens), nodes(results[:len(whens)]), els), typ: d}, nil
 }
 
 // combine converts values that one expression may return (CASE branches,

@@ -86,7 +86,7 @@ func jsonConst(e frag) (string, error) {
 func jsonElem(e frag) (frag, error) {
 	switch {
 	case e.typ.Kind == KindBool:
-		return build(e.typ, "json(CASE ", e, " WHEN 1 THEN ", param{"true"}, " WHEN 0 THEN ", param{"false"}, " END)"), nil
+		return frag{n: callNode("json", boolText(e.n)), typ: e.typ}, nil
 	case e.typ.textDecimal():
 		return callSQL(e.typ, "json", e), nil
 	case e.typ.Kind == KindDecimal:

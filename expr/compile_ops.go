@@ -1,13 +1,15 @@
 package expr
 
-// compareSQL maps comparison operators of the AST to their SQL.
-var compareSQL = map[string]string{
-	"=": " = ", "<>": " <> ", "<": " < ", "<=": " <= ", ">": " > ", ">=": " >= ",
-	"IS DISTINCT FROM": " IS NOT ", "IS NOT DISTINCT FROM": " IS ",
+import "strings"
+
+// compareOps maps comparison operators of the AST to their SQL operators.
+var compareOps = map[string]sqlOp{
+	"=": sqlEq, "<>": sqlNe, "<": sqlLt, "<=": sqlLe, ">": sqlGt, ">=": sqlGe,
+	"IS DISTINCT FROM": sqlIsNot, "IS NOT DISTINCT FROM": sqlIs,
 }
 
-// arithSQL maps arithmetic operators of the AST to their SQL.
-var arithSQL = map[string]string{"+": " + ", "-": " - ", "*": " * ", "/": " / ", "%": " % "}
+// arithOps maps arithmetic operators of the AST to their SQL operators.
+var arithOps = map[string]sqlOp{"+": sqlAdd, "-": sqlSub, "*": sqlMul, "/": sqlDiv, "%": sqlRem}
 
 // unary compiles NOT, unary minus and unary plus. It returns a code-13 error
 // for an operand of the wrong type.
@@ -17,7 +19,7 @@ func (c *compiler) unary(e *unary) (frag, error) {
 		if err != nil {
 			return frag{}, err
 		}
-		return build(boolType, "(NOT ", x, ")"), nil
+		return frag{n: unaryNode(sqlNot, x.n), typ: boolType}, nil
 	}
 	x, err := c.compile(e.x)
 	if err != nil {
@@ -32,7 +34,7 @@ func (c *compiler) unary(e *unary) (frag, error) {
 	case x.typ.textDecimal():
 		x = realSQL(x, x.typ)
 	}
-	return build(x.typ, "(- ", x, ")"), nil
+	return frag{n: unaryNode(sqlNeg, x.n), typ: x.typ}, nil
 }
 
 // binary compiles comparisons, arithmetic and ||. It returns the first error
@@ -47,7 +49,7 @@ func (c *compiler) binary(e *binary) (frag, error) {
 	if err != nil {
 		return frag{}, err
 	}
-	if op, ok := compareSQL[e.op]; ok {
+	if op, ok := compareOps[e.op]; ok {
 		return compare(op, l, r)
 	}
 	if e.op == "||" {
@@ -58,12 +60,12 @@ func (c *compiler) binary(e *binary) (frag, error) {
 
 // compare returns l op r after converting both to their common type. It
 // returns a code-13 error when the types do not mix.
-func compare(op string, l, r frag) (frag, error) {
+func compare(op sqlOp, l, r frag) (frag, error) {
 	fs, err := forCompare([]frag{l, r})
 	if err != nil {
 		return frag{}, err
 	}
-	return build(boolType, "(", fs[0], op, fs[1], ")"), nil
+	return frag{n: binaryNode(op, fs[0].n, fs[1].n), typ: boolType}, nil
 }
 
 // forCompare converts fragments to the common type they are compared in.
@@ -119,7 +121,7 @@ func arith(op string, l, r frag) (frag, error) {
 	if op == "%" && t.Kind == KindFloat {
 		return callSQL(t, "mod", l, r), nil
 	}
-	return build(t, "(", l, arithSQL[op], r, ")"), nil
+	return frag{n: binaryNode(arithOps[op], l.n, r.n), typ: t}, nil
 }
 
 // asFloat returns a decimal fragment as a float, and others unchanged. It
@@ -138,7 +140,7 @@ func concatOp(l, r frag) (frag, error) {
 	if err != nil {
 		return frag{}, err
 	}
-	return build(stringType, "(", fs[0], " || ", fs[1], ")"), nil
+	return frag{n: binaryNode(sqlConcat, fs[0].n, fs[1].n), typ: stringType}, nil
 }
 
 // asStrings converts each fragment to a string (NULL stays NULL). It returns
@@ -158,24 +160,24 @@ func asStrings(fs []frag) ([]frag, error) {
 // so that SQLite's expression depth grows with the logarithm of the chain's
 // length. It returns a code-13 error for a non-boolean term.
 func (c *compiler) logical(e *logical) (frag, error) {
-	op := " OR "
+	op := sqlOr
 	if e.and {
-		op = " AND "
+		op = sqlAnd
 	}
 	terms := make([]frag, len(e.terms))
 	for i, t := range e.terms {
 		var err error
-		if terms[i], err = c.boolean(t, "operand of"+op); err != nil {
+		if terms[i], err = c.boolean(t, "operand of"+strings.ToUpper(opSQL[op])); err != nil {
 			return frag{}, err
 		}
 	}
-	return balanced(op, terms), nil
+	return frag{n: balanced(op, nodes(terms)), typ: boolType}, nil
 }
 
-func balanced(op string, fs []frag) frag {
-	if len(fs) == 1 {
-		return fs[0]
+func balanced(op sqlOp, ns []*sqlNode) *sqlNode {
+	if len(ns) == 1 {
+		return ns[0]
 	}
-	mid := len(fs) / 2
-	return build(boolType, "(", balanced(op, fs[:mid]), op, balanced(op, fs[mid:]), ")")
+	mid := len(ns) / 2
+	return binaryNode(op, balanced(op, ns[:mid]), balanced(op, ns[mid:]))
 }

@@ -14,10 +14,11 @@ func (c *compiler) isNull(e *isNull) (frag, error) {
 	if err != nil {
 		return frag{}, err
 	}
+	op := sqlIsNull
 	if e.not {
-		return build(boolType, "(", x, " IS NOT NULL)"), nil
+		op = sqlNotNull
 	}
-	return build(boolType, "(", x, " IS NULL)"), nil
+	return frag{n: testNode(op, x.n), typ: boolType}, nil
 }
 
 // isBool compiles x IS [NOT] TRUE/FALSE, which is never NULL. It returns a
@@ -27,11 +28,11 @@ func (c *compiler) isBool(e *isBool) (frag, error) {
 	if err != nil {
 		return frag{}, err
 	}
-	test := map[[2]bool]string{
-		{true, false}: " IS TRUE)", {true, true}: " IS NOT TRUE)",
-		{false, false}: " IS FALSE)", {false, true}: " IS NOT FALSE)",
+	op := map[[2]bool]sqlOp{
+		{true, false}: sqlIsTrue, {true, true}: sqlIsNotTrue,
+		{false, false}: sqlIsFalse, {false, true}: sqlIsNotFalse,
 	}[[2]bool{e.value, e.not}]
-	return build(boolType, "(", x, test), nil
+	return frag{n: testNode(op, x.n), typ: boolType}, nil
 }
 
 // in compiles x [NOT] IN (list). It returns a code-13 error when the types
@@ -44,23 +45,15 @@ func (c *compiler) in(e *inList) (frag, error) {
 	if fs, err = forCompare(fs); err != nil {
 		return frag{}, err
 	}
-	op := " IN ("
-	if e.not {
-		op = " NOT IN ("
-	}
+	n := &sqlNode{kind: sqlIn, not: e.not, args: []*sqlNode{fs[0].n}}
 	if len(fs)-1 > maxInlineIn {
 		if list, ok := jsonList(fs[1:]); ok {
-			return build(boolType, "(", fs[0], op, "SELECT value FROM json_each(", param{list}, ")))"), nil
+			n.v = list
+			return frag{n: n, typ: boolType}, nil
 		}
 	}
-	parts := []any{"(", fs[0], op}
-	for i, f := range fs[1:] {
-		if i > 0 {
-			parts = append(parts, ", ")
-		}
-		parts = append(parts, f)
-	}
-	return build(boolType, append(parts, "))")...), nil
+	n.args = append(n.args, nodes(fs[1:])...)
+	return frag{n: n, typ: boolType}, nil
 }
 
 // maxInlineIn is the longest IN list bound as one placeholder per value;
@@ -112,11 +105,7 @@ func (c *compiler) between(e *between) (frag, error) {
 	if fs, err = forCompare(fs); err != nil {
 		return frag{}, err
 	}
-	op := " BETWEEN "
-	if e.not {
-		op = " NOT BETWEEN "
-	}
-	return build(boolType, "(", fs[0], op, fs[1], " AND ", fs[2], ")"), nil
+	return frag{n: &sqlNode{kind: sqlBetween, not: e.not, args: nodes(fs)}, typ: boolType}, nil
 }
 
 // like compiles [NOT] LIKE/ILIKE with the registered matchers; the escape
@@ -153,7 +142,7 @@ func (c *compiler) like(e *like) (frag, error) {
 	}
 	m := callSQL(boolType, name, fs[0], fs[1], arg(esc))
 	if e.not {
-		return build(boolType, "(NOT ", m, ")"), nil
+		return frag{n: unaryNode(sqlNot, m.n), typ: boolType}, nil
 	}
 	return m, nil
 }

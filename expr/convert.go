@@ -16,9 +16,6 @@ type conv struct {
 
 var errRange = errors.New("value out of range")
 
-// arg returns a placeholder fragment bound to v.
-func arg(v any) frag { return build(Type{}, param{v}) }
-
 // convert returns f converted to type to with the semantics of CAST;
 // constants are converted at compile time. It returns a code-13 error when
 // no conversion exists or a constant cannot be converted.
@@ -134,7 +131,7 @@ func rescaleConv(from, to Type) conv {
 				}
 				return konst{v: v * m}, nil
 			},
-			sql: func(x frag) frag { return build(to, "(", x, " * ", param{m}, ")") },
+			sql: func(x frag) frag { return frag{n: binaryNode(sqlMul, x.n, constNode(m)), typ: to} },
 		}
 	}
 	d := nt / nf
@@ -156,7 +153,7 @@ func numericConv(from, to Type) conv {
 	var sql func(frag) frag
 	switch to.Kind {
 	case KindBool:
-		sql = func(x frag) frag { return build(to, "(", realSQL(x, from), " <> 0)") }
+		sql = func(x frag) frag { return frag{n: binaryNode(sqlNe, realSQL(x, from).n, literalNode(0)), typ: to} }
 	case KindInt:
 		sql = func(x frag) frag { return intSQL(x, from) }
 	case KindFloat:
@@ -176,21 +173,20 @@ func realSQL(x frag, from Type) frag {
 		return x
 	}
 	if from.Kind == KindDecimal && !from.textDecimal() && from.Scale != 0 {
-		return build(Type{Kind: KindFloat}, "(", x, " / ", param{math.Pow10(from.Scale)}, ")")
+		return frag{n: binaryNode(sqlDiv, x.n, constNode(math.Pow10(from.Scale))), typ: floatType}
 	}
-	return build(Type{Kind: KindFloat}, "CAST(", x, " AS REAL)")
+	return frag{n: castNode("REAL", x.n), typ: floatType}
 }
 
 // intSQL returns x (of numeric type from) as an INTEGER, truncating.
 func intSQL(x frag, from Type) frag {
-	t := Type{Kind: KindInt}
 	switch {
 	case from.Kind == KindBool:
 		return x
 	case from.Kind == KindDecimal && !from.textDecimal():
-		return build(t, "(", x, " / ", param{pow10Int(from.Scale)}, ")")
+		return frag{n: binaryNode(sqlDiv, x.n, constNode(pow10Int(from.Scale))), typ: intType}
 	}
-	return build(t, "CAST(", x, " AS INTEGER)")
+	return frag{n: castNode("INTEGER", x.n), typ: intType}
 }
 
 // pow10Int returns 10^n for 0 ≤ n ≤ 18.
@@ -248,12 +244,10 @@ func toStringConv(from Type) (conv, error) {
 	case KindBool:
 		return conv{
 			fold: func(k konst) (konst, error) { return konst{v: strconv.FormatBool(k.v.(int64) != 0)}, nil },
-			sql: func(x frag) frag {
-				return build(to, "CASE ", x, " WHEN 1 THEN ", param{"true"}, " WHEN 0 THEN ", param{"false"}, " END")
-			},
+			sql:  func(x frag) frag { return frag{n: boolText(x.n), typ: to} },
 		}, nil
 	case KindInt, KindFloat, KindBinary:
-		return conv{sql: func(x frag) frag { return build(to, "CAST(", x, " AS TEXT)") }}, nil
+		return conv{sql: func(x frag) frag { return frag{n: castNode("TEXT", x.n), typ: to} }}, nil
 	case KindDecimal, KindDate32, KindDate64, KindTimestamp, KindTime:
 		kind, p1, p2 := typeCode(from)
 		return conv{
@@ -276,7 +270,7 @@ func fromStringConv(to Type) (conv, error) {
 	case KindBinary:
 		return conv{
 			fold: func(k konst) (konst, error) { return konst{v: []byte(k.v.(string))}, nil },
-			sql:  func(x frag) frag { return build(to, "CAST(", x, " AS BLOB)") },
+			sql:  func(x frag) frag { return frag{n: castNode("BLOB", x.n), typ: to} },
 		}, nil
 	case KindBool, KindInt, KindFloat, KindDecimal, KindDate32, KindDate64, KindTimestamp, KindTime:
 		kind, p1, p2 := typeCode(to)
@@ -291,4 +285,10 @@ func fromStringConv(to Type) (conv, error) {
 		}, nil
 	}
 	return conv{}, invalid("cannot cast string to %s", to)
+}
+
+// boolText returns SQL of the text 'true' or 'false' of the boolean x
+// (NULL when x is NULL).
+func boolText(x *sqlNode) *sqlNode {
+	return caseNode(x, []*sqlNode{literalNode(1), literalNode(0)}, []*sqlNode{constNode("true"), constNode("false")}, nil)
 }

@@ -1,17 +1,54 @@
 // Package expr parses the SQL expressions that Lance and LanceDB clients send
 // (filters, predicates, update values, projections and new-column
-// definitions, in the Lance/DataFusion dialect) and compiles them to
-// parameterised SQLite SQL.
+// definitions, in the Lance/DataFusion dialect), type-checks them and
+// evaluates them: over Arrow record batches (Plan*), and as parameterised
+// SQLite SQL for the row store (Compile*, until the row store goes).
+//
+// One compiler serves both. It resolves field paths, checks types and
+// builds the SQL expression the row store runs, as a tree of SQL
+// constructs (sqlnode.go). Compile prints the tree as SQL text; the
+// evaluator (machine.go) computes the same tree over columns with
+// SQLite's semantics, so that a value computed over Arrow is the value the
+// SQL computes, conversion for conversion. EvalFilter runs the evaluator
+// over columns held as Go slices.
+//
+// # Evaluating over Arrow
+//
+// A Binder maps field paths to the columns of the batches a Program runs
+// on: SchemaBinder for one table's batches (struct fields by path; an
+// engine that filters on _rowid includes it as a column), MergeBinder for
+// a merge_insert condition over a target batch and the source batch
+// matched with it row for row ("target.x" and bare paths read the target,
+// "source.x" the source). Then, per use:
+//
+//   - filters (query, count, delete and update predicates, merge
+//     conditions): PlanFilter, then Program.Filter per batch, which
+//     returns the bitmap of the rows where the filter is TRUE;
+//   - projections with aliases, add-column and computed-column
+//     expressions, backfills: PlanValue, then Program.Value per batch,
+//     an array of ArrowType(Type()) (the type of the new column);
+//   - update values (values and values_sql): PlanValue, with the row
+//     store's assignability check on Type(), or PlanValueAs to convert as
+//     CAST would; the value's Arrow type is the canonical one (int64,
+//     float64, a zone-less timestamp …) and narrowing it to the column's
+//     physical type is the caller's, as the row store's reader does;
+//   - order by: PlanOrder with keys (Path builds a field reference), then
+//     Order.Sort per batch, or Order.Keys and CompareRows to merge sorted
+//     runs of several batches; ties keep row order.
+//
+// Plan* return exactly the errors Compile* return for the same expression
+// (syntax and type errors with code 13 and positions; the binder's errors,
+// such as 12 for an unknown column, unchanged). Running returns a code-13
+// error for a value the SQL fails on, on a row the SQL evaluates: text
+// that does not convert, a malformed regular expression, abs of the
+// smallest integer. Programs and Orders are safe for concurrent use; they
+// keep no reference to the batches they run on.
 //
 // User text never reaches the SQL: every literal becomes a `?` placeholder
 // with a bound argument, and every field reference becomes the SQL that the
 // caller's Resolver supplies. Everything else in the output is fixed text of
 // this package: operators, parentheses, SQL keywords and function names
 // (SQLite's own and the lance_* functions that Register installs).
-//
-// EvalFilter evaluates a filter directly over columns held in memory as Go
-// slices, with the semantics of the SQL that CompileFilter makes of it,
-// and reports when the filter needs SQL instead.
 //
 // Errors are *store.Error values with code store.CodeInvalidInput, whose
 // messages name the 1-based character position of the offending token
@@ -52,4 +89,29 @@
 //     structs, maps and vectors.
 //   - An IN list of more than 256 constants is bound as one JSON array, so
 //     lists of any length stay below SQLite's placeholder limit.
+//
+// What follows from computing SQLite's SQL, over Arrow as in SQLite:
+//
+//   - Values are held as the row store stores them: uint64 values above
+//     the int64 range wrap to negative integers, NaN is NULL, a negative
+//     zero is zero, decimals of precision above 18 are text (and sort as
+//     text), lists and maps are their JSON (so a float32 element compares
+//     as its shortest decimal form).
+//   - An integer +, -, * or / that overflows gives a REAL (which reads
+//     back into an integer column truncated by Go's conversion), as does
+//     the negation of the smallest integer; abs of it fails.
+//   - Numbers become text, and text numbers, by SQLite's own algorithms
+//     (sqlnum.go: 1/3 renders as 0.33333333333333332), round() rounds
+//     their way, and power() is the C library's pow.
+//   - A filter is evaluated as SQLite evaluates a WHERE clause: its AND
+//     terms in order on the rows the earlier ones kept (terms that read no
+//     column first, once), AND and OR short-circuiting where the left
+//     operand decides, CASE branches only on the rows that take them,
+//     coalesce arguments only where the earlier ones are NULL, IN elements
+//     only where no earlier one matched. Values (projections) evaluate
+//     AND and OR fully, as SQLite does in a SELECT list. So a CAST guarded
+//     by CASE, AND or coalesce fails only on rows that reach it. SQLite
+//     may also fail on constant terms its optimizer propagates or hoists
+//     (i = 5 AND CAST(i || 'x' AS INT) = 1 with no row where i = 5), and
+//     on a join's terms placed by table; the evaluator does not.
 package expr

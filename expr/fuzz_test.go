@@ -1,10 +1,14 @@
 package expr
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/lancens/lancens/store"
 )
@@ -177,5 +181,62 @@ func FuzzCompile(f *testing.F) {
 			t.Fatalf("%q compiled to SQL that SQLite rejects: %s: %v", src, c.SQL, err)
 		}
 		stmt.Close()
+	})
+}
+
+// FuzzEvalArrow checks the evaluator over Arrow on arbitrary input: parse
+// and plan fail only with codes 13 and 12, evaluation never panics and
+// fails only with code 13, and where the evaluator and SQLite both
+// compute a filter or a value, they agree.
+func FuzzEvalArrow(f *testing.F) {
+	for _, s := range append(append(fuzzSeeds(), arrowFilterCases...), arrowValueCases...) {
+		if len(s) < 300 {
+			f.Add(s)
+		}
+	}
+	at := newArrowTable(f, 11, 64)
+	binder := SchemaBinder(at.schema)
+	f.Fuzz(func(t *testing.T, src string) {
+		e, err := Parse(src)
+		checkErrCode(t, src, err, false)
+		if err != nil {
+			return
+		}
+		if p, err := PlanFilter(e, binder); err == nil {
+			rows, err := p.Filter(at.batch)
+			checkErrCode(t, src, err, false)
+			c, cerr := CompileFilter(e, at.res)
+			if cerr != nil {
+				t.Fatalf("%q: planned, but does not compile: %v", src, cerr)
+			}
+			if want, qerr := at.sqlFilterIDs(c); err == nil && qerr == nil && !slices.Equal(bitmapIDs(rows, at.n), want) {
+				t.Fatalf("%q: rows %v, SQL selects %v", src, bitmapIDs(rows, at.n), want)
+			}
+		} else {
+			checkErrCode(t, src, err, true)
+		}
+		p, err := PlanValue(e, binder)
+		checkErrCode(t, src, err, true)
+		if err != nil {
+			return
+		}
+		v, err := p.p.value(at.n, p.loader([]arrow.RecordBatch{at.batch}))
+		checkErrCode(t, src, err, false)
+		c, cerr := Compile(e, at.res)
+		if cerr != nil {
+			t.Fatalf("%q: planned, but does not compile: %v", src, cerr)
+		}
+		if want, qerr := at.sqlValues(c); err == nil && qerr == nil {
+			for i, w := range want {
+				if !sameStored(v.at(i), w) {
+					t.Fatalf("%q: row %d: %s, SQL gives %#v", src, i+1, describeValue(v.at(i)), w)
+				}
+			}
+		}
+		if arr, err := p.Value(memory.DefaultAllocator, at.batch); err == nil {
+			arr.Release()
+		} else {
+			checkErrCode(t, src, err, false)
+		}
 	})
 }

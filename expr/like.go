@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -106,4 +107,77 @@ func foldEqual(a, b rune) bool {
 		}
 	}
 	return false
+}
+
+// likeMatcher matches strings against one LIKE pattern, with byte-wise
+// fast paths for case-sensitive patterns of literal characters with % at
+// the ends only.
+type likeMatcher struct {
+	how likeHow
+	lit string // the literal characters, for the fast paths
+	pat likePattern
+}
+
+type likeHow int
+
+const (
+	likeGeneral  likeHow = iota // likePattern.match
+	likeExact                   // lit
+	likePrefix                  // lit%
+	likeSuffix                  // %lit
+	likeContains                // %lit%
+)
+
+// newLikeMatcher compiles the pattern p (which holds no NUL) as
+// newLikePattern does. The fast paths give likePattern's results: a valid
+// UTF-8 literal without U+FFFD is found byte-wise exactly where it is
+// found rune by rune, since its first byte cannot continue an earlier
+// character.
+func newLikeMatcher(p string, esc rune, fold bool) likeMatcher {
+	m := likeMatcher{pat: newLikePattern(p, esc, fold)}
+	toks := m.pat.toks
+	lead := len(toks) > 0 && toks[0].kind == likeAny
+	if lead {
+		toks = toks[1:]
+	}
+	trail := len(toks) > 0 && toks[len(toks)-1].kind == likeAny
+	if trail {
+		toks = toks[:len(toks)-1]
+	}
+	var lit []byte
+	for _, t := range toks {
+		if fold || t.kind != likeLit || t.r == utf8.RuneError || !utf8.ValidRune(t.r) {
+			return m
+		}
+		lit = utf8.AppendRune(lit, t.r)
+	}
+	m.lit = string(lit)
+	switch {
+	case lead && trail:
+		m.how = likeContains
+	case lead:
+		m.how = likeSuffix
+	case trail:
+		m.how = likePrefix
+	default:
+		m.how = likeExact
+	}
+	return m
+}
+
+// match reports whether cString(s) matches the pattern. The fast paths
+// look for NUL only where it matters (the literal holds none).
+func (m likeMatcher) match(s string) bool {
+	switch m.how {
+	case likeExact:
+		return strings.HasPrefix(s, m.lit) && (len(s) == len(m.lit) || s[len(m.lit)] == 0)
+	case likePrefix:
+		return strings.HasPrefix(s, m.lit)
+	case likeSuffix:
+		return strings.HasSuffix(cString(s), m.lit)
+	case likeContains:
+		i := strings.Index(s, m.lit)
+		return i >= 0 && strings.IndexByte(s[:i], 0) < 0
+	}
+	return m.pat.match(cString(s))
 }

@@ -299,9 +299,9 @@ func TestFilters(t *testing.T) {
 	}
 }
 
-// value compiles src against row 1 of t (or with CompileAs when as is set)
+// sqlValueOf compiles src against row 1 of t (or with CompileAs when as is set)
 // and returns the value SQLite computes.
-func value(t *testing.T, db *sql.DB, src string, as *Type) (any, Type, error) {
+func sqlValueOf(t *testing.T, db *sql.DB, src string, as *Type) (any, Type, error) {
 	t.Helper()
 	e, err := Parse(src)
 	if err != nil {
@@ -387,7 +387,7 @@ func TestValues(t *testing.T) {
 		{"dt", &Type{Kind: KindFloat}, 12345678901234567890.1234, KindFloat},
 	}
 	for _, tt := range tests {
-		got, typ, err := value(t, db, tt.src, tt.as)
+		got, typ, err := sqlValueOf(t, db, tt.src, tt.as)
 		if err != nil {
 			t.Errorf("%s: %v", tt.src, err)
 			continue
@@ -407,7 +407,7 @@ func TestRuntimeErrors(t *testing.T) {
 		"substr(s, 1, -1)",
 		"regexp_like(s, s || '(')",
 	} {
-		if _, _, err := value(t, db, src, nil); err == nil {
+		if _, _, err := sqlValueOf(t, db, src, nil); err == nil {
 			t.Errorf("%s: want an error", src)
 		}
 	}
@@ -521,7 +521,7 @@ func TestDeepExpressionsRun(t *testing.T) {
 		rep("(", n) + "i" + rep(")", n),
 	}
 	for _, src := range tests {
-		if _, _, err := value(t, db, src, nil); err != nil {
+		if _, _, err := sqlValueOf(t, db, src, nil); err != nil {
 			t.Errorf("%.40s...: %v", src, err)
 		}
 	}

@@ -132,4 +132,5 @@ type Compiled struct {
 	SQL  string
 	Args []any
 	Type Type
+	root *sqlNode // what SQL renders
 }
