@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/lancens/lancens/lance/blob"
 	"github.com/lancens/lancens/objstore"
 	"github.com/lancens/lancens/store"
 )
@@ -383,4 +384,22 @@ func (f tableFiles) storeError(what, key string, err error) error {
 		return &store.Error{Code: store.CodeInternal, Message: "cannot publish the manifest", Cause: err}
 	}
 	return &store.Error{Code: store.CodeServiceUnavailable, Message: "the object store failed while publishing the manifest; retry the commit", Cause: err}
+}
+
+// Blobs returns the blob.Store of the files of the table at location, as
+// the Lance packages read and write them: the table's directory on local
+// disk, or the objects under its prefix on the warehouse's object store.
+// ok is false for a location lancens does not reach (an object store the
+// warehouse is not on). It returns InvalidInput (13) for a location the
+// warehouse refuses (outside its roots, or reached through a symbolic
+// link).
+func (w *Warehouse) Blobs(location string) (s blob.Store, ok bool, err error) {
+	f, ok, err := w.tableFiles(location)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	if f.local {
+		return blob.NewDir(f.dir), true, nil
+	}
+	return w.s3.Bucket(f.bucketName).Blobs(f.prefix), true, nil
 }

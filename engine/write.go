@@ -1,0 +1,74 @@
+package engine
+
+import (
+	"context"
+	"iter"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/lancens/lancens/lance/blob"
+	"github.com/lancens/lancens/lance/schema"
+	"github.com/lancens/lancens/lance/table"
+	"github.com/lancens/lancens/store"
+)
+
+// batchesOf yields the record batches of a write, in order. It is the one
+// place that reads store.Data.
+func batchesOf(d store.Data) iter.Seq2[arrow.RecordBatch, error] {
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		for _, b := range d.Batches {
+			if !yield(b, nil) {
+				return
+			}
+		}
+	}
+}
+
+// conformed yields the batches of d as batches of the table's schema (see
+// conformer), releasing each once the consumer has moved on, and counts
+// their rows into *rows. An error ends the sequence: the stream's, or
+// TableSchemaValidationError (20) for a batch that does not fit.
+func conformed(c *conformer, d store.Data, rows *int64) iter.Seq2[arrow.RecordBatch, error] {
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		for b, err := range batchesOf(d) {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			rec, err := c.conform(memory.DefaultAllocator, b)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			*rows += rec.NumRows()
+			more := yield(rec, nil)
+			rec.Release()
+			if !more {
+				return
+			}
+		}
+	}
+}
+
+// writeFragments streams rows (of the table's schema sch, with its field
+// ids) into new data files under st, the branch's store, and returns the
+// fragments for a commit. Nothing refers to the files until a commit
+// does. It returns the errors of rows and of writing (dataError).
+func (e *Engine) writeFragments(ctx context.Context, id []string, st blob.Store, sch *schema.Schema, rows iter.Seq2[arrow.RecordBatch, error]) ([]*table.Fragment, error) {
+	frags, err := table.WriteFragments(ctx, st, sch, rows, table.WriteOptions{MaxRowsPerFile: e.maxRows, File: e.fileOpts})
+	if err != nil {
+		return nil, writeError(id, err)
+	}
+	return frags, nil
+}
+
+// writeError is dataError for the errors of writing rows: rows the data
+// file writer refuses (schema.ErrInvalid: a null where none may be, say)
+// are TableSchemaValidationError (20).
+func writeError(id []string, err error) error {
+	if se := schemaError(err); se != err {
+		return se
+	}
+	return dataError(id, err)
+}
