@@ -90,8 +90,9 @@ func (e *Engine) openBase(_ context.Context, p string) (blob.Store, error) {
 // latest returns the newest version of the table's branch: the catalog's
 // record when the catalog coordinates its commits (managed versioning),
 // the newest manifest in storage otherwise. It returns
-// TableVersionNotFound (11) when the branch has no version, and
-// TableBranchNotFound (22) for a branch the table lacks.
+// TableVersionNotFound (11) when the catalog has no version of the branch,
+// TableBranchNotFound (22) for a branch the table lacks, and
+// InvalidTableState (19) when storage holds no dataset.
 func (e *Engine) latest(ctx context.Context, r *tableRef) (uint64, error) {
 	if r.t.ManagedVersioning {
 		v, err := e.cat.DescribeVersion(ctx, r.id, r.branch, nil)
@@ -102,7 +103,7 @@ func (e *Engine) latest(ctx context.Context, r *tableRef) (uint64, error) {
 	}
 	ds, err := table.OpenBranch(ctx, r.root, r.branch, e.readOptions(r))
 	if errors.Is(err, table.ErrNotFound) {
-		return 0, store.Errorf(store.CodeTableVersionNotFound, "table %s has no version on branch %s", displayID(r.id), store.BranchName(r.branch))
+		return 0, notDataTable(r.t, fmt.Sprintf("has no Lance dataset (branch %s) at %s", store.BranchName(r.branch), r.t.Location))
 	}
 	if err != nil {
 		return 0, dataError(r.id, err)
@@ -138,8 +139,9 @@ func (r *tableRef) datasetKey(v uint64) string {
 // open returns the snapshot of version v (nil: the newest) of the table's
 // branch. A version the catalog has no record of is not read even when
 // its manifest exists (a commit that failed after publishing it). It
-// returns TableVersionNotFound (11) for a missing version, and the errors
-// of latest and of reading the manifest (dataError).
+// returns TableVersionNotFound (11) for a missing version,
+// InvalidTableState (19) for a recorded one whose manifest is missing,
+// and the errors of latest and of reading the manifest (dataError).
 func (e *Engine) open(ctx context.Context, r *tableRef, version *int64) (*snapshot, error) {
 	var v uint64
 	switch {
@@ -165,7 +167,11 @@ func (e *Engine) open(ctx context.Context, r *tableRef, version *int64) (*snapsh
 		}
 		return newSnapshot(r, ds), nil
 	})
-	if errors.Is(err, table.ErrNotFound) {
+	switch {
+	case errors.Is(err, table.ErrNotFound) && r.t.ManagedVersioning:
+		// The catalog has the version: its manifest should be there.
+		return nil, notDataTable(r.t, fmt.Sprintf("has no manifest of version %d (branch %s) at %s", v, store.BranchName(r.branch), r.t.Location))
+	case errors.Is(err, table.ErrNotFound):
 		return nil, store.Errorf(store.CodeTableVersionNotFound, "table %s has no version %d on branch %s", displayID(r.id), v, store.BranchName(r.branch))
 	}
 	if err != nil {

@@ -31,6 +31,11 @@ type Config struct {
 	Store store.Backend
 	// Warehouse is where declared tables get their locations. Required.
 	Warehouse *warehouse.Warehouse
+	// Commits publishes and records the versions Lance clients commit in
+	// namespace mode. Pass the committer a Lance engine serving Store's
+	// managed tables commits through, so that both take one lock per
+	// table location; nil makes one for the server alone.
+	Commits *coord.Committer
 	// Vendor decides the storage options answered for tables on the
 	// warehouse's object store (declare, describe); nil answers only the
 	// options recorded with each table.
@@ -190,8 +195,11 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		cfg: cfg, store: st, warehouse: cfg.Warehouse, log: cfg.Logger, ops: newOperationTable(doc), auth: authn,
-		commits: coord.NewCommitter(cfg.Store, cfg.Warehouse, cfg.Logger),
+		commits: cfg.Commits,
 		jobs:    coord.NewRunner(cfg.Store, cfg.JobsQueued, cfg.Logger),
+	}
+	if s.commits == nil {
+		s.commits = coord.NewCommitter(cfg.Store, cfg.Warehouse, cfg.Logger)
 	}
 	s.jobs.ProgressEvery = cfg.ProgressInterval
 	coord.RegisterStoreJobs(s.jobs, st, cfg.Warehouse)

@@ -21,7 +21,9 @@ import (
 
 	"github.com/lancens/lancens/auth"
 	"github.com/lancens/lancens/coord"
+	"github.com/lancens/lancens/engine"
 	"github.com/lancens/lancens/internal/buildinfo"
+	"github.com/lancens/lancens/internal/memcache"
 	"github.com/lancens/lancens/objstore"
 	"github.com/lancens/lancens/server"
 	"github.com/lancens/lancens/store"
@@ -45,6 +47,9 @@ type serveConfig struct {
 	logFormat      string
 	synchronous    string
 	cacheMB        int64
+	// engine says what serves the rows of tables: engineRows (the SQLite
+	// row store) or engineLance (Lance datasets in the warehouse).
+	engine string
 	// HTTP timeouts; see the flags.
 	readHeaderTimeout, readTimeout, writeTimeout, idleTimeout, queryTimeout time.Duration
 	// retainVersionsFor is how long versions of managed tables are kept.
@@ -111,6 +116,8 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 		return nil, fmt.Errorf("bad LANCENS_CACHE_MB: %w", err)
 	}
 	fs.Int64Var(&cfg.cacheMB, "cache-mb", cacheMB, "memory for cached row sets, filter columns, vectors, vector indexes and posting lists, in MiB; the default is a quarter of the machine's (or cgroup's) memory (env LANCENS_CACHE_MB)")
+	fs.StringVar(&cfg.engine, "engine", envOr("LANCENS_ENGINE", engineRows),
+		"what serves the rows of tables in remote mode: rows (the SQLite row store, on a SQLite --db only) or lance (every table a Lance dataset in the warehouse, on any --db) (env LANCENS_ENGINE)")
 	var envErr error
 	duration := func(p *time.Duration, name, env string, def time.Duration, usage string) {
 		if s := getenv(env); s != "" {
@@ -254,6 +261,9 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 		return nil, fmt.Errorf("bad log format %q (text or json)", cfg.logFormat)
 	}
 	cfg.synchronous = strings.ToUpper(cfg.synchronous)
+	if cfg.engine != engineRows && cfg.engine != engineLance {
+		return nil, fmt.Errorf("bad --engine %q (rows or lance)", cfg.engine)
+	}
 	if cfg.cacheMB < 1 {
 		return nil, fmt.Errorf("bad cache size %d MiB (at least 1)", cfg.cacheMB)
 	}
@@ -416,7 +426,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if retain == 0 {
 		retain = -1 // the flag's 0 keeps nothing extra; the Config's is the default
 	}
-	srv, err := server.New(server.Config{Store: db, Warehouse: wh, Vendor: vendor, JobsQueued: jobsQueued, APIKeys: cfg.apiKeys, Auth: authCfg,
+	commits := coord.NewCommitter(db, wh, logger)
+	st, err := tableEngine(cfg, db, wh, commits, logger)
+	if err != nil {
+		return err
+	}
+	srv, err := server.New(server.Config{Store: st, Warehouse: wh, Commits: commits, Vendor: vendor, JobsQueued: jobsQueued, APIKeys: cfg.apiKeys, Auth: authCfg,
 		RouteDatabases: cfg.routeDatabases, Logger: logger, MaxPageSize: cfg.maxPageSize, MaxSearchRows: cfg.maxSearchRows, QueryTimeout: queryTimeout,
 		MaxJSONBody: cfg.maxJSONBody, MaxArrowBody: cfg.maxArrowBody, MaxArrowDecodedBytes: cfg.maxArrowDecodedBytes,
 		MaxArrowRows: cfg.maxArrowRows, NoMetricsRoute: metricsLn != nil, CORSOrigins: cfg.corsOrigins,
@@ -556,6 +571,28 @@ func reloadOnHangup(certs *certReloader, logger *slog.Logger) func() {
 	}
 }
 
+// The engines that serve the rows of tables (--engine).
+const (
+	engineRows  = "rows"
+	engineLance = "lance"
+)
+
+// tableEngine returns what the server runs on: the catalog db, whose own
+// row store serves the rows of tables (--engine rows), or db with the
+// Lance engine serving them from the warehouse through commits, within
+// the read cache's budget (--engine lance).
+func tableEngine(cfg *serveConfig, db store.Backend, wh *warehouse.Warehouse, commits *coord.Committer, logger *slog.Logger) (store.Backend, error) {
+	if cfg.engine != engineLance {
+		return db, nil
+	}
+	e, err := engine.New(engine.Options{Catalog: db, Warehouse: wh, Commits: commits, Cache: memcache.New(cfg.cacheMB << 20), Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	logger.Info("tables are Lance datasets in the warehouse (--engine lance)", slog.String("warehouse", wh.Root()))
+	return engine.WithBackend(db, e), nil
+}
+
 // isPostgresURL reports whether --db names a PostgreSQL database rather
 // than a SQLite file.
 func isPostgresURL(db string) bool {
@@ -584,14 +621,20 @@ func openStore(ctx context.Context, cfg *serveConfig, jobsQueued *coord.Signal, 
 		if err != nil {
 			return nil, nil, err
 		}
-		logger.Info("catalog on PostgreSQL: managed tables (rows kept by lancens) need the SQLite store and answer 406",
-			slog.String("database", displayDB(cfg.dbPath)))
+		if cfg.engine == engineRows {
+			logger.Info("catalog on PostgreSQL: managed tables (rows kept by lancens) need the SQLite store or --engine lance, and answer 406",
+				slog.String("database", displayDB(cfg.dbPath)))
+		}
 		return db, func() { db.Close() }, nil
 	}
 	if err := makeDir(filepath.Dir(cfg.dbPath), "database", "--db"); err != nil {
 		return nil, nil, err
 	}
-	db, err := sqlite.Open(ctx, cfg.dbPath, sqlite.Options{Synchronous: cfg.synchronous, CacheBytes: cfg.cacheMB << 20,
+	cacheBytes := cfg.cacheMB << 20
+	if cfg.engine == engineLance {
+		cacheBytes = 1 << 20 // the row store serves no rows: the engine has the budget
+	}
+	db, err := sqlite.Open(ctx, cfg.dbPath, sqlite.Options{Synchronous: cfg.synchronous, CacheBytes: cacheBytes,
 		OnJobQueued: jobsQueued.Notify})
 	if err != nil {
 		return nil, nil, err

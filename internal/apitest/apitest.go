@@ -9,8 +9,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -22,6 +24,7 @@ import (
 
 	"github.com/lancens/lancens/client"
 	"github.com/lancens/lancens/coord"
+	"github.com/lancens/lancens/engine"
 	"github.com/lancens/lancens/gen"
 	"github.com/lancens/lancens/internal/contract"
 	"github.com/lancens/lancens/server"
@@ -58,6 +61,41 @@ type Options struct {
 	// ExternalRoots are where tables may lie besides the warehouse (see
 	// warehouse.Open).
 	ExternalRoots []string
+	// Engine says what serves the rows of tables, as lancens serve
+	// --engine does: "rows" (the SQLite row store) or "lance" (the Lance
+	// engine, over any store). Default: the environment variable
+	// LANCENS_ENGINE, else "rows" — so that a test run can take every
+	// server test to either engine.
+	Engine string
+}
+
+// EngineFromEnv is the engine test servers use unless their Options name
+// one: LANCENS_ENGINE, else "rows".
+func EngineFromEnv() string {
+	if e := os.Getenv("LANCENS_ENGINE"); e != "" {
+		return e
+	}
+	return "rows"
+}
+
+// withEngine returns st with the engine eng serving the rows of its tables
+// from wh, and the committer the server must share with it (nil for the
+// row store).
+func withEngine(tb testing.TB, eng string, st store.Backend, wh *warehouse.Warehouse) (store.Backend, *coord.Committer) {
+	tb.Helper()
+	switch eng {
+	case "", "rows":
+		return st, nil
+	case "lance":
+		commits := coord.NewCommitter(st, wh, slog.New(slog.DiscardHandler))
+		e, err := engine.New(engine.Options{Catalog: st, Warehouse: wh, Commits: commits})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return engine.WithBackend(st, e), commits
+	}
+	tb.Fatalf("apitest: unknown engine %q (rows or lance)", eng)
+	return nil, nil
 }
 
 // Server is a running test server.
@@ -109,7 +147,11 @@ func Start(t testing.TB, opts Options) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := server.Config{Store: st, Warehouse: wh, JobsQueued: jobsQueued, APIKeys: opts.APIKeys}
+	if opts.Engine == "" {
+		opts.Engine = EngineFromEnv()
+	}
+	served, commits := withEngine(t, opts.Engine, st, wh)
+	cfg := server.Config{Store: served, Warehouse: wh, Commits: commits, JobsQueued: jobsQueued, APIKeys: opts.APIKeys}
 	if opts.Tune != nil {
 		opts.Tune(&cfg)
 	}

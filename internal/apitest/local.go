@@ -39,7 +39,8 @@ func StartLocal(tb testing.TB) *Local {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	srv, err := server.New(server.Config{Store: db, Warehouse: wh, JobsQueued: jobsQueued})
+	served, commits := withEngine(tb, EngineFromEnv(), db, wh)
+	srv, err := server.New(server.Config{Store: served, Warehouse: wh, Commits: commits, JobsQueued: jobsQueued})
 	if err != nil {
 		tb.Fatal(err)
 	}
