@@ -63,7 +63,7 @@ func (e *Engine) createNew(ctx context.Context, id []string, nt store.NewTable, 
 		return nil, store.WriteResult{}, store.Errorf(store.CodeInternal, "the warehouse allocated %s, which it does not reach", loc)
 	}
 	r := &tableRef{id: id, t: &store.Table{ID: id, Location: loc, ManagedVersioning: true, Owned: true}, root: root}
-	c := &committer{e: e, ref: r, declare: &store.TableDeclaration{Location: loc, Owned: true, Properties: nt.Properties}}
+	c := &committer{e: e, ref: r, declare: &store.TableDeclaration{Location: loc, Owned: true, Properties: nt.Properties, StorageOptions: nt.StorageOptions}}
 	res, err := e.writeFirst(ctx, r, c, ls, conf, nt.Data)
 	if err != nil {
 		e.discardLocation(ctx, id, loc)

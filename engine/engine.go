@@ -92,8 +92,12 @@ func (e *Engine) OnBranch(branch string) store.ManagedData {
 	return &Engine{shared: e.shared, branch: branch}
 }
 
-// Cache returns the engine's read cache, for operators' figures.
-func (e *Engine) Cache() *memcache.Cache { return e.cache }
+// CacheBytes returns the bytes the engine's read cache holds, for
+// operators' figures.
+func (e *Engine) CacheBytes() int64 { return e.cache.Stats().Bytes }
+
+// CacheBudget returns the read cache's budget in bytes.
+func (e *Engine) CacheBudget() int64 { return e.cache.Stats().Budget }
 
 // Backend is a store.Backend whose managed tables an Engine serves: what
 // the server runs on when the Lance engine serves the data operations.

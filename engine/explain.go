@@ -58,7 +58,7 @@ func (e *Engine) ExplainQuery(ctx context.Context, id []string, q store.Query, a
 		fmt.Fprintf(&sb, "Scan of table %s at version %d (Lance dataset at %s)\n", displayID(id), m.Version, r.t.Location)
 		fmt.Fprintf(&sb, "  output: %s\n", plan.outSchm)
 		if plan.filter != nil {
-			fmt.Fprintf(&sb, "  filter: %s, evaluated over columns %s\n", q.Filter, boundNames(plan.fcols))
+			fmt.Fprintf(&sb, "  filter: %s, evaluated in memory over columns %s\n", q.Filter, boundNames(plan.fcols))
 		}
 		if plan.order != nil {
 			fmt.Fprintf(&sb, "  order by: %d keys over columns %s\n", len(q.OrderBy), boundNames(plan.ocols))

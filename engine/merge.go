@@ -323,11 +323,11 @@ func (e *Engine) merge(ctx context.Context, r *tableRef, s *snapshot, plan *merg
 		res.Version = int64(s.ds.Version())
 		return res, nil
 	}
-	var rows []int
+	// New rows first, then the updated ones in the target's order.
+	rows := inserts
 	for _, u := range updates {
 		rows = append(rows, u.source...)
 	}
-	rows = append(rows, inserts...)
 	newRows := func(yield func(arrow.RecordBatch, error) bool) {
 		for chunk := range slices.Chunk(rows, rewriteBatchRows) {
 			b := takeBatch(source, chunk)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -44,6 +45,10 @@ func newTableSchema(s *arrow.Schema) (*arrow.Schema, *schema.Schema, error) {
 		}
 		seen[f.Name] = true
 		f.Type = storedType(f.Type)
+		if _, err := schema.FieldFromArrow(f); err != nil {
+			return nil, nil, &store.Error{Code: store.CodeTableSchemaValidationError, Cause: err,
+				Message: fmt.Sprintf("field %q has type %s, which a Lance dataset cannot store: %s", f.Name, f.Type, trimSentinel(err))}
+		}
 		fields[i] = f
 	}
 	md := s.Metadata()
@@ -194,9 +199,64 @@ func (c *conformer) conform(mem memory.Allocator, rec arrow.RecordBatch) (arrow.
 		if !f.Nullable && a.NullN() > 0 {
 			return nil, store.Errorf(store.CodeTableSchemaValidationError, "non-nullable field %q has null values", f.Name)
 		}
-		cols[i] = storedArray(mem, a, f.Type)
+		cols[i] = pushDownStructNulls(mem, storedArray(mem, a, f.Type))
 	}
 	return array.NewRecordBatch(c.table, cols, n), nil
+}
+
+// pushDownStructNulls returns a (whose reference it takes) with the nulls
+// of its structs, at any depth, moved down to their fields: a null struct
+// becomes a struct of nulls. Data files of format 2.0 keep no validity of
+// their own for structs (Lance reads a null struct of such a file back as
+// a struct of nulls), so this is what a table of that format stores.
+func pushDownStructNulls(mem memory.Allocator, a arrow.Array) arrow.Array {
+	if !hasNullStruct(a) {
+		return a
+	}
+	defer a.Release()
+	if l, ok := a.(array.ListLike); ok {
+		// The list's own buffers stay; its values lose their null structs.
+		values := l.ListValues()
+		values.Retain()
+		values = pushDownStructNulls(mem, values)
+		defer values.Release()
+		d := a.Data()
+		return fromData(array.NewData(d.DataType(), d.Len(), d.Buffers(), []arrow.ArrayData{values.Data()}, d.NullN(), d.Offset()))
+	}
+	st := a.(*array.Struct)
+	children := make([]arrow.ArrayData, st.NumField())
+	for j := range children {
+		child := st.Field(j)
+		if st.NullN() > 0 && child.DataType().ID() != arrow.NULL {
+			child = withParentNulls(child, st)
+		} else {
+			child.Retain()
+		}
+		child = pushDownStructNulls(mem, child)
+		children[j] = child.Data()
+		children[j].Retain()
+		child.Release()
+	}
+	return fromData(ownedData(a.DataType(), a.Len(), []*memory.Buffer{nil}, children, 0, 0))
+}
+
+// hasNullStruct reports whether a holds a null struct at any depth of
+// nested structs and lists.
+func hasNullStruct(a arrow.Array) bool {
+	switch x := a.(type) {
+	case array.ListLike:
+		return hasNullStruct(x.ListValues())
+	case *array.Struct:
+		if x.NullN() > 0 {
+			return true
+		}
+		for j := range x.NumField() {
+			if hasNullStruct(x.Field(j)) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // storedArray returns a as an array of type dt, the type it stores as

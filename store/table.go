@@ -51,6 +51,9 @@ type TableDeclaration struct {
 	Location   string
 	Owned      bool
 	Properties map[string]string
+	// StorageOptions are recorded with the table (a table created through
+	// the remote API keeps the ones its create named).
+	StorageOptions map[string]string
 }
 
 // TableRegistration is what RegisterTable records.

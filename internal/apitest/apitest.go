@@ -105,8 +105,11 @@ type Server struct {
 	// response validation.
 	API *server.Server
 	// DB is the SQLite database, nil when the test gave a Store.
-	DB        *sqlite.DB
-	Store     store.Backend
+	DB    *sqlite.DB
+	Store store.Backend
+	// Data serves the rows of tables as the server does (the engine
+	// Options.Engine names over Store); nil on a catalog-only store.
+	Data      store.ManagedBackend
 	Warehouse *warehouse.Warehouse
 	Client    *client.Client
 	// HTTP sends raw requests; responses are validated like the client's.
@@ -161,6 +164,7 @@ func Start(t testing.TB, opts Options) *Server {
 	}
 	hs := httptest.NewServer(NewValidator(t).Wrap(srv))
 	s := &Server{URL: hs.URL, API: srv, DB: db, Store: st, Warehouse: wh, HTTP: hs.Client()}
+	s.Data, _ = served.(store.ManagedBackend)
 	var copts []client.Option
 	if len(opts.APIKeys) > 0 {
 		copts = append(copts, client.WithAPIKey(opts.APIKeys[0]))

@@ -145,7 +145,7 @@ func (c *Catalog) DeclareTable(ctx context.Context, id []string, decl store.Tabl
 func (o *Ops) declareTable(ctx context.Context, tx Tx, id []string, decl store.TableDeclaration) (*store.Table, error) {
 	return o.InsertTable(ctx, tx, id, store.Table{
 		Kind: store.External, Location: decl.Location, Owned: decl.Owned,
-		Properties: decl.Properties, ManagedVersioning: true, Declared: true,
+		Properties: decl.Properties, StorageOptions: decl.StorageOptions, ManagedVersioning: true, Declared: true,
 	})
 }
 
