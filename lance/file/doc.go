@@ -28,8 +28,8 @@
 // later only leaves do, and structs and lists are carried by repetition
 // and definition levels in their leaves' pages. The page encodings are
 // version-specific too. Both are the business of a decoder per version
-// (internal/encoding describes the interface; internal/v20 decodes 2.0;
-// the decoders of 2.1 and 2.2 plug in through decoders.go), while this
+// (internal/encoding describes the interface; internal/v20 decodes 2.0,
+// internal/v21 decodes 2.1 and 2.2; decoders.go picks one), while this
 // package does the container, projection, row ranges and takes.
 //
 // # Reading
@@ -51,10 +51,13 @@
 //	err = w.Write(rec)                                         // as often as needed
 //	written, err := w.Close()                                  // rows, size, field/column pairs
 //
-// The writer writes format 2.0, laid out as Lance's 2.0 writer lays it out
-// (the same columns, page encodings, dictionaries of strings, buffer
-// alignment; compression and packed structs when field metadata asks), so
-// Lance reads its files and reads them as its own. It streams: a column's
+// The writer writes format 2.0 by default, laid out as Lance's 2.0 writer
+// lays it out (the same columns, page encodings, dictionaries of strings,
+// buffer alignment; compression and packed structs when field metadata
+// asks), so Lance reads its files and reads them as its own. With
+// WriteOptions.Version V2_1 or V2_2 (what Lance 12 creates datasets in,
+// and a dataset keeps its version) it writes those formats in the
+// simplest layouts Lance reads, uncompressed (internal/v21). It streams: a column's
 // values become a page once they reach WriteOptions.PageBytes, so memory
 // stays about a page per column, and the file appears only when Close
 // succeeds. Written carries what a manifest records of the file.

@@ -33,8 +33,8 @@ var storageVersions = []struct {
 	reads bool
 }{
 	{"2.0", true},
-	{"2.1", false},
-	{"2.2", false},
+	{"2.1", true},
+	{"2.2", true},
 }
 
 var (

@@ -14,6 +14,7 @@ import (
 	"github.com/lancens/lancens/lance/blob"
 	"github.com/lancens/lancens/lance/file/internal/encoding"
 	"github.com/lancens/lancens/lance/file/internal/v20"
+	"github.com/lancens/lancens/lance/file/internal/v21"
 	"github.com/lancens/lancens/lance/internal/pb/filepb"
 	"github.com/lancens/lancens/lance/internal/pb/schemapb"
 	"github.com/lancens/lancens/lance/internal/schemaproto"
@@ -23,8 +24,9 @@ import (
 // WriteOptions choose how a file is written. Zero fields take their
 // defaults.
 type WriteOptions struct {
-	// Version is the format version to write: V2_0 (the default, and the
-	// only one written so far).
+	// Version is the format version to write: V2_0 (the default), V2_1 or
+	// V2_2 (what Lance 12 writes by default; a dataset keeps the version
+	// it was created with, so appends to it must match).
 	Version Version
 	// PageBytes is the size at which a column's buffered values become a
 	// page (default 8 MiB, Lance's own). A writer holds about this much per
@@ -84,13 +86,19 @@ func Create(ctx context.Context, store blob.Store, path string, s *schema.Schema
 			o.PageBytes = opts.PageBytes
 		}
 	}
-	if o.Version != V2_0 {
-		return nil, encoding.Unsupportedf("writing format version %s (only 2.0 is written)", o.Version)
-	}
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	enc, err := v20.NewEncoder(s, uint64(o.PageBytes))
+	var enc encoding.Encoder
+	var err error
+	switch o.Version {
+	case V2_0:
+		enc, err = v20.NewEncoder(s, uint64(o.PageBytes))
+	case V2_1, V2_2:
+		enc, err = v21.NewEncoder(s, uint64(o.PageBytes), o.Version == V2_2)
+	default:
+		return nil, encoding.Unsupportedf("writing format version %s", o.Version)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -277,8 +277,8 @@ func TestWriteRefuses(t *testing.T) {
 		t.Errorf("Written fields %v columns %v", written.FieldIDs, written.ColumnIndices)
 	}
 
-	if _, err := file.Create(ctx, store, "g.lance", s, &file.WriteOptions{Version: file.V2_1}); !errors.Is(err, file.ErrUnsupported) {
-		t.Errorf("Create(2.1) = %v, want ErrUnsupported", err)
+	if _, err := file.Create(ctx, store, "g.lance", s, &file.WriteOptions{Version: file.Version{Major: 2, Minor: 3}}); !errors.Is(err, file.ErrUnsupported) {
+		t.Errorf("Create(2.3) = %v, want ErrUnsupported", err)
 	}
 	dict := lanceSchema(t, arrow.NewSchema([]arrow.Field{{Name: "d", Type: &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.BinaryTypes.String}}}, nil))
 	if _, err := file.Create(ctx, store, "g.lance", dict, nil); !errors.Is(err, file.ErrUnsupported) {

@@ -4,7 +4,8 @@
 // file container (file2.proto), tablepb for dataset metadata (table.proto,
 // transaction.proto and rowids.proto, which share the proto package
 // lance.table), enc20pb for format 2.0's page encodings
-// (encodings_v2_0.proto), and one package per group of messages whose
+// (encodings_v2_0.proto), enc21pb for those of format 2.1 and later
+// (encodings_v2_1.proto), and one package per group of messages whose
 // names would otherwise collide. Every *.pb.go file below it is generated
 // by `make generate`; never edit one by hand. The packages are internal:
 // lance/'s API speaks Go types, not protocol buffers.
@@ -12,3 +13,4 @@ package pb
 
 //go:generate go tool protogen -I ../../proto -out ../../.. -module github.com/lancens/lancens file.proto file2.proto table.proto transaction.proto rowids.proto
 //go:generate go tool protogen -I ../../proto -out ../../.. -module github.com/lancens/lancens encodings_v2_0.proto
+//go:generate go tool protogen -I ../../proto -out ../../.. -module github.com/lancens/lancens encodings_v2_1.proto

@@ -4,9 +4,9 @@
 // a Decoder for the file's version says which columns belong to which
 // field and turns a field's pages into Arrow arrays, reading the bytes it
 // needs through the container. Format 2.0 has its decoder in
-// lance/file/internal/v20; formats 2.1 and 2.2 (mini-block and full-zip
-// layouts, repetition and definition levels) get theirs in a package of
-// their own, registered in lance/file's decoder table (see Decoders there).
+// lance/file/internal/v20; formats 2.1 and 2.2 (mini-block, full-zip and
+// constant layouts, repetition and definition levels) theirs in
+// lance/file/internal/v21; lance/file's decoders.go picks one by version.
 //
 // # What a decoder implements
 //
@@ -39,7 +39,8 @@
 // An Encoder is the writing side: it turns batches into EncodedPages
 // (buffers, encoding, length) that the container writes as they come,
 // and says which field each column belongs to. Format 2.0's is
-// internal/v20.Encoder; lance/file.Create picks it by WriteOptions.Version.
+// internal/v20.Encoder, 2.1's and 2.2's internal/v21.Encoder;
+// lance/file.Create picks one by WriteOptions.Version.
 //
 // # Untrusted input
 //
