@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/url"
 	"path"
 	"path/filepath"
 	"strings"
@@ -129,15 +130,22 @@ func stagedName(v uint64) string {
 }
 
 // stagedPath returns the staged manifest at rel below the branch's root
-// as the commit coordinator takes it: an absolute path on local disk, a
-// URI of the table's bucket on object storage.
+// as Lance clients name the manifests they stage, which is also the form
+// of the manifest path the catalog records (and Lance clients in namespace
+// mode read back): an object-store path, that is, the absolute path
+// without its leading "/" on local disk and the key in the bucket on
+// object storage.
 func (c *committer) stagedPath(branch, rel string) string {
 	key := branchPrefix(branch) + rel
 	loc := c.ref.t.Location
 	if dir, ok := warehouse.LocalPath(loc); ok {
-		return filepath.Join(dir, filepath.FromSlash(key))
+		return warehouse.ObjectPath(filepath.Join(dir, filepath.FromSlash(key)))
 	}
-	return strings.TrimSuffix(loc, "/") + "/" + path.Clean(key)
+	u, err := url.Parse(loc)
+	if err != nil {
+		return loc + "/" + key // the coordinator refuses it with a clear error
+	}
+	return path.Join(strings.TrimPrefix(u.Path, "/"), key)
 }
 
 // writeOptions are the options a write opens its dataset with: commits go

@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/lancens/lancens/lance/file"
 	"github.com/lancens/lancens/lance/schema"
 	"github.com/lancens/lancens/lance/table"
 	"github.com/lancens/lancens/store"
@@ -100,11 +101,16 @@ func (e *Engine) writeFirst(ctx context.Context, r *tableRef, c *committer, ls *
 		return store.WriteResult{}, schemaError(err)
 	}
 	var rows int64
-	frags, err := e.writeFragments(ctx, r.id, r.root, ls, conformed(conf, d, &rows))
+	frags, err := e.writeFragments(ctx, r.id, r.root, ls, e.fileOpts, conformed(conf, d, &rows))
 	if err != nil {
 		return store.WriteResult{}, err
 	}
-	ds, err := table.Create(ctx, r.root, ls, frags, table.CreateOptions{Options: e.writeOptions(r, c)})
+	version := e.fileOpts.Version
+	if version == (file.Version{}) {
+		version = file.V2_0
+	}
+	ds, err := table.Create(ctx, r.root, ls, frags, table.CreateOptions{Options: e.writeOptions(r, c),
+		DataFormat: table.DataFormat{FileFormat: "lance", Version: version.String()}})
 	if errors.Is(err, table.ErrExists) {
 		return store.WriteResult{}, store.Errorf(store.CodeTableAlreadyExists, "table %s already has a dataset at %s", displayID(r.id), r.t.Location)
 	}
@@ -128,7 +134,7 @@ func (e *Engine) overwrite(ctx context.Context, r *tableRef, ls *schema.Schema, 
 		return store.WriteResult{}, schemaError(err)
 	}
 	var rows int64
-	frags, err := e.writeFragments(ctx, r.id, s.ds.Store(), ls, conformed(conf, d, &rows))
+	frags, err := e.writeFragments(ctx, r.id, s.ds.Store(), ls, e.fileOptions(s.ds.Manifest()), conformed(conf, d, &rows))
 	if err != nil {
 		return store.WriteResult{}, err
 	}
@@ -174,7 +180,7 @@ func (e *Engine) Insert(ctx context.Context, id []string, mode store.InsertMode,
 		return e.overwrite(ctx, r, s.ds.Manifest().Schema, conf, d)
 	}
 	var rows int64
-	frags, err := e.writeFragments(ctx, r.id, s.ds.Store(), s.ds.Manifest().Schema, conformed(conf, d, &rows))
+	frags, err := e.writeFragments(ctx, r.id, s.ds.Store(), s.ds.Manifest().Schema, e.fileOptions(s.ds.Manifest()), conformed(conf, d, &rows))
 	if err != nil {
 		return store.WriteResult{}, err
 	}

@@ -28,7 +28,7 @@ import (
 // table's write lock: change returns the operation to commit, computed
 // against snapshot s.
 func (e *Engine) evolve(ctx context.Context, id []string, change func(ctx context.Context, r *tableRef, s *snapshot) (table.Operation, error)) (store.WriteResult, error) {
-	return retryConflicts(ctx, func() (store.WriteResult, error) {
+	res, err := retryConflicts(ctx, func() (store.WriteResult, error) {
 		r, s, unlock, err := e.writeTarget(ctx, id)
 		if err != nil {
 			return store.WriteResult{}, err
@@ -45,6 +45,7 @@ func (e *Engine) evolve(ctx context.Context, id []string, change func(ctx contex
 		}
 		return store.WriteResult{Version: int64(ds.Version()), TransactionID: c.txID}, nil
 	})
+	return res, dataError(id, err)
 }
 
 // AddColumns implements store.ManagedData: each column's values are
@@ -152,7 +153,7 @@ func (rd *reader) withNewFiles(ctx context.Context, sch, added *schema.Schema, c
 				}
 			}
 		}
-		df, n, err := table.WriteDataFile(ctx, rd.s.ds.Store(), added, iter.Seq2[arrow.RecordBatch, error](batches), rd.e.fileOpts)
+		df, n, err := table.WriteDataFile(ctx, rd.s.ds.Store(), added, iter.Seq2[arrow.RecordBatch, error](batches), rd.e.fileOptions(rd.s.ds.Manifest()))
 		if err != nil {
 			return nil, writeError(rd.ref.id, err)
 		}

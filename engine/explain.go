@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/lancens/lancens/store"
 )
 
@@ -37,8 +39,8 @@ func (e *Engine) ExplainQuery(ctx context.Context, id []string, q store.Query, a
 			k = defaultK
 		}
 		f := s.arrow.Field(fi)
-		fmt.Fprintf(&sb, "Vector search of table %s at version %d\n  column: %s (%s)\n  k: %d, queries: %d\n  exact search over every fragment (flat)\n",
-			displayID(id), m.Version, f.Name, f.Type, k, len(q.Vector.Vectors))
+		fmt.Fprintf(&sb, "KNNVectorDistance: exact (flat) search of table %s at version %d, %d fragments, %d rows\n  column: %s (%s)\n  k: %d, queries: %d\n",
+			displayID(id), m.Version, len(m.Fragments), m.Rows(), f.Name, f.Type, k, len(q.Vector.Vectors))
 		if q.Filter != "" {
 			mode := "prefilter"
 			if q.Vector.Postfilter {
@@ -55,17 +57,24 @@ func (e *Engine) ExplainQuery(ctx context.Context, id []string, q store.Query, a
 		if err != nil {
 			return "", err
 		}
-		fmt.Fprintf(&sb, "Scan of table %s at version %d (Lance dataset at %s)\n", displayID(id), m.Version, r.t.Location)
-		fmt.Fprintf(&sb, "  output: %s\n", plan.outSchm)
-		if plan.filter != nil {
-			fmt.Fprintf(&sb, "  filter: %s, evaluated in memory over columns %s\n", q.Filter, boundNames(plan.fcols))
+		// The shape of Lance's own plans, outermost first.
+		indent := ""
+		line := func(format string, args ...any) {
+			fmt.Fprintf(&sb, indent+format+"\n", args...)
+			indent += "  "
+		}
+		line("ProjectionExec: output=[%s]", fieldNames(plan.outSchm))
+		if q.Limit > 0 || q.Offset > 0 {
+			line("GlobalLimitExec: skip=%d, fetch=%d", q.Offset, q.Limit)
 		}
 		if plan.order != nil {
-			fmt.Fprintf(&sb, "  order by: %d keys over columns %s\n", len(q.OrderBy), boundNames(plan.ocols))
+			line("SortExec: keys over [%s]", boundNames(plan.ocols))
 		}
-		if q.Limit > 0 || q.Offset > 0 {
-			fmt.Fprintf(&sb, "  offset %d, limit %d\n", q.Offset, q.Limit)
+		if plan.filter != nil {
+			line("FilterExec: %s (evaluated in memory over [%s], then the rows kept taken)", q.Filter, boundNames(plan.fcols))
 		}
+		line("LanceScan: table=%s, version=%d, uri=%s, fragments=%d, rows=%d, format=%s %s",
+			displayID(id), m.Version, r.t.Location, len(m.Fragments), m.Rows(), m.DataFormat.FileFormat, m.DataFormat.Version)
 		run = func(st *scanStats) error {
 			res, err := rd.scan(ctx, plan, st)
 			if err == nil {
@@ -77,23 +86,25 @@ func (e *Engine) ExplainQuery(ctx context.Context, id []string, q store.Query, a
 			return err
 		}
 	}
-	fmt.Fprintf(&sb, "  fragments: %d, rows: %d, data format %s %s\n", len(m.Fragments), m.Rows(), m.DataFormat.FileFormat, m.DataFormat.Version)
 	if analyze {
 		var st scanStats
 		start := time.Now()
 		if err := run(&st); err != nil {
-			return "", err
+			return "", dataError(id, err)
 		}
-		fmt.Fprintf(&sb, "  metrics: output_rows=%d fragments=%d rows_scanned=%d elapsed=%s\n", st.rowsMatched, st.fragments, st.rowsScanned, time.Since(start))
+		fmt.Fprintf(&sb, "metrics: output_rows=%d fragments=%d rows_scanned=%d elapsed=%s\n", st.rowsMatched, st.fragments, st.rowsScanned, time.Since(start))
 	}
 	return sb.String(), nil
 }
 
 // boundNames lists the columns a binder binds, for plans.
-func boundNames(b *colBinder) string {
-	names := make([]string, len(b.used))
-	for k, f := range b.batchSchema().Fields() {
+func boundNames(b *colBinder) string { return fieldNames(b.batchSchema()) }
+
+// fieldNames lists the fields of s, for plans.
+func fieldNames(s *arrow.Schema) string {
+	names := make([]string, s.NumFields())
+	for k, f := range s.Fields() {
 		names[k] = f.Name
 	}
-	return "[" + strings.Join(names, ", ") + "]"
+	return strings.Join(names, ", ")
 }

@@ -111,7 +111,7 @@ func (e *Engine) MergeInsert(ctx context.Context, id []string, m store.Merge) (s
 			source.Release()
 		}
 	}()
-	return retryConflicts(ctx, func() (store.WriteResult, error) {
+	res, err := retryConflicts(ctx, func() (store.WriteResult, error) {
 		r, s, unlock, err := e.writeTarget(ctx, id)
 		if err != nil {
 			return store.WriteResult{}, err
@@ -135,6 +135,7 @@ func (e *Engine) MergeInsert(ctx context.Context, id []string, m store.Merge) (s
 		}
 		return e.merge(ctx, r, s, plan, source)
 	})
+	return res, dataError(id, err)
 }
 
 // readSource reads the source rows of a merge, conformed to the target's
@@ -341,7 +342,7 @@ func (e *Engine) merge(ctx context.Context, r *tableRef, s *snapshot, plan *merg
 	var frags []*table.Fragment
 	if len(rows) > 0 {
 		var err error
-		if frags, err = e.writeFragments(ctx, id, s.ds.Store(), s.ds.Manifest().Schema, newRows); err != nil {
+		if frags, err = e.writeFragments(ctx, id, s.ds.Store(), s.ds.Manifest().Schema, e.fileOptions(s.ds.Manifest()), newRows); err != nil {
 			return res, err
 		}
 	}

@@ -43,7 +43,7 @@ func (e *Engine) Delete(ctx context.Context, id []string, predicate string) (sto
 	if strings.TrimSpace(predicate) == "" {
 		return store.WriteResult{}, store.Errorf(store.CodeInvalidInput, "a predicate is required (use 'true' to delete every row)")
 	}
-	return retryConflicts(ctx, func() (store.WriteResult, error) {
+	res, err := retryConflicts(ctx, func() (store.WriteResult, error) {
 		r, s, unlock, err := e.writeTarget(ctx, id)
 		if err != nil {
 			return store.WriteResult{}, err
@@ -76,6 +76,7 @@ func (e *Engine) Delete(ctx context.Context, id []string, predicate string) (sto
 		}
 		return store.WriteResult{Version: int64(ds.Version()), TransactionID: c.txID, Deleted: n}, nil
 	})
+	return res, dataError(id, err)
 }
 
 func offsetsBitmap(rows []int) *roaring.Bitmap {
@@ -164,7 +165,7 @@ func assignable(path string, f arrow.Field, got expr.Type) error {
 // as new fragments (Lance's update by rewriting rows); an update that
 // matches no row makes no version.
 func (e *Engine) Update(ctx context.Context, id []string, updates []store.ColumnUpdate, predicate string) (store.WriteResult, error) {
-	return retryConflicts(ctx, func() (store.WriteResult, error) {
+	res, err := retryConflicts(ctx, func() (store.WriteResult, error) {
 		r, s, unlock, err := e.writeTarget(ctx, id)
 		if err != nil {
 			return store.WriteResult{}, err
@@ -210,7 +211,7 @@ func (e *Engine) Update(ctx context.Context, id []string, updates []store.Column
 				}
 			}
 		}
-		frags, err := e.writeFragments(ctx, id, s.ds.Store(), s.ds.Manifest().Schema, updated)
+		frags, err := e.writeFragments(ctx, id, s.ds.Store(), s.ds.Manifest().Schema, e.fileOptions(s.ds.Manifest()), updated)
 		if err != nil {
 			return store.WriteResult{}, err
 		}
@@ -221,6 +222,7 @@ func (e *Engine) Update(ctx context.Context, id []string, updates []store.Column
 		}
 		return store.WriteResult{Version: int64(ds.Version()), TransactionID: c.txID, Updated: n}, nil
 	})
+	return res, dataError(id, err)
 }
 
 // rows returns every column of the table for the rows of frag at offsets

@@ -36,7 +36,8 @@ func (e *Engine) Query(ctx context.Context, id []string, q store.Query) (*store.
 	rd := e.reader(r, s)
 	switch {
 	case q.Vector != nil:
-		return rd.searchVectors(ctx, q, nil)
+		res, err := rd.searchVectors(ctx, q, nil)
+		return res, dataError(id, err)
 	case q.Text != nil:
 		return nil, store.Errorf(store.CodeUnsupported, "full-text search needs a full-text index, which tables of the Lance engine do not have yet")
 	}
@@ -44,7 +45,8 @@ func (e *Engine) Query(ctx context.Context, id []string, q store.Query) (*store.
 	if err != nil {
 		return nil, err
 	}
-	return rd.scan(ctx, plan, nil)
+	res, err := rd.scan(ctx, plan, nil)
+	return res, dataError(id, err)
 }
 
 // scanPlan is a scan compiled against one snapshot.

@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/lancens/lancens/lance/blob"
+	"github.com/lancens/lancens/lance/file"
 	"github.com/lancens/lancens/lance/schema"
 	"github.com/lancens/lancens/lance/table"
 	"github.com/lancens/lancens/store"
@@ -53,10 +54,10 @@ func conformed(c *conformer, d store.Data, rows *int64) iter.Seq2[arrow.RecordBa
 
 // writeFragments streams rows (of the table's schema sch, with its field
 // ids) into new data files under st, the branch's store, and returns the
-// fragments for a commit. Nothing refers to the files until a commit
-// does. It returns the errors of rows and of writing (dataError).
-func (e *Engine) writeFragments(ctx context.Context, id []string, st blob.Store, sch *schema.Schema, rows iter.Seq2[arrow.RecordBatch, error]) ([]*table.Fragment, error) {
-	frags, err := table.WriteFragments(ctx, st, sch, rows, table.WriteOptions{MaxRowsPerFile: e.maxRows, File: e.fileOpts})
+// fragments for a commit, with the file options fo. Nothing refers to
+// the files until a commit does. It returns the errors of rows and of writing (dataError).
+func (e *Engine) writeFragments(ctx context.Context, id []string, st blob.Store, sch *schema.Schema, fo file.WriteOptions, rows iter.Seq2[arrow.RecordBatch, error]) ([]*table.Fragment, error) {
+	frags, err := table.WriteFragments(ctx, st, sch, rows, table.WriteOptions{MaxRowsPerFile: e.maxRows, File: fo})
 	if err != nil {
 		return nil, writeError(id, err)
 	}
@@ -71,4 +72,21 @@ func writeError(id []string, err error) error {
 		return se
 	}
 	return dataError(id, err)
+}
+
+// fileOptions returns the options of the data files a write adds to the
+// version m: the engine's, in the format version of the dataset's files
+// (a dataset keeps the version it was created with: Lance 12 creates 2.2,
+// lancens 2.0 unless told otherwise).
+func (e *Engine) fileOptions(m *table.Manifest) file.WriteOptions {
+	o := e.fileOpts
+	switch m.DataFormat.Version {
+	case "2.0":
+		o.Version = file.V2_0
+	case "2.1":
+		o.Version = file.V2_1
+	case "2.2":
+		o.Version = file.V2_2
+	}
+	return o
 }
