@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"math/bits"
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -81,45 +80,6 @@ func (rd *reader) planScan(q store.Query) (*scanPlan, error) {
 // scanStats counts what a scan did, for analyze_plan.
 type scanStats struct {
 	fragments, rowsScanned, rowsMatched int64
-}
-
-// selected returns the offsets of the rows of frag that are not deleted
-// and that filter (nil: none) keeps.
-func (rd *reader) selected(ctx context.Context, frag *table.Fragment, filter *expr.Program, fcols *colBinder) ([]int, error) {
-	del, err := rd.deletions(ctx, frag)
-	if err != nil {
-		return nil, err
-	}
-	n := int(frag.PhysicalRows)
-	if filter == nil {
-		live := make([]int, 0, n-int(del.GetCardinality()))
-		for i := range n {
-			if !del.Contains(uint32(i)) {
-				live = append(live, i)
-			}
-		}
-		return live, nil
-	}
-	batch, err := rd.batch(ctx, frag, fcols, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer batch.Release()
-	words, err := filter.Filter(batch)
-	if err != nil {
-		return nil, err
-	}
-	var live []int
-	for w, word := range words {
-		for word != 0 {
-			i := w*64 + bits.TrailingZeros64(word)
-			word &= word - 1
-			if i < n && !del.Contains(uint32(i)) {
-				live = append(live, i)
-			}
-		}
-	}
-	return live, nil
 }
 
 // batch returns the columns b binds for the rows of frag at offsets rows
@@ -312,19 +272,30 @@ func (rd *reader) scan(ctx context.Context, p *scanPlan, stats *scanStats) (*sto
 			return nil, err
 		}
 		stats.fragments++
-		stats.rowsScanned += int64(frag.PhysicalRows)
-		live, err := rd.selected(ctx, frag, p.filter, p.fcols)
+		// The rows the page needs, chunk by chunk: a scan with a limit
+		// stops evaluating its filter once it has them.
+		var live []int
+		err := rd.filterChunks(ctx, frag, p.filter, p.fcols, false, func(c chunk) bool {
+			stats.rowsScanned += int64(c.size)
+			stats.rowsMatched += int64(len(c.rows))
+			rows := c.rows
+			if skip >= len(rows) {
+				skip -= len(rows)
+				return true
+			}
+			rows, skip = rows[skip:], 0
+			if limit > 0 && len(live)+len(rows) >= limit {
+				live = append(live, rows[:limit-len(live)]...)
+				return false
+			}
+			live = append(live, rows...)
+			return true
+		})
 		if err != nil {
 			return nil, err
 		}
-		stats.rowsMatched += int64(len(live))
-		if skip >= len(live) {
-			skip -= len(live)
+		if len(live) == 0 {
 			continue
-		}
-		live, skip = live[skip:], 0
-		if limit > 0 && len(live) > limit {
-			live = live[:limit]
 		}
 		b, err := rd.output(ctx, frag, p.proj, p.outSchm, live)
 		if err != nil {
@@ -490,11 +461,11 @@ func (e *Engine) CountRows(ctx context.Context, id []string, version *int64, pre
 	rd := e.reader(r, s)
 	var n int64
 	for _, frag := range s.ds.Manifest().Fragments {
-		live, err := rd.selected(ctx, frag, filter, fcols)
+		k, err := rd.count(ctx, frag, filter, fcols)
 		if err != nil {
 			return 0, 0, dataError(id, err)
 		}
-		n += int64(len(live))
+		n += int64(k)
 	}
 	return n, v, nil
 }
