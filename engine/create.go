@@ -10,6 +10,7 @@ import (
 	"github.com/lancens/lancens/lance/schema"
 	"github.com/lancens/lancens/lance/table"
 	"github.com/lancens/lancens/store"
+	"github.com/lancens/lancens/warehouse"
 )
 
 // CreateTable implements store.ManagedData. A table the catalog does not
@@ -63,7 +64,8 @@ func (e *Engine) createNew(ctx context.Context, id []string, nt store.NewTable, 
 	if !ok {
 		return nil, store.WriteResult{}, store.Errorf(store.CodeInternal, "the warehouse allocated %s, which it does not reach", loc)
 	}
-	r := &tableRef{id: id, t: &store.Table{ID: id, Location: loc, ManagedVersioning: true, Owned: true}, root: root}
+	_, local := warehouse.LocalPath(loc)
+	r := &tableRef{id: id, t: &store.Table{ID: id, Location: loc, ManagedVersioning: true, Owned: true}, root: root, local: local}
 	c := &committer{e: e, ref: r, declare: &store.TableDeclaration{Location: loc, Owned: true, Properties: nt.Properties, StorageOptions: nt.StorageOptions}}
 	res, err := e.writeFirst(ctx, r, c, ls, conf, nt.Data)
 	if err != nil {
