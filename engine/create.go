@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"github.com/apache/arrow-go/v18/arrow"
-
 	"github.com/lancens/lancens/lance/file"
 	"github.com/lancens/lancens/lance/schema"
 	"github.com/lancens/lancens/lance/table"
@@ -203,14 +201,4 @@ func (e *Engine) commitAppend(ctx context.Context, r *tableRef, s *snapshot, fra
 		return store.WriteResult{}, writeError(r.id, err)
 	}
 	return store.WriteResult{Version: int64(ds.Version()), TransactionID: c.txID, Inserted: rows}, nil
-}
-
-// arrowSchemaOf returns the Arrow form of a Lance schema. It returns
-// InvalidTableState (19) for one that has none.
-func arrowSchemaOf(id []string, ls *schema.Schema) (*arrow.Schema, error) {
-	as, err := ls.ToArrow()
-	if err != nil {
-		return nil, dataError(id, err)
-	}
-	return as, nil
 }
