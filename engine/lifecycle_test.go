@@ -22,8 +22,8 @@ import (
 // numbers is the schema of the tables of these tests.
 var numbers = arrowtest.Schema("id", arrow.PrimitiveTypes.Int64, "v", arrow.PrimitiveTypes.Int64)
 
-// rows returns store.Data of rows from..to, v = id.
-func rows(t *testing.T, from, to int) store.Data {
+// numberRows returns store.Data of rows from..to, v = id.
+func numberRows(t *testing.T, from, to int) store.Data {
 	t.Helper()
 	var b strings.Builder
 	for i := from; i <= to; i++ {
@@ -96,11 +96,11 @@ func TestOptimize(t *testing.T) {
 	ctx := t.Context()
 	id := []string{"t"}
 	must[store.WriteResult](t)(func() (store.WriteResult, error) {
-		_, res, err := b.CreateTable(ctx, id, store.NewTable{Data: rows(t, 1, 10)})
+		_, res, err := b.CreateTable(ctx, id, store.NewTable{Data: numberRows(t, 1, 10)})
 		return res, err
 	}())
 	for i := 1; i < 10; i++ {
-		must[store.WriteResult](t)(b.Insert(ctx, id, store.InsertAppend, rows(t, 10*i+1, 10*i+10)))
+		must[store.WriteResult](t)(b.Insert(ctx, id, store.InsertAppend, numberRows(t, 10*i+1, 10*i+10)))
 	}
 	must[store.WriteResult](t)(b.Delete(ctx, id, "id % 2 = 0"))
 	before := must[*store.TableData](t)(b.Describe(ctx, id, nil))
@@ -149,15 +149,15 @@ func TestCleanupKeepsBranches(t *testing.T) {
 	b := sqliteEngine(t)
 	ctx := t.Context()
 	id := []string{"t"}
-	if _, _, err := b.CreateTable(ctx, id, store.NewTable{Data: rows(t, 1, 5)}); err != nil {
+	if _, _, err := b.CreateTable(ctx, id, store.NewTable{Data: numberRows(t, 1, 5)}); err != nil {
 		t.Fatal(err)
 	}
-	must[store.WriteResult](t)(b.Insert(ctx, id, store.InsertAppend, rows(t, 6, 7))) // v2
+	must[store.WriteResult](t)(b.Insert(ctx, id, store.InsertAppend, numberRows(t, 6, 7))) // v2
 	if _, err := b.CreateBranch(ctx, id, "dev", "", ptr(int64(2))); err != nil {
 		t.Fatal(err)
 	}
 	dev := b.OnBranch("dev")
-	if res := must[store.WriteResult](t)(dev.Insert(ctx, id, store.InsertAppend, rows(t, 100, 100))); res.Version != 3 {
+	if res := must[store.WriteResult](t)(dev.Insert(ctx, id, store.InsertAppend, numberRows(t, 100, 100))); res.Version != 3 {
 		t.Fatalf("the first write on dev made version %d, want 3", res.Version)
 	}
 	must[store.WriteResult](t)(b.Delete(ctx, id, "id < 7")) // v3
@@ -190,7 +190,7 @@ func TestCleanupKeepsBranches(t *testing.T) {
 	if n := count(t, dev, id, nil, ""); n != 1 {
 		t.Fatalf("dev made again reads %d rows, want main's 1", n)
 	}
-	res := must[store.WriteResult](t)(dev.Insert(ctx, id, store.InsertAppend, rows(t, 200, 201)))
+	res := must[store.WriteResult](t)(dev.Insert(ctx, id, store.InsertAppend, numberRows(t, 200, 201)))
 	if res.Version != latest.Version+1 {
 		t.Fatalf("a write on dev made again made version %d, want %d", res.Version, latest.Version+1)
 	}
@@ -206,7 +206,7 @@ func TestQueuedBackfill(t *testing.T) {
 	b := sqliteEngine(t)
 	ctx := t.Context()
 	id := []string{"t"}
-	if _, _, err := b.CreateTable(ctx, id, store.NewTable{Data: rows(t, 1, 4)}); err != nil {
+	if _, _, err := b.CreateTable(ctx, id, store.NewTable{Data: numberRows(t, 1, 4)}); err != nil {
 		t.Fatal(err)
 	}
 	must[store.WriteResult](t)(b.AddColumns(ctx, id, []store.NewColumn{{Name: "twice", Expr: "v * 2", Computed: true}}))
@@ -254,7 +254,7 @@ func TestBranchMadeAgain(t *testing.T) {
 	b := sqliteEngine(t)
 	ctx := t.Context()
 	id := []string{"t"}
-	if _, _, err := b.CreateTable(ctx, id, store.NewTable{Data: rows(t, 1, 5)}); err != nil {
+	if _, _, err := b.CreateTable(ctx, id, store.NewTable{Data: numberRows(t, 1, 5)}); err != nil {
 		t.Fatal(err)
 	}
 	x := b.OnBranch("x")
@@ -262,7 +262,7 @@ func TestBranchMadeAgain(t *testing.T) {
 		if _, err := b.CreateBranch(ctx, id, "x", "", ptr(int64(1))); err != nil {
 			t.Fatal(err)
 		}
-		res := must[store.WriteResult](t)(x.Insert(ctx, id, store.InsertAppend, rows(t, 100, 99+added)))
+		res := must[store.WriteResult](t)(x.Insert(ctx, id, store.InsertAppend, numberRows(t, 100, 99+added)))
 		if res.Version != 2 {
 			t.Fatalf("the write on x made version %d, want 2", res.Version)
 		}
