@@ -25,6 +25,12 @@ var numbers = arrowtest.Schema("id", arrow.PrimitiveTypes.Int64, "v", arrow.Prim
 // numberRows returns store.Data of rows from..to, v = id.
 func numberRows(t *testing.T, from, to int) store.Data {
 	t.Helper()
+	return store.NewData(numbers, numberBatch(t, from, to))
+}
+
+// numberBatch returns rows from..to, v = id.
+func numberBatch(t *testing.T, from, to int) arrow.RecordBatch {
+	t.Helper()
 	var b strings.Builder
 	for i := from; i <= to; i++ {
 		if i > from {
@@ -32,7 +38,7 @@ func numberRows(t *testing.T, from, to int) store.Data {
 		}
 		fmt.Fprintf(&b, `{"id": %d, "v": %d}`, i, i)
 	}
-	return store.Data{Schema: numbers, Batches: []arrow.RecordBatch{arrowtest.Record(t, numbers, "["+b.String()+"]")}}
+	return arrowtest.Record(t, numbers, "["+b.String()+"]")
 }
 
 // sqliteEngine returns an engine over a SQLite catalog in a fresh

@@ -60,7 +60,7 @@ func TestReplicasLifecycle(t *testing.T) {
 	b := apitest.Start(t, apitest.Options{Engine: "lance", Postgres: url, Warehouse: wh})
 	ctx := t.Context()
 	src := []string{"src"}
-	batch := func(from, to int) []arrow.RecordBatch { return numberRows(t, from, to).Batches }
+	batch := func(from, to int) []arrow.RecordBatch { return []arrow.RecordBatch{numberBatch(t, from, to)} }
 	if _, err := a.Client.CreateTable(ctx, src, numbers, batch(1, 10), nil); err != nil {
 		t.Fatal(err)
 	}

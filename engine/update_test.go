@@ -35,7 +35,7 @@ func TestUpdateStructField(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := []string{"s"}
-	if _, _, err := tg.CreateTable(ctx, id, store.NewTable{Data: store.Data{Schema: schema, Batches: []arrow.RecordBatch{rec}}}); err != nil {
+	if _, _, err := tg.CreateTable(ctx, id, store.NewTable{Data: store.NewData(schema, rec)}); err != nil {
 		t.Fatal(err)
 	}
 	res, err := tg.Update(ctx, id, []store.ColumnUpdate{{Path: "p.x", Expr: "p.x + 1"}, {Path: "p.inner.label", Expr: "upper(p.inner.label)"}}, "id >= 2")

@@ -173,7 +173,7 @@ func (e *Engine) RefreshView(ctx context.Context, job store.RefreshView) (store.
 		}
 		var n int64
 		ls := s.ds.Manifest().Schema
-		frags, err := main.writeFragments(ctx, r.id, s.ds.Store(), ls, main.fileOptions(s.ds.Manifest()), conformed(conf, store.Data{Schema: rows.Schema, Batches: rows.Batches}, &n))
+		frags, err := main.writeFragments(ctx, r.id, s.ds.Store(), ls, main.fileOptions(s.ds.Manifest()), conformed(conf, store.NewData(rows.Schema, rows.Batches...), &n))
 		if err != nil {
 			return store.WriteResult{}, err
 		}

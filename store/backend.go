@@ -37,6 +37,7 @@ type Backend interface {
 	Jobs
 	Probe
 	LocationLocker
+	LocationHistory
 }
 
 // ManagedBackend is a Backend that also keeps managed tables

@@ -29,6 +29,10 @@
 //     the backend respects; the commit coordinator holds them while it
 //     puts manifests in place. A backend one process holds answers at
 //     once.
+//   - LocationHistory: where dropped, deregistered and replaced tables
+//     lay, and in which namespace, so that the server places a table
+//     where another namespace's table lay only for a principal that may
+//     write that namespace.
 //
 // A backend that also keeps the rows of managed tables (store/sqlite)
 // implements ManagedTables — ManagedData, BranchedData, Indexes, Views and
