@@ -21,9 +21,16 @@ import (
 //     the catalog or the manifest puts them, and its loaded structures in
 //     the engine's cache, under the table's cache key;
 //   - cleanup (retention.go) keeps every file a remaining version's
-//     manifest refers to (its index section included): an index recorded
+//     manifest refers to (its index section included) and removes, from
+//     data/, _deletions/, _transactions/ and _indices/, the files only
+//     removed versions referred to and those no version refers to once
+//     they are older than table.UnverifiedAge: an index recorded
 //     elsewhere must keep its files where cleanup does not look, or be
-//     named by the manifest.
+//     named by the manifest;
+//   - optimize's compaction (lance/table's Compact) rewrites fragments
+//     into new ones with new ids and row addresses, merging only
+//     neighbours the manifest's indexes cover alike: an index recorded
+//     elsewhere stops covering the fragments a compaction replaced.
 
 func unsupported(what string) error {
 	return store.Errorf(store.CodeUnsupported, "%s is not available on tables of the Lance engine yet", what)
