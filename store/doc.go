@@ -36,7 +36,10 @@
 //
 // A backend that also keeps the rows of managed tables (store/sqlite)
 // implements ManagedTables — ManagedData, BranchedData, Indexes, Views and
-// VersionCleanup — all of it or none: it is then a ManagedBackend. That is
+// VersionCleanup — all of it or none: it is then a ManagedBackend. Package
+// engine implements ManagedTables over any Backend's catalog, every table
+// a Lance dataset in the warehouse (engine.WithBackend makes the pair a
+// ManagedBackend): that is how a catalog-only backend serves rows. That is
 // the one optional part of the contract, and it is found in one place:
 // the server asks, once when it starts, whether its Backend is a
 // ManagedBackend, and otherwise answers the managed-table operations
