@@ -49,6 +49,9 @@ type committer struct {
 	// transaction that records its first version (CreateTable of a table
 	// the catalog does not have yet).
 	declare *store.TableDeclaration
+	// viewSource, when set, is the source version a refresh of a
+	// materialized view read: the catalog records it with the version.
+	viewSource *int64
 	// txID is the transaction id of the last version recorded.
 	txID string
 	// recorded is the catalog's record of the last version committed.
@@ -69,7 +72,7 @@ func (c *committer) Commit(ctx context.Context, cm *table.Commit) error {
 	if err := blob.Put(ctx, cm.Store, staged, cm.Manifest); err != nil {
 		return fmt.Errorf("staging the manifest of version %d: %w", cm.Version, err)
 	}
-	vc := store.VersionCommit{Branch: cm.Branch, Version: int64(cm.Version), StagedPath: c.stagedPath(cm.Branch, staged)}
+	vc := store.VersionCommit{Branch: cm.Branch, Version: int64(cm.Version), StagedPath: c.stagedPath(cm.Branch, staged), ViewSourceVersion: c.viewSource}
 	scheme := warehouse.NamingV2
 	if cm.Path == table.ManifestPath(cm.Version, table.NamingV1) {
 		scheme = warehouse.NamingV1

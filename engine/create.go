@@ -30,7 +30,7 @@ func (e *Engine) CreateTable(ctx context.Context, id []string, nt store.NewTable
 	existing, err := main.find(ctx, id)
 	switch {
 	case errors.Is(err, store.ErrTableNotFound):
-		return main.createNew(ctx, id, nt, ls, conf)
+		return main.createNew(ctx, id, nt, ls, conf, nil)
 	case err != nil:
 		return nil, store.WriteResult{}, err
 	case existing.t.Declared:
@@ -40,6 +40,9 @@ func (e *Engine) CreateTable(ctx context.Context, id []string, nt store.NewTable
 		v, err := main.latest(ctx, existing)
 		return existing.t, store.WriteResult{Version: int64(v)}, err
 	case nt.Mode == store.ModeOverwrite:
+		if err := main.refuseView(ctx, existing); err != nil {
+			return nil, store.WriteResult{}, err
+		}
 		res, err := main.overwrite(ctx, existing, ls, conf, nt.Data)
 		return existing.t, res, err
 	}
@@ -47,10 +50,11 @@ func (e *Engine) CreateTable(ctx context.Context, id []string, nt store.NewTable
 }
 
 // createNew writes the dataset of a new table at a location the warehouse
-// allocates and declares the table with its first version. It returns
-// NamespaceNotFound (1) and TableAlreadyExists (5) from the catalog (the
-// files written are removed then), and the errors of writing.
-func (e *Engine) createNew(ctx context.Context, id []string, nt store.NewTable, ls *schema.Schema, conf *conformer) (*store.Table, store.WriteResult, error) {
+// allocates and declares the table with its first version, as the
+// materialized view view when it is not nil. It returns NamespaceNotFound
+// (1) and TableAlreadyExists (5) from the catalog (the files written are
+// removed then), and the errors of writing.
+func (e *Engine) createNew(ctx context.Context, id []string, nt store.NewTable, ls *schema.Schema, conf *conformer, view *store.ViewRecord) (*store.Table, store.WriteResult, error) {
 	loc, err := e.wh.Allocate(id[:len(id)-1], id[len(id)-1])
 	if err != nil {
 		return nil, store.WriteResult{}, err
@@ -64,7 +68,8 @@ func (e *Engine) createNew(ctx context.Context, id []string, nt store.NewTable, 
 	}
 	_, local := warehouse.LocalPath(loc)
 	r := &tableRef{id: id, t: &store.Table{ID: id, Location: loc, ManagedVersioning: true, Owned: true}, root: root, local: local}
-	c := &committer{e: e, ref: r, declare: &store.TableDeclaration{Location: loc, Owned: true, Properties: nt.Properties, StorageOptions: nt.StorageOptions}}
+	c := &committer{e: e, ref: r, declare: &store.TableDeclaration{Location: loc, Owned: true, Properties: nt.Properties,
+		StorageOptions: nt.StorageOptions, View: view}}
 	res, err := e.writeFirst(ctx, r, c, ls, conf, nt.Data)
 	if err != nil {
 		e.discardLocation(ctx, id, loc)
@@ -169,6 +174,9 @@ func (e *Engine) Insert(ctx context.Context, id []string, mode store.InsertMode,
 			return store.WriteResult{}, err
 		}
 		return e.materialise(ctx, r, ls, conf, d)
+	}
+	if err := e.refuseView(ctx, r); err != nil {
+		return store.WriteResult{}, err
 	}
 	s, err := e.open(ctx, r, nil)
 	if err != nil {

@@ -30,6 +30,9 @@ func (e *Engine) Describe(ctx context.Context, id []string, version *int64) (*st
 		}
 		out.NumBytes += int64(fragmentBytes(f))
 	}
+	if out.View, err = e.describeView(ctx, r); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 

@@ -63,9 +63,20 @@
 // The cache (internal/memcache) is one byte budget, shared with the other
 // caches an engine keeps; its keys are described in read.go.
 //
+// # Views, branches, retention
+//
+// A materialized view is a table whose definition the catalog keeps
+// beside its entry (store.EngineCatalog); a refresh is a queued job that
+// overwrites it with its query's rows and records the source version with
+// the commit (views.go). A branch the catalog records gets its files, a
+// shallow clone of the version it forks from under tree/<branch>/, on its
+// first read or write (branches.go). Optimize compacts; cleanup deletes
+// the version records the retention rules let go, then their manifests
+// and the files no remaining version needs, under the table's write and
+// commit locks (retention.go). Backfills are queued jobs (backfill.go).
+//
 // # What comes next
 //
-// Indexes, materialized views, branches made through the API, optimize
-// and the retention of old versions plug in as pending.go describes;
-// until then their operations answer Unsupported (0).
+// Indexes plug in as pending.go describes; until then their operations
+// answer Unsupported (0).
 package engine

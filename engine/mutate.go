@@ -27,6 +27,9 @@ func (e *Engine) writeTarget(ctx context.Context, id []string) (*tableRef, *snap
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if err := e.refuseView(ctx, r); err != nil {
+		return nil, nil, nil, err
+	}
 	unlock := e.writers.lock(r.t.UUID)
 	s, err := e.open(ctx, r, nil)
 	if err != nil {

@@ -99,23 +99,43 @@ func (e *Engine) openBase(_ context.Context, p string) (blob.Store, error) {
 // TableBranchNotFound (22) for a branch the table lacks, and
 // InvalidTableState (19) when storage holds no dataset.
 func (e *Engine) latest(ctx context.Context, r *tableRef) (uint64, error) {
+	v, _, err := e.latestRecord(ctx, r)
+	return v, err
+}
+
+// latestRecord returns what latest does and the stamp of the version's
+// catalog record (see datasetKey; 0 for a table versioned by its storage).
+// A branch the catalog has but that has no version yet is made first (see
+// forkBranch).
+func (e *Engine) latestRecord(ctx context.Context, r *tableRef) (uint64, int64, error) {
 	if r.t.ManagedVersioning {
 		v, err := e.cat.DescribeVersion(ctx, r.id, r.branch, nil)
-		if err != nil {
-			return 0, err
+		if r.branch != "" && errors.Is(err, store.ErrTableVersionNotFound) {
+			if err = e.forkBranch(ctx, r); err == nil {
+				v, err = e.cat.DescribeVersion(ctx, r.id, r.branch, nil)
+			}
 		}
-		return uint64(v.Version), nil
+		if err != nil {
+			return 0, 0, err
+		}
+		return uint64(v.Version), recordStamp(v), nil
 	}
 	ds, err := table.OpenBranch(ctx, r.root, r.branch, e.readOptions(r))
 	if errors.Is(err, table.ErrNotFound) {
-		return 0, notDataTable(r.t, fmt.Sprintf("has no Lance dataset (branch %s) at %s", store.BranchName(r.branch), r.t.Location))
+		return 0, 0, notDataTable(r.t, fmt.Sprintf("has no Lance dataset (branch %s) at %s", store.BranchName(r.branch), r.t.Location))
 	}
 	if err != nil {
-		return 0, dataError(r.id, err)
+		return 0, 0, dataError(r.id, err)
 	}
-	e.cache.Put(r.datasetKey(ds.Version()), newSnapshot(ds))
-	return ds.Version(), nil
+	e.cache.Put(r.datasetKey(ds.Version(), 0), newSnapshot(ds))
+	return ds.Version(), 0, nil
 }
+
+// recordStamp tells apart the catalog records one version number of a
+// branch has had: a version whose record was deleted (a branch deleted
+// and made again, a rolled-back commit) may be committed again with other
+// content.
+func recordStamp(v *store.TableVersion) int64 { return v.Timestamp.UnixMilli() }
 
 // snapshot is one version of a table, opened for reading: its dataset and
 // the Arrow form of its schema. Snapshots are cached by table, branch and
@@ -137,8 +157,10 @@ func newSnapshot(ds *table.Dataset) *snapshot {
 // CacheBytes implements memcache.Value.
 func (s *snapshot) CacheBytes() int64 { return s.size }
 
-func (r *tableRef) datasetKey(v uint64) string {
-	return fmt.Sprintf("%sds/%s/%d", r.cacheKey(), r.branch, v)
+// datasetKey is the cache key of the snapshot of version v of the
+// table's branch whose catalog record has stamp (see recordStamp).
+func (r *tableRef) datasetKey(v uint64, stamp int64) string {
+	return fmt.Sprintf("%sds/%s/%d@%d", r.cacheKey(), r.branch, v, stamp)
 }
 
 // open returns the snapshot of version v (nil: the newest) of the table's
@@ -149,23 +171,32 @@ func (r *tableRef) datasetKey(v uint64) string {
 // and the errors of latest and of reading the manifest (dataError).
 func (e *Engine) open(ctx context.Context, r *tableRef, version *int64) (*snapshot, error) {
 	var v uint64
+	var stamp int64
 	switch {
 	case version == nil:
 		var err error
-		if v, err = e.latest(ctx, r); err != nil {
+		if v, stamp, err = e.latestRecord(ctx, r); err != nil {
 			return nil, err
 		}
 	case *version < 1:
 		return nil, store.Errorf(store.CodeTableVersionNotFound, "table %s has no version %d", displayID(r.id), *version)
 	default:
 		if r.t.ManagedVersioning {
-			if _, err := e.cat.DescribeVersion(ctx, r.id, r.branch, version); err != nil {
+			rec, err := e.cat.DescribeVersion(ctx, r.id, r.branch, version)
+			if r.branch != "" && errors.Is(err, store.ErrTableVersionNotFound) {
+				// A branch not made yet has its fork version once made.
+				if _, _, err = e.latestRecord(ctx, r); err == nil {
+					rec, err = e.cat.DescribeVersion(ctx, r.id, r.branch, version)
+				}
+			}
+			if err != nil {
 				return nil, err
 			}
+			stamp = recordStamp(rec)
 		}
 		v = uint64(*version)
 	}
-	val, err := e.cache.Get(ctx, r.datasetKey(v), func() (memcache.Value, error) {
+	val, err := e.cache.Get(ctx, r.datasetKey(v, stamp), func() (memcache.Value, error) {
 		ds, err := table.OpenVersion(ctx, r.root, r.branch, v, e.readOptions(r))
 		if err != nil {
 			return nil, err

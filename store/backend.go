@@ -26,12 +26,14 @@ type ManagedTables interface {
 	VersionCleanup
 }
 
-// Backend is what lancens runs on: the Catalog, the queue of deferred work,
-// the operators' probe, and the location locks that keep the processes
-// sharing it apart. Every backend implements it (store/sqlite,
-// store/postgres).
+// Backend is what lancens runs on: the Catalog, what it keeps for the
+// engine that stores the rows of tables (EngineCatalog), the queue of
+// deferred work, the operators' probe, and the location locks that keep
+// the processes sharing it apart. Every backend implements it
+// (store/sqlite, store/postgres).
 type Backend interface {
 	Catalog
+	EngineCatalog
 	Jobs
 	Probe
 	LocationLocker

@@ -17,6 +17,10 @@
 //
 //   - Catalog, the catalog the API serves: Namespaces, Tables, Versions,
 //     Batches, Tags, Branches and Transactions.
+//   - EngineCatalog: what the catalog keeps for the engine that stores the
+//     rows of tables as Lance datasets (package engine): the definitions
+//     of materialized views, the version records retention lets go, and
+//     records of the engine's own work.
 //   - Jobs: the queue of work done after the request that queued it
 //     (deleting a dropped table's data, building an index, …), kept in
 //     transaction records; coord's job runner claims and runs it.

@@ -539,6 +539,40 @@ func TestCleanup(t *testing.T) {
 	}
 }
 
+// TestCleanupChosenVersions checks CleanupOptions.Remove: the versions it
+// chooses go whatever their age, except the newest and tagged ones, and
+// the rows of the data files removed with them are counted.
+func TestCleanupChosenVersions(t *testing.T) {
+	ctx := context.Background()
+	d, root := newTestDataset(t, CreateOptions{}, frag("a", 10, 0, 1))
+	for _, p := range []string{"data/a.lance", "data/b.lance", "data/c.lance"} {
+		if err := blob.Put(ctx, root, p, []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, _ = d.Overwrite(ctx, testSchema(), []*Fragment{frag("b", 4, 0)}, nil) // v2: a goes
+	d, _ = d.Overwrite(ctx, testSchema(), []*Fragment{frag("c", 2, 0)}, nil) // v3: b goes
+	if err := d.CreateTag(ctx, "keep", 2); err != nil {
+		t.Fatal(err)
+	}
+	var asked []uint64
+	stats, err := d.Cleanup(ctx, CleanupOptions{Remove: func(v uint64) bool {
+		asked = append(asked, v)
+		return true
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(asked, []uint64{1, 2, 3}) || stats.Versions != 1 || stats.Rows != 10 {
+		t.Errorf("asked about %v; removed %+v, want version 1 and its 10 rows", asked, stats)
+	}
+	for p, want := range map[string]bool{"data/a.lance": false, "data/b.lance": true, "data/c.lance": true} {
+		if _, err := root.Stat(ctx, p); (err == nil) != want {
+			t.Errorf("%s present: %v, want %v", p, err == nil, want)
+		}
+	}
+}
+
 // TestRebasedDeleteKeepsConcurrentFileChanges checks that a delete rebased
 // over a projection that dropped a data file does not bring the file back.
 func TestRebasedDeleteKeepsConcurrentFileChanges(t *testing.T) {

@@ -143,10 +143,18 @@ func (c *Catalog) DeclareTable(ctx context.Context, id []string, decl store.Tabl
 }
 
 func (o *Ops) declareTable(ctx context.Context, tx Tx, id []string, decl store.TableDeclaration) (*store.Table, error) {
-	return o.InsertTable(ctx, tx, id, store.Table{
+	t, err := o.InsertTable(ctx, tx, id, store.Table{
 		Kind: store.External, Location: decl.Location, Owned: decl.Owned,
 		Properties: decl.Properties, StorageOptions: decl.StorageOptions, ManagedVersioning: true, Declared: true,
 	})
+	if err != nil || decl.View == nil {
+		return t, err
+	}
+	var rowID int64
+	if err := tx.QueryRow(ctx, `SELECT id FROM tables WHERE uuid = ?`, t.UUID).Scan(&rowID); err != nil {
+		return nil, internal("find table", err)
+	}
+	return t, o.recordView(ctx, tx, rowID, decl.View)
 }
 
 // InsertTable adds a catalog entry for t under id, with a new UUID unless t

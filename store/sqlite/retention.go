@@ -82,6 +82,12 @@ func (db *DB) CleanupVersions(ctx context.Context, id []string, before time.Time
 	return res, txID, err
 }
 
+// Optimize implements store.VersionCleanup: rows are not kept in
+// fragments here, so there is nothing to compact, and it cleans up.
+func (db *DB) Optimize(ctx context.Context, id []string, before time.Time) (store.CleanupResult, string, error) {
+	return db.CleanupVersions(ctx, id, before)
+}
+
 // RunCleanup implements store.VersionCleanup.
 func (db *DB) RunCleanup(ctx context.Context, job store.CleanupVersions) (store.CleanupResult, error) {
 	res, err := db.cleanup(onBranch(ctx, ""), job.TableUUID, job.BeforeMillis)
