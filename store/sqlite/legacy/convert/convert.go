@@ -173,7 +173,7 @@ func convertTable(ctx context.Context, st legacy.Store, r legacy.Ref, index, tot
 	if err := legacy.PrepareReads(ctx, st, t); err != nil {
 		return 0, 0, err
 	}
-	d := &dataset{st: st, root: root, location: loc, maxRows: opts.MaxRowsPerFile, forks: map[forkPoint]*lineState{}}
+	d := &dataset{st: st, root: root, location: loc, maxRows: opts.MaxRowsPerFile, format: fileFormat(t), forks: map[forkPoint]*lineState{}}
 	d.step = func(what string) {
 		opts.step(what)
 		if opts.Progress != nil {

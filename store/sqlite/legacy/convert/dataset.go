@@ -26,6 +26,8 @@ type dataset struct {
 	root     blob.Store
 	location string
 	maxRows  uint64
+	// format is the data file format of the dataset (see fileFormat).
+	format file.Version
 	// step is called after each durable step (see Options.step).
 	step func(string)
 	// forks are the states of lines at the versions branches fork from,
@@ -59,8 +61,11 @@ func (s *lineState) clone() *lineState {
 }
 
 // writeLine writes every version of line l, after the lines it forks
-// from. It returns an error for a branch whose fork version was not
-// written, and the errors of reading rows and writing files.
+// from. A branch starts as a Lance branch made from the version it forks
+// from; when retention removed the branch's record of that version, its
+// manifest goes once the branch's later versions are written. It returns
+// an error for a branch whose fork version was not written, and the
+// errors of reading rows and writing files.
 func (d *dataset) writeLine(ctx context.Context, t *legacy.Table, l *legacy.Line) error {
 	forksHere := map[int64]bool{}
 	for _, other := range t.Lines {
@@ -68,41 +73,57 @@ func (d *dataset) writeLine(ctx context.Context, t *legacy.Table, l *legacy.Line
 			forksHere[other.Fork] = true
 		}
 	}
-	state := &lineState{}
 	versions := l.Versions
-	prev := int64(0)
+	if len(versions) == 0 {
+		return nil // a branch whose every version retention removed
+	}
+	state, prev, forkRecorded := &lineState{}, int64(0), false
 	if l.Branch != "" {
 		fork, ok := d.forks[forkPoint{l.Parent, l.Fork}]
-		if !ok || versions[0].Version != l.Fork {
-			return fmt.Errorf("branch %q starts at version %d of branch %q, which was not converted", l.Branch, l.Fork, l.Parent)
+		if !ok {
+			return fmt.Errorf("branch %q starts at version %d of branch %s, which was not converted", l.Branch, l.Fork, branchName(l.Parent))
 		}
 		state = fork.clone()
-		ds, err := table.OpenVersion(ctx, d.root, l.Parent, uint64(l.Fork), d.options(versions[0]))
+		start := legacy.Version{Version: l.Fork, Timestamp: fork.ds.Manifest().Timestamp}
+		ds, err := table.OpenVersion(ctx, d.root, l.Parent, uint64(l.Fork), d.options(start))
 		if err != nil {
 			return err
 		}
 		if state.ds, err = ds.CreateBranch(ctx, l.Branch); err != nil {
 			return fmt.Errorf("create branch %q: %w", l.Branch, err)
 		}
-		d.written(l, versions[0], state.ds)
-		prev, versions = l.Fork, versions[1:]
-		if !l.HasRows() {
-			if len(versions) > 0 {
-				return fmt.Errorf("branch %q has versions after its fork but no rows", l.Branch)
-			}
-			return nil
+		if forkRecorded = versions[0].Version == l.Fork; forkRecorded {
+			d.written(l, versions[0], state.ds)
+			versions = versions[1:]
+		}
+		prev = l.Fork
+		if forksHere[l.Fork] {
+			d.forks[forkPoint{l.Branch, l.Fork}] = state.clone()
+		}
+		if !l.HasRows() && len(versions) > 0 {
+			return fmt.Errorf("branch %q has versions after its fork but no rows", l.Branch)
 		}
 	}
+	// Retention removed with the branch's record of its fork version the
+	// rows only the branch's removed versions showed: its first version
+	// left is written whole.
+	whole := l.Branch != "" && !forkRecorded
 	for _, v := range versions {
 		var err error
-		if state, err = d.writeVersion(ctx, l, state, prev, v); err != nil {
+		if state, err = d.writeVersion(ctx, l, state, prev, v, whole); err != nil {
 			return fmt.Errorf("version %d of branch %s: %w", v.Version, branchName(l.Branch), err)
 		}
 		d.written(l, v, state.ds)
+		whole = false
 		if forksHere[v.Version] {
 			d.forks[forkPoint{l.Branch, v.Version}] = state.clone()
 		}
 		prev = v.Version
+	}
+	if l.Branch != "" && !forkRecorded {
+		if err := state.ds.Store().Delete(ctx, table.ManifestPath(uint64(l.Fork), table.NamingV2)); err != nil {
+			return fmt.Errorf("remove the manifest of version %d of branch %q, which retention had removed: %w", l.Fork, l.Branch, err)
+		}
 	}
 	// Lance rewrote the hint after each commit with the number it gave the
 	// version, which the versions renumbered overtook: name the last.
@@ -119,18 +140,19 @@ func (d *dataset) written(l *legacy.Line, v legacy.Version, ds *table.Dataset) {
 }
 
 // writeVersion writes version v of line l on top of state, the version
-// prev: the first version whole (Create), a version whose schema changed
-// whole again (Overwrite), any other as the rows it retires (deleted by
+// prev: the first version whole (Create), a version whose schema changed,
+// or whose rows are to be written whole, whole again (Overwrite), any
+// other as the rows it retires (deleted by
 // their addresses) and those it adds (new fragments) — an Update, a
 // Delete, an Append, or a Project that changes nothing when the version
 // changed no row. It returns the state after v.
-func (d *dataset) writeVersion(ctx context.Context, l *legacy.Line, state *lineState, prev int64, v legacy.Version) (*lineState, error) {
+func (d *dataset) writeVersion(ctx context.Context, l *legacy.Line, state *lineState, prev int64, v legacy.Version, whole bool) (*lineState, error) {
 	s, err := l.SchemaAt(v.Version)
 	if err != nil {
 		return nil, err
 	}
 	opts := d.options(v)
-	if state.ds == nil || !sameSchema(state.schema, s) {
+	if state.ds == nil || whole || !sameSchema(state.schema, s) {
 		as, err := lanceArrow(s.Arrow)
 		if err != nil {
 			return nil, err
@@ -153,7 +175,7 @@ func (d *dataset) writeVersion(ctx context.Context, l *legacy.Line, state *lineS
 		}
 		if state.ds == nil {
 			_, err = table.Create(ctx, d.root, ls, frags, table.CreateOptions{Options: opts,
-				DataFormat: table.DataFormat{FileFormat: "lance", Version: file.V2_0.String()}})
+				DataFormat: table.DataFormat{FileFormat: "lance", Version: d.format.String()}})
 		} else {
 			_, err = state.ds.WithOptions(opts).Overwrite(ctx, ls, frags, nil)
 		}
@@ -203,7 +225,7 @@ func (d *dataset) writeVersion(ctx context.Context, l *legacy.Line, state *lineS
 
 // writeRows writes rows into new data files under st and counts them.
 func (d *dataset) writeRows(ctx context.Context, st blob.Store, ls *schema.Schema, rows func(func(arrow.RecordBatch, error) bool)) ([]*table.Fragment, error) {
-	frags, err := table.WriteFragments(ctx, st, ls, rows, table.WriteOptions{MaxRowsPerFile: d.maxRows})
+	frags, err := table.WriteFragments(ctx, st, ls, rows, table.WriteOptions{MaxRowsPerFile: d.maxRows, File: file.WriteOptions{Version: d.format}})
 	if err != nil {
 		return nil, err
 	}
@@ -350,6 +372,33 @@ func (a *rowAddrs) find(ids []int64) (map[uint64]*roaring.Bitmap, error) {
 		out[frag].Add(uint32(a.addrs[i]))
 	}
 	return out, nil
+}
+
+// fileFormat returns the data file format of the dataset of t: 2.0, what
+// the engine writes, unless a schema of t has a struct, whose nulls only
+// 2.1 and later keep (then 2.2, what Lance creates datasets in); every
+// file of a dataset has its format.
+func fileFormat(t *legacy.Table) file.Version {
+	for _, l := range t.Lines {
+		for _, s := range l.Schemas {
+			for _, f := range s.Arrow.Fields() {
+				if hasStruct(f.Type) {
+					return file.V2_2
+				}
+			}
+		}
+	}
+	return file.V2_0
+}
+
+func hasStruct(dt arrow.DataType) bool {
+	switch t := dt.(type) {
+	case *arrow.StructType:
+		return true
+	case arrow.ListLikeType:
+		return hasStruct(t.Elem())
+	}
+	return false
 }
 
 // lanceArrow returns the Arrow schema rows of s are written with: s, with
