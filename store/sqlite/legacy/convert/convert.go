@@ -150,6 +150,9 @@ func convertTable(ctx context.Context, st legacy.Store, r legacy.Ref, index, tot
 	if err != nil {
 		return 0, 0, err
 	}
+	if err := checkTypes(t); err != nil {
+		return 0, 0, err
+	}
 	wh := opts.Warehouse
 	loc, earlier, err := legacy.Reserve(ctx, st, r, func() (string, error) { return wh.Allocate(r.ID[:len(r.ID)-1], r.ID[len(r.ID)-1]) })
 	if err != nil {

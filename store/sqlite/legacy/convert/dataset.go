@@ -374,6 +374,23 @@ func (a *rowAddrs) find(ids []int64) (map[uint64]*roaring.Bitmap, error) {
 	return out, nil
 }
 
+// checkTypes returns an error naming the first column of a schema of t
+// that a Lance dataset cannot store.
+func checkTypes(t *legacy.Table) error {
+	for _, l := range t.Lines {
+		for _, s := range l.Schemas {
+			as, err := lanceArrow(s.Arrow)
+			if err != nil {
+				return err
+			}
+			if _, err := schema.FromArrow(as); err != nil {
+				return fmt.Errorf("the schema of version %d of branch %s: %w", s.Version, branchName(l.Branch), err)
+			}
+		}
+	}
+	return nil
+}
+
 // fileFormat returns the data file format of the dataset of t: 2.0, what
 // the engine writes, unless a schema of t has a struct, whose nulls only
 // 2.1 and later keep (then 2.2, what Lance creates datasets in); every
