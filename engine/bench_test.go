@@ -78,3 +78,56 @@ func BenchmarkFilteredQuery(b *testing.B) {
 		}
 	}
 }
+
+// ingestData is the data suite's ingest: n rows of (id, text, 128-d
+// vector) in batches of 10,000.
+func ingestData(n int) []store.Data {
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "text", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "vector", Type: arrow.FixedSizeListOf(128, arrow.PrimitiveTypes.Float32), Nullable: true},
+	}, nil)
+	r := rand.New(rand.NewPCG(42, 1))
+	var out []store.Data
+	for start := 0; start < n; start += 10_000 {
+		b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+		vl := b.Field(2).(*array.FixedSizeListBuilder)
+		vb := vl.ValueBuilder().(*array.Float32Builder)
+		for i := start; i < min(n, start+10_000); i++ {
+			b.Field(0).(*array.Int64Builder).Append(int64(i))
+			b.Field(1).(*array.StringBuilder).Append(fmt.Sprintf("document %d about cats and rivers and mountains", i))
+			vl.Append(true)
+			for range 128 {
+				vb.Append(r.Float32())
+			}
+		}
+		out = append(out, store.Data{Schema: schema, Batches: []arrow.RecordBatch{b.NewRecordBatch()}})
+		b.Release()
+	}
+	return out
+}
+
+// BenchmarkIngest is the data suite's ingest without HTTP: a table made
+// from the first 10,000 rows, then nine appends of 10,000, each a durable
+// commit (SQLite's default synchronous mode, data files synced).
+func BenchmarkIngest(b *testing.B) {
+	data := ingestData(100_000)
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "lancens.db"), sqlite.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	_, tg := newEngine(b, db)
+	for i := 0; b.Loop(); i++ {
+		id := []string{fmt.Sprintf("ingest%d", i)}
+		if _, _, err := tg.CreateTable(ctx, id, store.NewTable{Data: data[0]}); err != nil {
+			b.Fatal(err)
+		}
+		for _, d := range data[1:] {
+			if _, err := tg.Insert(ctx, id, store.InsertAppend, d); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

@@ -116,11 +116,13 @@ func (rd *reader) batch(ctx context.Context, frag *table.Fragment, b *colBinder,
 // for the rows of frag at offsets rows (nil: every physical row). A
 // column already cached is taken from memory; one that is not is read
 // whole into the cache, unless the rows are few enough that reading just
-// them from the data file costs less (filter, then take).
+// them from the data file costs less (filter, then take): on local disk,
+// and, on object storage, for a column too wide to hold whole (vectors).
 func (rd *reader) gather(ctx context.Context, frag *table.Fragment, i int, rows []int) (arrow.Array, error) {
 	lf := rd.s.ds.Manifest().Schema.Fields[i]
 	dt := rd.s.arrow.Field(i).Type
-	if rows != nil && len(rows)*takeFraction < int(frag.PhysicalRows) && !rd.cached(frag, lf) {
+	few := rows != nil && len(rows)*takeFraction < int(frag.PhysicalRows)
+	if few && (rd.ref.local || estimatedBytes(dt, int(frag.PhysicalRows)) > maxRemoteColumnBytes) && !rd.cached(frag, lf) {
 		return rd.takeFromFile(ctx, frag, i, rows)
 	}
 	col, err := rd.column(ctx, frag, lf, dt)
@@ -140,6 +142,30 @@ func (rd *reader) gather(ctx context.Context, frag *table.Fragment, i int, rows 
 // takeFraction: a scan reads the rows it needs from a column not cached
 // when they are fewer than one in takeFraction of the fragment's.
 const takeFraction = 16
+
+// maxRemoteColumnBytes is the size of a fragment's column on object
+// storage above which a scan that needs few of its rows takes them from
+// the file rather than caching the column whole; below it, the column
+// is cached, and the next query needs no request.
+const maxRemoteColumnBytes = 64 << 20
+
+// estimatedBytes estimates the decoded size of n values of type dt:
+// fixed-width types by their width, others at 64 bytes a value.
+func estimatedBytes(dt arrow.DataType, n int) int {
+	switch t := dt.(type) {
+	case *arrow.FixedSizeListType:
+		return int(t.Len()) * estimatedBytes(t.Elem(), n)
+	case *arrow.StructType:
+		size := 0
+		for _, f := range t.Fields() {
+			size += estimatedBytes(f.Type, n)
+		}
+		return size
+	case arrow.FixedWidthDataType:
+		return max(1, t.BitWidth()/8) * n
+	}
+	return 64 * n
+}
 
 // contiguous reports whether rows is a run of consecutive offsets.
 func contiguous(rows []int) bool {

@@ -59,7 +59,7 @@ func (rd *reader) openFile(ctx context.Context, frag *table.Fragment, df *table.
 		if err != nil {
 			return nil, err
 		}
-		r, err := file.Open(ctx, st, p, &file.ReadOptions{Size: int64(df.Size)})
+		r, err := file.Open(ctx, st, p, rd.readOptions(df))
 		if err != nil {
 			return nil, fmt.Errorf("fragment %d: %w", frag.ID, err)
 		}
@@ -72,6 +72,20 @@ func (rd *reader) openFile(ctx context.Context, frag *table.Fragment, df *table.
 		return nil, err
 	}
 	return val.(openedFile).Reader, nil
+}
+
+// remoteCoalesceGap is the largest gap between two byte ranges of one read
+// that a data file on object storage fetches as one request: a request
+// costs milliseconds there, a megabyte of bytes read for nothing less.
+const remoteCoalesceGap = 1 << 20
+
+// readOptions are the options data file df is read with.
+func (rd *reader) readOptions(df *table.DataFile) *file.ReadOptions {
+	o := &file.ReadOptions{Size: int64(df.Size)}
+	if !rd.ref.local {
+		o.CoalesceGap = remoteCoalesceGap
+	}
+	return o
 }
 
 // openedFile is a data file's metadata as the cache holds it.
