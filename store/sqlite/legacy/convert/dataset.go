@@ -2,7 +2,6 @@ package convert
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -125,10 +124,14 @@ func (d *dataset) writeLine(ctx context.Context, t *legacy.Table, l *legacy.Line
 			return fmt.Errorf("remove the manifest of version %d of branch %q, which retention had removed: %w", l.Fork, l.Branch, err)
 		}
 	}
-	// Lance rewrote the hint after each commit with the number it gave the
-	// version, which the versions renumbered overtook: name the last.
-	hint, _ := json.Marshal(map[string]int64{"version": prev})
-	return blob.Put(ctx, state.ds.Store(), "_versions/latest_version_hint.json", hint)
+	// lance/table wrote a version hint after each commit, with the number
+	// it gave the version rather than the one it was published under; the
+	// catalog, not a hint, names the newest version of the engine's
+	// datasets, which have none.
+	if err := state.ds.Store().Delete(ctx, "_versions/latest_version_hint.json"); err != nil && !errors.Is(err, blob.ErrNotFound) {
+		return fmt.Errorf("remove the version hint of branch %s: %w", branchName(l.Branch), err)
+	}
+	return nil
 }
 
 // written notes the manifest of version v of line l, which ds is.
