@@ -33,6 +33,9 @@ Usage:
   lancens backup --db FILE --out FILE
                           copy a database consistently, also while a server
                           is writing to it (-h lists the flags)
+  lancens migrate --db FILE [--warehouse DIR]
+                          turn the tables an earlier lancens kept in its
+                          SQLite file into Lance datasets (-h lists the flags)
   lancens conformance --url URL [flags]
                           check any Lance Namespace REST server against the
                           conformance suite and openapi.yaml (-h lists the flags)
@@ -52,6 +55,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return serve(ctx, args[1:], getenv, stdout, stderr)
 	case "backup":
 		return backup(ctx, args[1:], getenv, stdout, stderr)
+	case "migrate":
+		return migrate(ctx, args[1:], getenv, stdout, stderr)
 	case "conformance":
 		return conformanceKit(ctx, args[1:], getenv, stdout, stderr)
 	case "version", "--version", "-version":

@@ -27,8 +27,8 @@ type Options struct {
 	// Logger receives a line per table converted and what is left alone.
 	// Default: discard.
 	Logger *slog.Logger
-	// Progress, when set, is called after each version written and once
-	// per table done.
+	// Progress, when set, is called after each version written, about
+	// every second while rows are read, and once per table done.
 	Progress func(Progress)
 	// MaxRowsPerFile starts a new fragment after this many rows of one
 	// version; 0 is Lance's default.
@@ -43,8 +43,9 @@ type Progress struct {
 	// Table is the table being converted, the Index-th (from 1) of Total.
 	Table        []string
 	Index, Total int
-	// Version is the version just written (0 once the table is done);
-	// Rows counts the rows the table's conversion has written so far.
+	// Branch and Version are the version being written (0 once the
+	// table is done); Rows counts the rows the table's conversion has
+	// read so far.
 	Branch  string
 	Version int64
 	Rows    int64
@@ -76,9 +77,9 @@ type Failure struct {
 // Run converts every managed table of st into a Lance dataset in the
 // warehouse, one table after the other, and hands their index
 // definitions to the engine. A table that fails is left as it was and
-// reported in Summary.Failed; the others go on. It returns the error
-// that stopped it before it could try every table (the database's, a
-// cancelled ctx), and an error naming the failed tables when any failed.
+// reported in Summary.Failed (and the log); the others go on. It returns
+// the error that stopped it before it could try every table: the
+// database's, the warehouse's, a cancelled ctx.
 func Run(ctx context.Context, st legacy.Store, opts Options) (Summary, error) {
 	if opts.Warehouse == nil {
 		return Summary{}, errors.New("convert: a warehouse is required")
@@ -132,13 +133,6 @@ func Run(ctx context.Context, st legacy.Store, opts Options) (Summary, error) {
 		return sum, err
 	}
 	sum.Elapsed = time.Since(start)
-	if len(sum.Failed) > 0 {
-		errs := make([]error, len(sum.Failed))
-		for i, f := range sum.Failed {
-			errs[i] = fmt.Errorf("table %s: %w", sqlcatalog.DisplayID(f.Table), f.Err)
-		}
-		return sum, fmt.Errorf("%d of %d managed tables were not converted: %w", len(sum.Failed), len(refs), errors.Join(errs...))
-	}
 	return sum, nil
 }
 
@@ -177,12 +171,16 @@ func convertTable(ctx context.Context, st legacy.Store, r legacy.Ref, index, tot
 		return 0, 0, err
 	}
 	d := &dataset{st: st, root: root, location: loc, maxRows: opts.MaxRowsPerFile, format: fileFormat(t), forks: map[forkPoint]*lineState{}}
+	report := func(branch string, version int64) {
+		if opts.Progress != nil {
+			opts.Progress(Progress{Table: r.ID, Index: index, Total: total, Branch: branch, Version: version, Rows: d.rows, Elapsed: time.Since(start)})
+		}
+	}
+	d.progress = report
 	d.step = func(what string) {
 		opts.step(what)
-		if opts.Progress != nil {
-			m := d.manifests[len(d.manifests)-1]
-			opts.Progress(Progress{Table: r.ID, Index: index, Total: total, Branch: m.Branch, Version: m.Version, Rows: d.rows, Elapsed: time.Since(start)})
-		}
+		m := d.manifests[len(d.manifests)-1]
+		report(m.Branch, m.Version)
 	}
 	for _, l := range t.Lines {
 		if err := d.writeLine(ctx, t, l); err != nil {

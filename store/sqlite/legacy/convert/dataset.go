@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"reflect"
 	"slices"
 	"sort"
@@ -29,13 +30,18 @@ type dataset struct {
 	format file.Version
 	// step is called after each durable step (see Options.step).
 	step func(string)
+	// progress is called as rows are read, at most about once a second,
+	// with the branch and version being written.
+	progress func(branch string, version int64)
 	// forks are the states of lines at the versions branches fork from,
 	// by branch and version.
 	forks map[forkPoint]*lineState
 	// manifests are the manifests written, one per version of each line.
 	manifests []legacy.Manifest
-	// rows counts the rows written.
+	// rows counts the rows read and written.
 	rows int64
+	// reported is when progress was last called.
+	reported time.Time
 }
 
 type forkPoint struct {
@@ -172,7 +178,7 @@ func (d *dataset) writeVersion(ctx context.Context, l *legacy.Line, state *lineS
 		if state.ds != nil {
 			st = state.ds.Store()
 		}
-		frags, err := d.writeRows(ctx, st, ls, l.Rows(ctx, d.st, s, as, 0, v.Version, &ids))
+		frags, err := d.writeRows(ctx, st, ls, l, v.Version, l.Rows(ctx, d.st, s, as, 0, v.Version, &ids))
 		if err != nil {
 			return nil, err
 		}
@@ -201,7 +207,7 @@ func (d *dataset) writeVersion(ctx context.Context, l *legacy.Line, state *lineS
 	}
 	var ids []int64
 	ds := state.ds.WithOptions(opts)
-	frags, err := d.writeRows(ctx, ds.Store(), ds.Manifest().Schema, l.Rows(ctx, d.st, s, state.arrow, prev, v.Version, &ids))
+	frags, err := d.writeRows(ctx, ds.Store(), ds.Manifest().Schema, l, v.Version, l.Rows(ctx, d.st, s, state.arrow, prev, v.Version, &ids))
 	if err != nil {
 		return nil, err
 	}
@@ -226,16 +232,24 @@ func (d *dataset) writeVersion(ctx context.Context, l *legacy.Line, state *lineS
 	return next, next.addrs.add(ids, newFragments(next.ds, firstNew))
 }
 
-// writeRows writes rows into new data files under st and counts them.
-func (d *dataset) writeRows(ctx context.Context, st blob.Store, ls *schema.Schema, rows func(func(arrow.RecordBatch, error) bool)) ([]*table.Fragment, error) {
-	frags, err := table.WriteFragments(ctx, st, ls, rows, table.WriteOptions{MaxRowsPerFile: d.maxRows, File: file.WriteOptions{Version: d.format}})
-	if err != nil {
-		return nil, err
+// writeRows writes rows, those of version v of line l, into new data
+// files under st, counting them as they are read.
+func (d *dataset) writeRows(ctx context.Context, st blob.Store, ls *schema.Schema, l *legacy.Line, v int64, rows iter.Seq2[arrow.RecordBatch, error]) ([]*table.Fragment, error) {
+	counted := func(yield func(arrow.RecordBatch, error) bool) {
+		for rec, err := range rows {
+			if err == nil {
+				d.rows += rec.NumRows()
+				if d.progress != nil && time.Since(d.reported) >= time.Second {
+					d.reported = time.Now()
+					d.progress(l.Branch, v)
+				}
+			}
+			if !yield(rec, err) {
+				return
+			}
+		}
 	}
-	for _, f := range frags {
-		d.rows += int64(f.PhysicalRows)
-	}
-	return frags, nil
+	return table.WriteFragments(ctx, st, ls, counted, table.WriteOptions{MaxRowsPerFile: d.maxRows, File: file.WriteOptions{Version: d.format}})
 }
 
 // reopen opens version v of line l, just committed: the Dataset a commit
