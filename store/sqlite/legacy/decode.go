@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/decimal256"
+	"github.com/apache/arrow-go/v18/arrow/endian"
 	"github.com/apache/arrow-go/v18/arrow/float16"
 )
 
@@ -322,6 +323,11 @@ func appendVector(b *array.FixedSizeListBuilder, v any) error {
 	case *array.Float32Builder:
 		if len(p) != 4*n {
 			return fmt.Errorf("vector blob of %d bytes, want %d", len(p), 4*n)
+		}
+		if !endian.IsBigEndian {
+			// The blob is the vector's own little-endian floats.
+			vb.AppendValues(arrow.Float32Traits.CastFromBytes(p), nil)
+			break
 		}
 		for j := range n {
 			vb.Append(math.Float32frombits(binary.LittleEndian.Uint32(p[4*j:])))
