@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/lancens/lancens/store"
+	"github.com/lancens/lancens/store/sqlite/internal/sqlitedb"
 )
 
 // A conversion is resumable: the location of a table's dataset is
@@ -310,4 +311,40 @@ func hasTable(ctx context.Context, tx Tx, name string) (bool, error) {
 	var n int
 	err := tx.QueryRow(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?`, name).Scan(&n)
 	return n > 0, err
+}
+
+// vacuumPages bounds the pages one incremental vacuum transaction frees.
+const vacuumPages = 4096
+
+// GiveBackSpace returns the database's free pages (those of dropped rows)
+// to the file system, a bounded number per transaction, so that other
+// writes wait little. A database whose auto_vacuum is not INCREMENTAL
+// (made before lancens set it, and too large for Open to convert) keeps
+// them for reuse. It returns the database's error.
+func GiveBackSpace(ctx context.Context, st Store) error {
+	for {
+		var free int64
+		err := st.WriteLegacy(ctx, func(tx Tx) error {
+			var mode int
+			if err := tx.QueryRow(ctx, `PRAGMA auto_vacuum`).Scan(&mode); err != nil {
+				return fmt.Errorf("vacuum: %w", err)
+			}
+			if mode != sqlitedb.AutoVacuumIncremental {
+				return nil
+			}
+			if err := tx.QueryRow(ctx, `PRAGMA freelist_count`).Scan(&free); err != nil {
+				return fmt.Errorf("vacuum: %w", err)
+			}
+			if free == 0 {
+				return nil
+			}
+			if _, err := tx.Exec(ctx, fmt.Sprintf(`PRAGMA incremental_vacuum(%d)`, vacuumPages)); err != nil {
+				return fmt.Errorf("vacuum: %w", err)
+			}
+			return nil
+		})
+		if err != nil || free <= vacuumPages {
+			return err
+		}
+	}
 }

@@ -132,6 +132,12 @@ func Run(ctx context.Context, st legacy.Store, opts Options) (Summary, error) {
 	if err := legacy.Finish(ctx, st); err != nil {
 		return sum, err
 	}
+	if sum.Tables > 0 {
+		// The rows dropped leave free pages in the database file.
+		if err := legacy.GiveBackSpace(ctx, st); err != nil {
+			return sum, err
+		}
+	}
 	sum.Elapsed = time.Since(start)
 	return sum, nil
 }

@@ -119,6 +119,18 @@ func openEnv(t *testing.T, dir string) *env {
 	return &env{dir: dir, db: db, wh: wh, e: e}
 }
 
+// pages returns the database's pages and how many of them are free.
+func (v *env) pages(t *testing.T) (pages, free int64) {
+	t.Helper()
+	check(t, v.db.ReadLegacy(t.Context(), func(tx legacy.Tx) error {
+		if err := tx.QueryRow(t.Context(), `PRAGMA page_count`).Scan(&pages); err != nil {
+			return err
+		}
+		return tx.QueryRow(t.Context(), `PRAGMA freelist_count`).Scan(&free)
+	}))
+	return pages, free
+}
+
 func (v *env) run(t *testing.T, opts convert.Options) (convert.Summary, error) {
 	t.Helper()
 	opts.Warehouse, opts.Indexes = v.wh, v.e
@@ -131,12 +143,17 @@ func (v *env) run(t *testing.T, opts convert.Options) (convert.Summary, error) {
 func TestConvertFixture(t *testing.T) {
 	fx := loadFixture(t)
 	v := newEnv(t)
+	pages, free := v.pages(t)
 	sum, err := v.run(t, convert.Options{})
 	checkOnlyUnconvertible(t, fx, sum, err)
 	if sum.Tables != len(fx.Tables)-1 {
 		t.Errorf("%d tables converted, want %d", sum.Tables, len(fx.Tables)-1)
 	}
 	checkConverted(t, v, fx)
+	// The pages of the rows dropped go back to the file system.
+	if after, freeAfter := v.pages(t); after >= pages || freeAfter != 0 {
+		t.Errorf("the database has %d pages (%d free) after the conversion, %d (%d free) before: want fewer, none free", after, freeAfter, pages, free)
+	}
 
 	again, err := v.run(t, convert.Options{})
 	checkOnlyUnconvertible(t, fx, again, err)
