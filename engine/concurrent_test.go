@@ -28,7 +28,7 @@ func idRows(from, to int) store.Data {
 		b.Field(0).(*array.Int64Builder).Append(int64(i))
 		b.Field(1).(*array.Int64Builder).Append(0)
 	}
-	return store.Data{Schema: idSchema, Batches: []arrow.RecordBatch{b.NewRecordBatch()}}
+	return store.NewData(idSchema, b.NewRecordBatch())
 }
 
 // TestConcurrentWriters runs two engines as two replicas do (each its own

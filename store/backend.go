@@ -35,6 +35,7 @@ type Backend interface {
 	Jobs
 	Probe
 	LocationLocker
+	LocationHistory
 }
 
 // ManagedBackend is a Backend that also keeps managed tables

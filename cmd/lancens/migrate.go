@@ -3,94 +3,71 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/lancens/lancens/coord"
 	"github.com/lancens/lancens/engine"
-	"github.com/lancens/lancens/objstore"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/store/sqlite"
 	"github.com/lancens/lancens/store/sqlite/legacy/convert"
 	"github.com/lancens/lancens/warehouse"
 )
 
-// migrate runs `lancens migrate`: the managed tables an earlier lancens
-// kept in its SQLite file become Lance datasets in the warehouse.
-func migrate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("lancens migrate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: lancens migrate --db FILE [--warehouse DIR|s3://bucket/prefix] [flags]
+// migrateUsage is the text of lancens migrate -h.
+const migrateUsage = `Usage: lancens migrate [flags of lancens serve]
 
 Converts the tables that lancens releases before the Lance engine kept inside
 their SQLite file (managed tables, location lancens://…) into Lance datasets
 in the warehouse, every version of every branch, and drops their rows from the
-file. The server must not be running on the database (the command takes its
-lock). It can be stopped and run again at any point: it goes on where it
-stopped. lancens serve --engine lance does the same at start-up, before it
-serves; run this first on a large database to see its progress.
+file. It takes the flags, the configuration file (--config) and the
+environment of lancens serve, so that it runs with the server's configuration;
+it uses --db, --warehouse, --storage-option(-file), --external-root, --sync,
+--log-level and --log-format, and ignores the others. The server must not be
+running on the database (the command takes its lock). It can be stopped and
+run again at any point: it goes on where it stopped. lancens serve --engine
+lance does the same at start-up, before it serves; run this first on a large
+database to see its progress.
+`
 
-`)
-		fs.PrintDefaults()
+// migrate runs `lancens migrate`: the managed tables an earlier lancens
+// kept in its SQLite file become Lance datasets in the warehouse.
+func migrate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if slices.ContainsFunc(args, func(a string) bool { return a == "-h" || a == "-help" || a == "--help" }) {
+		fmt.Fprint(stdout, migrateUsage)
+		return nil
 	}
-	envOr := func(key, def string) string {
-		if v := getenv(key); v != "" {
-			return v
-		}
-		return def
+	cfg, err := parseServeFlags(args, getenv, stderr)
+	if err != nil {
+		return err
 	}
-	db := fs.String("db", envOr("LANCENS_DB", "./data/lancens.db"), "the SQLite database to convert (env LANCENS_DB)")
-	wh := fs.String("warehouse", envOr("LANCENS_WAREHOUSE", "./data/warehouse"),
-		"where the datasets go: the server's warehouse, a directory or an object-store prefix such as s3://bucket/prefix (env LANCENS_WAREHOUSE)")
-	sync := fs.String("sync", envOr("LANCENS_SYNC", "FULL"), "SQLite synchronous mode: FULL or NORMAL (env LANCENS_SYNC)")
-	storageOptions := map[string]string{}
-	var envErr error
-	for _, kv := range strings.Split(getenv("LANCENS_STORAGE_OPTIONS"), ",") {
-		if kv = strings.TrimSpace(kv); kv != "" {
-			if err := setStorageOption(storageOptions, kv); err != nil {
-				envErr = errors.Join(envErr, fmt.Errorf("bad LANCENS_STORAGE_OPTIONS: %w", err))
-			}
-		}
+	if isPostgresURL(cfg.dbPath) {
+		return fmt.Errorf("a PostgreSQL catalog (%s) never held managed tables: there is nothing to migrate", displayDB(cfg.dbPath))
 	}
-	fs.Func("storage-option", "a storage option KEY=VALUE for an object-store warehouse, as lancens serve takes it; repeatable (env LANCENS_STORAGE_OPTIONS, comma-separated)",
-		func(kv string) error { return setStorageOption(storageOptions, kv) })
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return errUsage
+	if _, err := os.Stat(cfg.dbPath); err != nil {
+		return fmt.Errorf("--db %s: %w", cfg.dbPath, err)
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "unexpected argument %q\n", fs.Arg(0))
-		return errUsage
+	opts := &slog.HandlerOptions{Level: cfg.logLevel}
+	logger := slog.New(slog.NewTextHandler(stderr, opts))
+	if cfg.logFormat == "json" {
+		logger = slog.New(slog.NewJSONHandler(stderr, opts))
 	}
-	if envErr != nil {
-		return envErr
-	}
-	if isPostgresURL(*db) {
-		return fmt.Errorf("a PostgreSQL catalog (%s) never held managed tables: there is nothing to migrate", displayDB(*db))
-	}
-	if _, err := os.Stat(*db); err != nil {
-		return fmt.Errorf("--db %s: %w", *db, err)
-	}
-	logger := slog.New(slog.NewTextHandler(stderr, nil))
-	st, err := sqlite.Open(ctx, *db, sqlite.Options{Synchronous: strings.ToUpper(*sync), CacheBytes: 1 << 20})
+	st, err := sqlite.Open(ctx, cfg.dbPath, sqlite.Options{Synchronous: cfg.synchronous, CacheBytes: 1 << 20})
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if !strings.Contains(*wh, "://") {
-		if err := makeDir(*wh, "warehouse", "--warehouse"); err != nil {
+	if !strings.Contains(cfg.warehouse, "://") {
+		if err := makeDir(cfg.warehouse, "warehouse", "--warehouse"); err != nil {
 			return err
 		}
 	}
-	w, err := warehouse.OpenStore(ctx, *wh, storageOptions)
+	w, err := warehouse.OpenStore(ctx, cfg.warehouse, cfg.storageOptions, cfg.externalRoots...)
 	if err != nil {
 		return fmt.Errorf("--warehouse: %w", err)
 	}
@@ -111,20 +88,6 @@ serves; run this first on a large database to see its progress.
 		}
 		return fmt.Errorf("%d tables were not converted and stay as they were:\n%w", len(sum.Failed), errors.Join(errs...))
 	}
-	return nil
-}
-
-// setStorageOption adds the storage option kv (KEY=VALUE) to opts. It
-// returns an error for a malformed option or an unknown key.
-func setStorageOption(opts map[string]string, kv string) error {
-	k, v, ok := strings.Cut(kv, "=")
-	if k = strings.TrimSpace(k); !ok || k == "" {
-		return fmt.Errorf("storage option %q: want KEY=VALUE", kv)
-	}
-	if err := objstore.CheckKey(k); err != nil {
-		return err
-	}
-	opts[k] = v
 	return nil
 }
 

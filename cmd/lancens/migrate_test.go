@@ -61,9 +61,19 @@ func TestMigrate(t *testing.T) {
 	db := copyFixture(t)
 	wh := filepath.Join(filepath.Dir(db), "wh")
 	noEnv := func(string) string { return "" }
+	// The second run takes its configuration as the server does, from the
+	// environment.
+	serverEnv := map[string]string{"LANCENS_DB": db, "LANCENS_WAREHOUSE": wh}
+	runs := []struct {
+		args   []string
+		getenv func(string) string
+	}{
+		{[]string{"migrate", "--db", db, "--warehouse", wh}, noEnv},
+		{[]string{"migrate"}, func(k string) string { return serverEnv[k] }},
+	}
 	for run1, wantConverted := range []string{"converted 5 tables", "converted 0 tables"} {
 		var stdout, stderr strings.Builder
-		err := run(t.Context(), []string{"migrate", "--db", db, "--warehouse", wh}, noEnv, &stdout, &stderr)
+		err := run(t.Context(), runs[run1].args, runs[run1].getenv, &stdout, &stderr)
 		if err == nil || !strings.Contains(err.Error(), "fx$mapped") || !strings.Contains(err.Error(), "map") {
 			t.Errorf("run %d: %v, want the map column of fx$mapped named", run1+1, err)
 		}
@@ -85,13 +95,18 @@ func TestMigrate(t *testing.T) {
 	// Nothing to migrate on PostgreSQL; a database that is not there is
 	// not created.
 	missing := filepath.Join(t.TempDir(), "missing.db")
-	for _, args := range [][]string{{"migrate", "--db", "postgres://u@localhost/db"}, {"migrate", "--db", missing}, {"migrate", "extra"}} {
+	for _, args := range [][]string{{"migrate", "--db", "postgres://u@localhost/db"}, {"migrate", "--db", missing}, {"migrate", "extra"},
+		{"migrate", "--no-such-flag"}} {
 		if err := run(t.Context(), args, noEnv, io.Discard, io.Discard); err == nil {
 			t.Errorf("run(%q) succeeded", args)
 		}
 	}
 	if _, err := os.Stat(missing); !os.IsNotExist(err) {
 		t.Errorf("migrate created %s", missing)
+	}
+	var help strings.Builder
+	if err := run(t.Context(), []string{"migrate", "-h"}, noEnv, &help, io.Discard); err != nil || !strings.Contains(help.String(), "lancens migrate") {
+		t.Errorf("migrate -h: %v, printed %q", err, help.String())
 	}
 }
 
@@ -135,6 +150,7 @@ func TestServeConvertsAtStart(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		req.Header.Set("Content-Type", "application/json")
 		res, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)

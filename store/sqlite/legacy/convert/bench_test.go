@@ -22,14 +22,14 @@ import (
 
 // benchRows is the data suite's ingest: n rows of (id, text, 128-d
 // vector), in batches of 10,000.
-func benchRows(n int) store.Data {
+func benchRows(n int) (*arrow.Schema, []arrow.RecordBatch) {
 	schema := arrow.NewSchema([]arrow.Field{
 		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
 		{Name: "text", Type: arrow.BinaryTypes.String, Nullable: true},
 		{Name: "vector", Type: arrow.FixedSizeListOf(128, arrow.PrimitiveTypes.Float32), Nullable: true},
 	}, nil)
 	r := rand.New(rand.NewPCG(42, 1))
-	d := store.Data{Schema: schema}
+	var out []arrow.RecordBatch
 	for start := 0; start < n; start += 10_000 {
 		b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
 		vl := b.Field(2).(*array.FixedSizeListBuilder)
@@ -42,10 +42,10 @@ func benchRows(n int) store.Data {
 				vb.Append(r.Float32())
 			}
 		}
-		d.Batches = append(d.Batches, b.NewRecordBatch())
+		out = append(out, b.NewRecordBatch())
 		b.Release()
 	}
-	return d
+	return schema, out
 }
 
 // BenchmarkConvert converts a managed table of the row store holding the
@@ -58,16 +58,14 @@ func benchRows(n int) store.Data {
 // conversion.
 func BenchmarkConvert(b *testing.B) {
 	ctx := context.Background()
-	data := benchRows(100_000)
+	schema, recs := benchRows(100_000)
 	src := filepath.Join(b.TempDir(), "source.db")
 	db, err := sqlite.Open(ctx, src, sqlite.Options{Synchronous: "NORMAL"})
 	if err != nil {
 		b.Fatal(err)
 	}
 	id := []string{"docs"}
-	part := func(from, to int) store.Data {
-		return store.Data{Schema: data.Schema, Batches: data.Batches[from/10_000 : to/10_000]}
-	}
+	part := func(from, to int) store.Data { return store.NewData(schema, recs[from/10_000:to/10_000]...) }
 	if _, _, err := db.CreateTable(ctx, id, store.NewTable{Data: part(0, 20_000)}); err != nil {
 		b.Fatal(err)
 	}
@@ -122,7 +120,7 @@ func BenchmarkConvert(b *testing.B) {
 			b.Fatal(err)
 		}
 		start = time.Now()
-		if _, _, err := e.CreateTable(ctx, []string{"peer"}, store.NewTable{Data: data}); err != nil {
+		if _, _, err := e.CreateTable(ctx, []string{"peer"}, store.NewTable{Data: part(0, 100_000)}); err != nil {
 			b.Fatal(err)
 		}
 		createTime += time.Since(start)

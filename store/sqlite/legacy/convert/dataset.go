@@ -149,12 +149,12 @@ func (d *dataset) written(l *legacy.Line, v legacy.Version, ds *table.Dataset) {
 }
 
 // writeVersion writes version v of line l on top of state, the version
-// prev: the first version whole (Create), a version whose schema changed,
-// or whose rows are to be written whole, whole again (Overwrite), any
-// other as the rows it retires (deleted by
-// their addresses) and those it adds (new fragments) — an Update, a
-// Delete, an Append, or a Project that changes nothing when the version
-// changed no row. It returns the state after v.
+// prev: the first version whole (Create); a version whose schema changed,
+// or one asked for whole, whole again (Overwrite); any other as the rows
+// it retires (deleted by their addresses) and those it adds (new
+// fragments), in an Update, a Delete, an Append, or a Project that
+// changes nothing for a version that changed no row. It returns the state
+// after v.
 func (d *dataset) writeVersion(ctx context.Context, l *legacy.Line, state *lineState, prev int64, v legacy.Version, whole bool) (*lineState, error) {
 	s, err := l.SchemaAt(v.Version)
 	if err != nil {
