@@ -450,13 +450,15 @@ func (f *fixture) record() {
 	}
 }
 
-// write stores a result as an Arrow IPC stream at file, below answers/.
+// write stores a result as an Arrow IPC stream at file, below answers/,
+// uncompressed, so that every Arrow library reads it (arrow-js does not
+// decompress).
 func (f *fixture) write(file string, res *store.Result) {
 	p := filepath.Join(*out, "answers", file)
 	check(os.MkdirAll(filepath.Dir(p), 0o755))
 	w, err := os.Create(p)
 	check(err)
-	iw := ipc.NewWriter(w, ipc.WithSchema(res.Schema), ipc.WithZstd())
+	iw := ipc.NewWriter(w, ipc.WithSchema(res.Schema))
 	for _, b := range res.Batches {
 		check(iw.Write(b))
 	}
