@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -95,25 +96,27 @@ type env struct {
 	e   *engine.Engine
 }
 
-// newEnv copies the fixture database into a new directory and opens it.
+// newEnv copies the fixture database into a new directory and opens it,
+// with a warehouse beside it.
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	dir := t.TempDir()
+	check(t, os.Mkdir(filepath.Join(dir, "wh"), 0o755))
+	wh, err := warehouse.Open(filepath.Join(dir, "wh"))
+	check(t, err)
+	return newEnvOn(t, dir, wh)
+}
+
+// newEnvOn copies the fixture database into dir and opens it, with the
+// warehouse wh.
+func newEnvOn(t *testing.T, dir string, wh *warehouse.Warehouse) *env {
+	t.Helper()
 	b, err := os.ReadFile(filepath.Join(fixtureDir, "fixture.db"))
 	check(t, err)
 	check(t, os.WriteFile(filepath.Join(dir, "lancens.db"), b, 0o644))
-	check(t, os.Mkdir(filepath.Join(dir, "wh"), 0o755))
-	return openEnv(t, dir)
-}
-
-// openEnv opens the database and warehouse in dir.
-func openEnv(t *testing.T, dir string) *env {
-	t.Helper()
 	db, err := sqlite.Open(context.Background(), filepath.Join(dir, "lancens.db"), sqlite.Options{Synchronous: "NORMAL"})
 	check(t, err)
 	t.Cleanup(func() { db.Close() })
-	wh, err := warehouse.Open(filepath.Join(dir, "wh"))
-	check(t, err)
 	e, err := engine.New(engine.Options{Catalog: db, Warehouse: wh})
 	check(t, err)
 	return &env{dir: dir, db: db, wh: wh, e: e}
@@ -226,13 +229,17 @@ func checkConverted(t *testing.T, v *env, fx *fixture) {
 			recorded, _, err := v.db.ListVersions(ctx, ft.ID, b, false, store.Page{Limit: 1000})
 			check(t, err)
 			var got, want []int64
+			root, _, err := v.wh.Blobs(tbl.Location)
+			check(t, err)
 			for _, r := range recorded {
 				got = append(got, r.Version)
-				if !strings.HasPrefix("/"+r.ManifestPath, tbl.Location+"/") || r.ManifestSize == nil || *r.ManifestSize <= 0 {
+				rel, inside := relativeTo(tbl.Location, r.ManifestPath)
+				if !inside || r.ManifestSize == nil || *r.ManifestSize <= 0 {
 					t.Errorf("%s@%s:%d: manifest %s (size %v), want one in the dataset", name, branch, r.Version, r.ManifestPath, r.ManifestSize)
+					continue
 				}
-				if _, err := os.Stat("/" + r.ManifestPath); err != nil {
-					t.Errorf("%s@%s:%d: %v", name, branch, r.Version, err)
+				if info, err := root.Stat(ctx, rel); err != nil || info.Size != *r.ManifestSize {
+					t.Errorf("%s@%s:%d: manifest %s: %v, %+v, want %d bytes", name, branch, r.Version, rel, err, info, *r.ManifestSize)
 				}
 			}
 			for ver, file := range versions {
@@ -246,8 +253,6 @@ func checkConverted(t *testing.T, v *env, fx *fixture) {
 				t.Errorf("%s@%s: versions %v, want %v", name, branch, got, want)
 			}
 			// Lance finds the newest version by itself too.
-			root, _, err := v.wh.Blobs(tbl.Location)
-			check(t, err)
 			ds, err := table.OpenBranch(ctx, root, b, table.Options{URI: tbl.Location})
 			check(t, err)
 			if ds.Version() != uint64(want[len(want)-1]) {
@@ -313,6 +318,18 @@ func checkConverted(t *testing.T, v *env, fx *fixture) {
 		}
 		return rows.Err()
 	}))
+}
+
+// relativeTo returns where the manifest path the catalog recorded lies
+// below location (a local directory, whose manifest paths are object-store
+// paths without the leading "/", or an s3:// URI, whose are keys in the
+// bucket), and whether it is inside it.
+func relativeTo(location, manifestPath string) (string, bool) {
+	prefix := strings.TrimPrefix(location, "/")
+	if u, err := url.Parse(location); err == nil && u.Scheme == "s3" {
+		prefix = strings.TrimPrefix(u.Path, "/")
+	}
+	return strings.CutPrefix(manifestPath, prefix+"/")
 }
 
 // sameRows checks that got has the rows of want, in order. A decimal the
