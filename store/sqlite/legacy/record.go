@@ -120,13 +120,13 @@ func Record(ctx context.Context, st Store, t *Table, location string, manifests 
 	for _, m := range manifests {
 		byVersion[key{m.Branch, m.Version}] = m
 	}
-	var rows int64
+	var versions int64
 	for _, l := range t.Lines {
 		for _, v := range l.Versions {
 			if _, ok := byVersion[key{l.Branch, v.Version}]; !ok {
 				return fmt.Errorf("version %d of branch %q has no manifest", v.Version, l.Branch)
 			}
-			rows++
+			versions++
 		}
 	}
 	return st.WriteLegacy(ctx, func(tx Tx) error {
@@ -154,7 +154,7 @@ func Record(ctx context.Context, st Store, t *Table, location string, manifests 
 		}
 		entry := &store.Table{ID: t.ID, UUID: t.UUID}
 		_, err := tx.Ops().RecordTx(ctx, tx.Catalog(), "ConvertTable", entry, store.TxSucceeded, map[string]string{
-			"location": location, "versions": strconv.FormatInt(rows, 10)}, nil)
+			"location": location, "versions": strconv.FormatInt(versions, 10)}, nil)
 		return err
 	})
 }
