@@ -32,7 +32,8 @@ it uses --db, --warehouse, --storage-option(-file), --external-root, --sync,
 running on the database (the command takes its lock). It can be stopped and
 run again at any point: it goes on where it stopped. lancens serve --engine
 lance does the same at start-up, before it serves; run this first on a large
-database to see its progress.
+database to see its progress. Serve the converted tables with --engine lance:
+the row store (--engine rows) does not read them.
 `
 
 // migrate runs `lancens migrate`: the managed tables an earlier lancens
