@@ -405,13 +405,12 @@ func (o *Ops) TableIDByUUID(ctx context.Context, tx Tx, uuid string) ([]string, 
 // whose rows are the Lance dataset at location, which the warehouse
 // allocated for it: its kind becomes external, lancens owns the location
 // and coordinates its commits. Its uuid, properties, versions, tags and
-// branches stay. Returns TableNotFound (4) when no managed table has that
-// row and uuid any more, and InvalidInput (13) when location is, contains
-// or lies inside another table's (see checkLocationFree).
+// branches stay. Only a catalog whose tables have a kind (SQLite's, which
+// the row store of earlier releases kept managed tables in) has managed
+// tables. Returns TableNotFound (4) when no managed table has that row and
+// uuid any more, and InvalidInput (13) when location is, contains or lies
+// inside another table's (see checkLocationFree).
 func (o *Ops) ConvertManaged(ctx context.Context, tx Tx, rowID int64, uuid, location string) error {
-	if o.m == nil {
-		return store.Errorf(store.CodeTableNotFound, "table %s is not a managed table", uuid)
-	}
 	if err := o.checkLocationFree(ctx, tx, location); err != nil {
 		return err
 	}
