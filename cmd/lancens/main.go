@@ -36,6 +36,9 @@ Usage:
   lancens restore --from FILE --db FILE [--force]
                           put a backup back in place as the database, after
                           checking it (-h lists the flags)
+  lancens migrate --db FILE [--warehouse DIR]
+                          turn the tables an earlier lancens kept in its
+                          SQLite file into Lance datasets (-h lists the flags)
   lancens conformance --url URL [flags]
                           check any Lance Namespace REST server against the
                           conformance suite and openapi.yaml (-h lists the flags)
@@ -57,6 +60,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return backup(ctx, args[1:], getenv, stdout, stderr)
 	case "restore":
 		return restore(ctx, args[1:], getenv, stdout, stderr)
+	case "migrate":
+		return migrate(ctx, args[1:], getenv, stdout, stderr)
 	case "conformance":
 		return conformanceKit(ctx, args[1:], getenv, stdout, stderr)
 	case "version", "--version", "-version":

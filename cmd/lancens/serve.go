@@ -572,6 +572,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
+	if err := convertAtStart(ctx, cfg, db, st, wh, logger); err != nil {
+		return err
+	}
 	srv, err := server.New(server.Config{Store: st, Warehouse: wh, Commits: commits, Vendor: vendor, JobsQueued: jobsQueued, APIKeys: cfg.apiKeys, Auth: authCfg,
 		RouteDatabases: cfg.routeDatabases, Logger: logger, MaxPageSize: cfg.maxPageSize, MaxSearchRows: cfg.maxSearchRows, QueryTimeout: queryTimeout,
 		MaxJSONBody: cfg.maxJSONBody, MaxArrowBody: cfg.maxArrowBody, MaxArrowDecodedBytes: cfg.maxArrowDecodedBytes,
@@ -734,6 +737,25 @@ func tableEngine(cfg *serveConfig, db store.Backend, wh *warehouse.Warehouse, co
 	}
 	logger.Info("tables are Lance datasets in the warehouse (--engine lance)", slog.String("warehouse", wh.Root()))
 	return engine.WithBackend(db, e), nil
+}
+
+// convertAtStart converts the managed tables an earlier lancens kept in
+// the SQLite store db into Lance datasets, before the server serves, when
+// the Lance engine serves tables (st): the row store serves them
+// otherwise. A table that does not convert is logged and stays as it was,
+// and the engine answers InvalidTableState (19) for it; the server starts
+// all the same. It returns the error that stopped the conversion before it
+// could try every table (a database or warehouse failure, a signal).
+func convertAtStart(ctx context.Context, cfg *serveConfig, db store.Backend, st store.Backend, wh *warehouse.Warehouse, logger *slog.Logger) error {
+	sq, ok := db.(*sqlite.DB)
+	if cfg.engine != engineLance || !ok {
+		return nil
+	}
+	indexes, _ := st.(store.Indexes)
+	if _, err := convertManaged(ctx, sq, wh, indexes, logger); err != nil {
+		return fmt.Errorf("converting the managed tables of %s into Lance datasets: %w", cfg.dbPath, err)
+	}
+	return nil
 }
 
 // isPostgresURL reports whether --db names a PostgreSQL database rather

@@ -408,3 +408,28 @@ func (o *Ops) TableIDByUUID(ctx context.Context, tx Tx, uuid string) ([]string, 
 	}
 	return id, nil
 }
+
+// ConvertManaged makes the managed table of row rowID and uuid a table
+// whose rows are the Lance dataset at location, which the warehouse
+// allocated for it: its kind becomes external, lancens owns the location
+// and coordinates its commits. Its uuid, properties, versions, tags and
+// branches stay. Only a catalog whose tables have a kind (SQLite's, which
+// the row store of earlier releases kept managed tables in) has managed
+// tables. Returns TableNotFound (4) when no managed table has that row and
+// uuid any more, and InvalidInput (13) when location is, contains or lies
+// inside another table's (see checkLocationFree).
+func (o *Ops) ConvertManaged(ctx context.Context, tx Tx, rowID int64, uuid, location string) error {
+	if err := o.checkLocationFree(ctx, tx, location); err != nil {
+		return err
+	}
+	n, err := tx.Exec(ctx, `UPDATE tables SET kind = ?, location = ?, location_key = ?, owned = ?, managed_versioning = ?, declared = ?
+		WHERE id = ? AND uuid = ? AND kind = ?`, kindName(store.External), location, store.LocationKey(location), true, true, false,
+		rowID, uuid, kindName(store.Managed))
+	if err != nil {
+		return internal("convert table", err)
+	}
+	if n == 0 {
+		return store.Errorf(store.CodeTableNotFound, "managed table %s no longer exists", uuid)
+	}
+	return nil
+}
