@@ -147,14 +147,31 @@ func createTemp(r *os.Root, p string) (*os.File, string, error) {
 }
 
 type dirWriter struct {
-	root   *os.Root
-	f      *os.File
-	tmp    string
-	dst    string
-	closed bool
+	root *os.Root
+	f    *os.File
+	// written counts the bytes written, flushed those whose writeback
+	// has started.
+	written, flushed int64
+	tmp              string
+	dst              string
+	closed           bool
 }
 
-func (w *dirWriter) Write(b []byte) (int, error) { return w.f.Write(b) }
+func (w *dirWriter) Write(b []byte) (int, error) {
+	n, err := w.f.Write(b)
+	w.written += int64(n)
+	if w.written-w.flushed >= writebackBytes {
+		// The disk starts on what is written while the rest is being
+		// encoded; the sync at Close then waits only for the tail.
+		startWriteback(w.f, w.flushed, w.written-w.flushed)
+		w.flushed = w.written
+	}
+	return n, err
+}
+
+// writebackBytes is how much of an object being written is handed to the
+// disk at a time, before Close syncs it.
+const writebackBytes = 1 << 20
 
 func (w *dirWriter) Close() error {
 	if w.closed {
