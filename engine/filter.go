@@ -14,10 +14,19 @@ import (
 )
 
 // filterChunkRows is how many rows of a fragment one evaluation of a
-// filter covers: fragments are evaluated chunk by chunk, several chunks at
-// once, so that a large fragment uses every core and a scan with a limit
-// stops early.
+// filter covers in a scan that may stop early (one with a limit):
+// fragments are evaluated chunk by chunk, several chunks at once, so that
+// a large fragment uses every core and such a scan stops soon after it has
+// its rows. A scan that reads every row takes chunks of a fragment's rows
+// over the cores (chunkRows), at least this many.
 const filterChunkRows = 32 * 1024
+
+// chunkRows is the size of the chunks a fragment of n rows is evaluated in
+// when every row is read: one per core.
+func chunkRows(n int) int {
+	workers := max(1, runtime.GOMAXPROCS(0))
+	return max(filterChunkRows, (n+workers-1)/workers)
+}
 
 // chunk is the rows of one chunk of a fragment a filter kept: their
 // offsets in the fragment, or, for a count, how many.
@@ -30,19 +39,20 @@ type chunk struct {
 }
 
 // filterChunks evaluates filter (nil: none) over the rows of frag that
-// are not deleted, chunk by chunk, several chunks at a time, and calls
-// emit with each chunk's kept offsets, in order, until it returns false.
-// With countOnly, the chunks carry only how many rows they kept (emit
-// gets nil rows). It returns the first error of reading or evaluating.
-func (rd *reader) filterChunks(ctx context.Context, frag *table.Fragment, f *filter, countOnly bool, emit func(c chunk) bool) error {
+// are not deleted, in chunks of size rows, several chunks at a time, and
+// calls emit with each chunk's kept offsets, in order, until it returns
+// false. With countOnly, the chunks carry only how many rows they kept
+// (emit gets nil rows). It returns the first error of reading or
+// evaluating.
+func (rd *reader) filterChunks(ctx context.Context, frag *table.Fragment, f *filter, countOnly bool, size int, emit func(c chunk) bool) error {
 	del, err := rd.deletions(ctx, frag)
 	if err != nil {
 		return err
 	}
 	n := int(frag.PhysicalRows)
 	if f == nil {
-		for start := 0; start < n; start += filterChunkRows {
-			end := min(n, start+filterChunkRows)
+		for start := 0; start < n; start += size {
+			end := min(n, start+size)
 			c := chunk{n: end - start - int(del.CardinalityInRange(uint64(start), uint64(end))), size: end - start}
 			if !countOnly {
 				c.rows = liveRows(start, end, del)
@@ -70,21 +80,21 @@ func (rd *reader) filterChunks(ctx context.Context, frag *table.Fragment, f *fil
 		return c
 	}
 	workers := max(1, runtime.GOMAXPROCS(0))
-	for start := 0; start < n; start += workers * filterChunkRows {
+	for start := 0; start < n; start += workers * size {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		wave := make([]chunk, 0, workers)
-		for s := start; s < n && len(wave) < workers; s += filterChunkRows {
+		for s := start; s < n && len(wave) < workers; s += size {
 			wave = append(wave, chunk{n: s})
 		}
 		if len(wave) == 1 {
-			wave[0] = eval(start, min(n, start+filterChunkRows))
+			wave[0] = eval(start, min(n, start+size))
 		} else {
 			var wg sync.WaitGroup
 			for i := range wave {
 				s := wave[i].n
-				wg.Go(func() { wave[i] = eval(s, min(n, s+filterChunkRows)) })
+				wg.Go(func() { wave[i] = eval(s, min(n, s+size)) })
 			}
 			wg.Wait()
 		}
@@ -174,7 +184,7 @@ func liveRows(start, end int, del *roaring.Bitmap) []int {
 // and that f (nil: none) keeps.
 func (rd *reader) selected(ctx context.Context, frag *table.Fragment, f *filter) ([]int, error) {
 	var rows []int
-	err := rd.filterChunks(ctx, frag, f, false, func(c chunk) bool {
+	err := rd.filterChunks(ctx, frag, f, false, chunkRows(int(frag.PhysicalRows)), func(c chunk) bool {
 		rows = append(rows, c.rows...)
 		return true
 	})
@@ -184,7 +194,7 @@ func (rd *reader) selected(ctx context.Context, frag *table.Fragment, f *filter)
 // count returns how many rows of frag are not deleted and kept by f.
 func (rd *reader) count(ctx context.Context, frag *table.Fragment, f *filter) (int, error) {
 	n := 0
-	err := rd.filterChunks(ctx, frag, f, true, func(c chunk) bool {
+	err := rd.filterChunks(ctx, frag, f, true, chunkRows(int(frag.PhysicalRows)), func(c chunk) bool {
 		n += c.n
 		return true
 	})

@@ -300,7 +300,11 @@ func (rd *reader) scan(ctx context.Context, p *scanPlan, stats *scanStats) (*sto
 		// The rows the page needs, chunk by chunk: a scan with a limit
 		// stops evaluating its filter once it has them.
 		var live []int
-		err := rd.filterChunks(ctx, frag, p.filter, false, func(c chunk) bool {
+		size := chunkRows(int(frag.PhysicalRows))
+		if limit > 0 {
+			size = filterChunkRows // stop soon after the page is there
+		}
+		err := rd.filterChunks(ctx, frag, p.filter, false, size, func(c chunk) bool {
 			stats.rowsScanned += int64(c.size)
 			stats.rowsMatched += int64(len(c.rows))
 			rows := c.rows
