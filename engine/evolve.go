@@ -379,7 +379,7 @@ func (rd *reader) checkNoNulls(ctx context.Context, path string) error {
 	}
 	var n int
 	for _, frag := range rd.s.ds.Manifest().Fragments {
-		live, err := rd.selected(ctx, frag, nil, nil)
+		live, err := rd.selected(ctx, frag, nil)
 		if err != nil {
 			return dataError(rd.ref.id, err)
 		}

@@ -71,7 +71,11 @@ func (e *Engine) ExplainQuery(ctx context.Context, id []string, q store.Query, a
 			line("SortExec: keys over [%s]", boundNames(plan.ocols))
 		}
 		if plan.filter != nil {
-			line("FilterExec: %s (evaluated in memory over [%s], then the rows kept taken)", q.Filter, boundNames(plan.fcols))
+			how := "over Arrow"
+			if plan.filter.values != nil {
+				how = "over cached values"
+			}
+			line("FilterExec: %s (evaluated in memory %s, columns [%s]; then the rows kept taken)", q.Filter, how, boundNames(plan.filter.cols))
 		}
 		line("LanceScan: table=%s, version=%d, uri=%s, fragments=%d, rows=%d, format=%s %s",
 			displayID(id), m.Version, r.t.Location, len(m.Fragments), m.Rows(), m.DataFormat.FileFormat, m.DataFormat.Version)

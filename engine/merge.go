@@ -39,8 +39,7 @@ type mergePlan struct {
 	// schema, which the conformed source shares).
 	keys         []int
 	updateFilter *expr.Program
-	deleteFilter *expr.Program
-	deleteCols   *colBinder
+	deleteFilter *filter
 }
 
 // planMerge checks merge m against the target schema s. It returns
@@ -75,7 +74,7 @@ func planMerge(s *arrow.Schema, m store.Merge) (*mergePlan, error) {
 		}
 	}
 	var err error
-	if p.deleteFilter, p.deleteCols, err = planFilter(s, m.WhenNotMatchedBySourceDeleteFilter); err != nil {
+	if p.deleteFilter, err = planFilter(s, m.WhenNotMatchedBySourceDeleteFilter); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -271,7 +270,7 @@ func (e *Engine) merge(ctx context.Context, r *tableRef, s *snapshot, plan *merg
 	var updates []update
 	var ambiguous int
 	for _, frag := range s.ds.Manifest().Fragments {
-		live, err := rd.selected(ctx, frag, nil, nil)
+		live, err := rd.selected(ctx, frag, nil)
 		if err != nil {
 			return res, dataError(id, err)
 		}
@@ -322,7 +321,7 @@ func (e *Engine) merge(ctx context.Context, r *tableRef, s *snapshot, plan *merg
 		if plan.deletes() && len(unmatched) > 0 {
 			gone := unmatched
 			if plan.deleteFilter != nil {
-				if gone, err = rd.filterRows(ctx, frag, plan.deleteFilter, plan.deleteCols, unmatched); err != nil {
+				if gone, err = rd.filterRows(ctx, frag, plan.deleteFilter, unmatched); err != nil {
 					return res, err
 				}
 			}
@@ -411,15 +410,14 @@ func (rd *reader) mergeUpdates(ctx context.Context, frag *table.Fragment, plan *
 	return kept, nil
 }
 
-// filterRows returns the offsets among rows (of frag) whose rows filter
-// keeps.
-func (rd *reader) filterRows(ctx context.Context, frag *table.Fragment, filter *expr.Program, cols *colBinder, rows []int) ([]int, error) {
-	b, err := rd.batch(ctx, frag, cols, rows)
+// filterRows returns the offsets among rows (of frag) whose rows f keeps.
+func (rd *reader) filterRows(ctx context.Context, frag *table.Fragment, f *filter, rows []int) ([]int, error) {
+	b, err := rd.batch(ctx, frag, f.cols, rows)
 	if err != nil {
 		return nil, dataError(rd.ref.id, err)
 	}
 	defer b.Release()
-	words, err := filter.Filter(b)
+	words, err := f.prog.Filter(b)
 	if err != nil {
 		return nil, err
 	}

@@ -52,7 +52,7 @@ func (e *Engine) Delete(ctx context.Context, id []string, predicate string) (sto
 			return store.WriteResult{}, err
 		}
 		defer unlock()
-		filter, fcols, err := planFilter(s.arrow, predicate)
+		f, err := planFilter(s.arrow, predicate)
 		if err != nil {
 			return store.WriteResult{}, err
 		}
@@ -60,7 +60,7 @@ func (e *Engine) Delete(ctx context.Context, id []string, predicate string) (sto
 		rows := map[uint64]*roaring.Bitmap{}
 		var n int64
 		for _, frag := range s.ds.Manifest().Fragments {
-			live, err := rd.selected(ctx, frag, filter, fcols)
+			live, err := rd.selected(ctx, frag, f)
 			if err != nil {
 				return store.WriteResult{}, dataError(id, err)
 			}
@@ -179,7 +179,7 @@ func (e *Engine) Update(ctx context.Context, id []string, updates []store.Column
 		if err != nil {
 			return store.WriteResult{}, err
 		}
-		filter, fcols, err := planFilter(s.arrow, predicate)
+		f, err := planFilter(s.arrow, predicate)
 		if err != nil {
 			return store.WriteResult{}, err
 		}
@@ -188,7 +188,7 @@ func (e *Engine) Update(ctx context.Context, id []string, updates []store.Column
 		rows := map[uint64]*roaring.Bitmap{}
 		var n int64
 		for _, frag := range s.ds.Manifest().Fragments {
-			live, err := rd.selected(ctx, frag, filter, fcols)
+			live, err := rd.selected(ctx, frag, f)
 			if err != nil {
 				return store.WriteResult{}, dataError(id, err)
 			}

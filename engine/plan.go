@@ -66,23 +66,32 @@ func (b *colBinder) batchSchema() *arrow.Schema {
 	return arrow.NewSchema(fields, nil)
 }
 
+// filter is a filter compiled against one schema: its Program over the
+// columns cols binds, and, when those columns allow, its form over cached
+// expr.Values (values.go).
+type filter struct {
+	prog   *expr.Program
+	cols   *colBinder
+	values *valuesFilter
+}
+
 // planFilter compiles a filter over the table's schema; nil for none. It
 // returns the parser's and compiler's errors: InvalidInput (13) for bad
 // syntax or types, TableColumnNotFound (12) for an unknown column.
-func planFilter(s *arrow.Schema, filter string) (*expr.Program, *colBinder, error) {
-	if strings.TrimSpace(filter) == "" {
-		return nil, nil, nil
+func planFilter(s *arrow.Schema, text string) (*filter, error) {
+	if strings.TrimSpace(text) == "" {
+		return nil, nil
 	}
-	e, err := expr.Parse(filter)
+	e, err := expr.Parse(text)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	b := newBinder(s)
 	p, err := expr.PlanFilter(e, b)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return p, b, nil
+	return &filter{prog: p, cols: b, values: newValuesFilter(e, b)}, nil
 }
 
 // outputColumn is one column of a query's output: a stored field (by its

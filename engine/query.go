@@ -51,8 +51,7 @@ func (e *Engine) Query(ctx context.Context, id []string, q store.Query) (*store.
 // scanPlan is a scan compiled against one snapshot.
 type scanPlan struct {
 	q       store.Query
-	filter  *expr.Program
-	fcols   *colBinder
+	filter  *filter
 	order   *expr.Order
 	ocols   *colBinder
 	proj    *projection
@@ -67,7 +66,7 @@ func (rd *reader) planScan(q store.Query) (*scanPlan, error) {
 	if p.proj, err = planProjection(rd.s.arrow, q); err != nil {
 		return nil, err
 	}
-	if p.filter, p.fcols, err = planFilter(rd.s.arrow, q.Filter); err != nil {
+	if p.filter, err = planFilter(rd.s.arrow, q.Filter); err != nil {
 		return nil, err
 	}
 	if p.order, p.ocols, err = planOrder(rd.s.arrow, q.OrderBy); err != nil {
@@ -301,7 +300,11 @@ func (rd *reader) scan(ctx context.Context, p *scanPlan, stats *scanStats) (*sto
 		// The rows the page needs, chunk by chunk: a scan with a limit
 		// stops evaluating its filter once it has them.
 		var live []int
-		err := rd.filterChunks(ctx, frag, p.filter, p.fcols, false, func(c chunk) bool {
+		size := chunkRows(int(frag.PhysicalRows))
+		if limit > 0 {
+			size = filterChunkRows // stop soon after the page is there
+		}
+		err := rd.filterChunks(ctx, frag, p.filter, false, size, func(c chunk) bool {
 			stats.rowsScanned += int64(c.size)
 			stats.rowsMatched += int64(len(c.rows))
 			rows := c.rows
@@ -355,7 +358,7 @@ func (rd *reader) sortedScan(ctx context.Context, p *scanPlan, stats *scanStats)
 	for _, frag := range rd.s.ds.Manifest().Fragments {
 		stats.fragments++
 		stats.rowsScanned += int64(frag.PhysicalRows)
-		live, err := rd.selected(ctx, frag, p.filter, p.fcols)
+		live, err := rd.selected(ctx, frag, p.filter)
 		if err != nil {
 			return nil, err
 		}
@@ -477,17 +480,17 @@ func (e *Engine) CountRows(ctx context.Context, id []string, version *int64, pre
 		return 0, 0, err
 	}
 	v := int64(s.ds.Version())
-	filter, fcols, err := planFilter(s.arrow, predicate)
+	f, err := planFilter(s.arrow, predicate)
 	if err != nil {
 		return 0, 0, err
 	}
-	if filter == nil {
+	if f == nil {
 		return int64(s.ds.Manifest().Rows()), v, nil
 	}
 	rd := e.reader(r, s)
 	var n int64
 	for _, frag := range s.ds.Manifest().Fragments {
-		k, err := rd.count(ctx, frag, filter, fcols)
+		k, err := rd.count(ctx, frag, f)
 		if err != nil {
 			return 0, 0, dataError(id, err)
 		}

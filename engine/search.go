@@ -12,7 +12,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/lancens/lancens/expr"
 	"github.com/lancens/lancens/internal/memcache"
 	"github.com/lancens/lancens/lance/table"
 	"github.com/lancens/lancens/store"
@@ -211,7 +210,7 @@ func (rd *reader) searchVectors(ctx context.Context, q store.Query, stats *scanS
 	if err != nil {
 		return nil, err
 	}
-	filter, fcols, err := planFilter(rd.s.arrow, q.Filter)
+	f, err := planFilter(rd.s.arrow, q.Filter)
 	if err != nil {
 		return nil, err
 	}
@@ -245,8 +244,8 @@ func (rd *reader) searchVectors(ctx context.Context, q store.Query, stats *scanS
 			return nil, dataError(rd.ref.id, err)
 		}
 		var keep *roaring.Bitmap
-		if filter != nil && !vs.Postfilter {
-			rows, err := rd.selected(ctx, frag, filter, fcols)
+		if f != nil && !vs.Postfilter {
+			rows, err := rd.selected(ctx, frag, f)
 			if err != nil {
 				return nil, err
 			}
@@ -285,8 +284,8 @@ func (rd *reader) searchVectors(ctx context.Context, q store.Query, stats *scanS
 		for _, c := range cands[:min(k, len(cands))] {
 			found = append(found, hit{addr: uint64(c.ID), distance: c.Distance, query: qi})
 		}
-		if filter != nil && vs.Postfilter {
-			if found, err = rd.postfilter(ctx, found, filter, fcols); err != nil {
+		if f != nil && vs.Postfilter {
+			if found, err = rd.postfilter(ctx, found, f); err != nil {
 				return nil, err
 			}
 		}
@@ -315,18 +314,18 @@ func inBounds(hits []hit, lower, upper *float32) []hit {
 }
 
 // postfilter keeps the hits whose rows the filter keeps.
-func (rd *reader) postfilter(ctx context.Context, hits []hit, filter *expr.Program, fcols *colBinder) ([]hit, error) {
+func (rd *reader) postfilter(ctx context.Context, hits []hit, f *filter) ([]hit, error) {
 	out := hits[:0]
 	for frag, group := range rd.byFragment(hits) {
 		rows := make([]int, len(group))
 		for k, h := range group {
 			rows[k] = int(uint32(hits[h].addr))
 		}
-		b, err := rd.batch(ctx, frag, fcols, rows)
+		b, err := rd.batch(ctx, frag, f.cols, rows)
 		if err != nil {
 			return nil, err
 		}
-		words, err := filter.Filter(b)
+		words, err := f.prog.Filter(b)
 		b.Release()
 		if err != nil {
 			return nil, err
