@@ -27,14 +27,16 @@ type ManagedTables interface {
 }
 
 // Backend is what lancens runs on: the Catalog, the queue of deferred work,
-// the operators' probe, and the location locks that keep the processes
-// sharing it apart. Every backend implements it (store/sqlite,
+// the operators' probe, the location locks that keep the processes
+// sharing it apart, and the records of the indexes of tables stored as
+// Lance datasets. Every backend implements it (store/sqlite,
 // store/postgres).
 type Backend interface {
 	Catalog
 	Jobs
 	Probe
 	LocationLocker
+	DatasetIndexes
 }
 
 // ManagedBackend is a Backend that also keeps managed tables

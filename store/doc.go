@@ -25,6 +25,8 @@
 //     the backend respects; the commit coordinator holds them while it
 //     puts manifests in place. A backend one process holds answers at
 //     once.
+//   - DatasetIndexes: the records of the indexes of tables stored as
+//     Lance datasets, whose files the engine keeps beside the data.
 //
 // A backend that also keeps the rows of managed tables (store/sqlite)
 // implements ManagedTables — ManagedData, BranchedData, Indexes, Views and
