@@ -15,13 +15,14 @@ import (
 )
 
 // engineGroups are the groups of the conformance suite the engine serves
-// today; indexes, views, branches with data and cleanup come next.
-var engineGroups = []string{"Data", "SchemaEvolution", "VectorSearch"}
+// today; views, branches with data and cleanup come next.
+var engineGroups = []string{"Data", "SchemaEvolution", "ScalarIndexes", "VectorSearch", "VectorIndexes", "FullTextSearch"}
 
 // capabilities are what the engine claims over a catalog.
 func capabilities() conformance.Capabilities {
 	c := conformance.Catalog()
 	c.ManagedData, c.SchemaEvolution, c.VectorSearch = true, true, true
+	c.ScalarIndexes, c.VectorIndexes, c.FullTextSearch = true, true, true
 	return c
 }
 
@@ -54,7 +55,7 @@ func TestConformanceSQLite(t *testing.T) {
 			if err := conformance.Empty(t.Context(), tg); err != nil {
 				t.Fatalf("empty the catalog: %v", err)
 			}
-			return tg
+			return conformance.InlineJobs(tg)
 		},
 		Capabilities: capabilities(),
 		Groups:       engineGroups,
@@ -74,7 +75,7 @@ func TestConformancePostgres(t *testing.T) {
 			if err := conformance.Empty(t.Context(), tg); err != nil {
 				t.Fatalf("empty the catalog: %v", err)
 			}
-			return tg
+			return conformance.InlineJobs(tg)
 		},
 		Capabilities: capabilities(),
 		Groups:       engineGroups,

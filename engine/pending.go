@@ -8,22 +8,21 @@ import (
 )
 
 // The parts of store.ManagedTables that come next, each with its own
-// developer: indexes (vector, full-text, scalar: files beside the data,
-// recorded against the fragments they cover), materialized views and
-// their refresh, branches with writes (OnBranch reads and writes a
-// dataset branch already; creating one belongs to the catalog's
-// CreateBranch), optimize and the retention of old versions, queued
-// backfills. Until each lands, its operations answer Unsupported (0), and
-// listings answer what is true today (no index). Where they plug in:
+// developer: materialized views and their refresh, branches with writes
+// (OnBranch reads and writes a dataset branch already; creating one
+// belongs to the catalog's CreateBranch), optimize and the retention of
+// old versions, queued backfills. Until each lands, its operations answer
+// Unsupported (0). Where they plug in:
 //
-//   - a search that an index serves goes through reader.searchVectors
-//     (search.go), which scans fragments exactly: an index covers a set of
-//     fragments and the rest keep being scanned;
-//   - an index or a view keeps its files under the table's root and its
-//     facts where the catalog or the manifest puts them, and its loaded
-//     structures in the engine's cache, under the table's cache key;
+//   - a view keeps its files under the table's root and its facts where
+//     the catalog or the manifest puts them, and its loaded structures in
+//     the engine's cache, under the table's cache key (as indexes do, see
+//     index.go);
 //   - cleanup removes versions (table.Dataset.Cleanup) under the table's
-//     write lock (shared.writers) and the catalog's records with them.
+//     write lock (shared.writers) and the catalog's records with them;
+//     index files (_lancens/indices/) are not the dataset's and stay;
+//   - optimize rebuilds the indexes whose builds no longer cover every
+//     fragment (Engine.OptimizeIndexes).
 
 func unsupported(what string) error {
 	return store.Errorf(store.CodeUnsupported, "%s is not available on tables of the Lance engine yet", what)
@@ -66,50 +65,6 @@ func (e *Engine) backfill(ctx context.Context, id []string, column, where string
 		return store.WriteResult{}, store.Errorf(store.CodeInvalidInput, "column %s is not a computed column", column)
 	}
 	return main.Update(ctx, id, []store.ColumnUpdate{{Path: column, Expr: binding}}, where)
-}
-
-// CreateIndex implements store.Indexes: Unsupported (0) until indexes land.
-func (e *Engine) CreateIndex(ctx context.Context, id []string, spec store.IndexSpec) (string, error) {
-	if _, err := e.findData(ctx, id); err != nil {
-		return "", err
-	}
-	return "", unsupported("building an index")
-}
-
-// BuildIndex implements store.Indexes: Unsupported (0) until indexes land.
-func (e *Engine) BuildIndex(ctx context.Context, job store.BuildIndex) error {
-	return unsupported("building an index")
-}
-
-// ListIndices implements store.Indexes: the engine builds none yet.
-func (e *Engine) ListIndices(ctx context.Context, id []string, version *int64, page store.Page) ([]store.IndexInfo, string, error) {
-	if _, err := e.find(ctx, id); err != nil {
-		return nil, "", err
-	}
-	return []store.IndexInfo{}, "", nil
-}
-
-// DescribeIndex implements store.Indexes: TableIndexNotFound (6), as the
-// engine builds none yet.
-func (e *Engine) DescribeIndex(ctx context.Context, id []string, name string, version *int64) (*store.IndexInfo, error) {
-	if _, err := e.find(ctx, id); err != nil {
-		return nil, err
-	}
-	return nil, store.Errorf(store.CodeTableIndexNotFound, "table %s has no index %s", displayID(id), name)
-}
-
-// DropIndex implements store.Indexes: TableIndexNotFound (6), as the
-// engine builds none yet.
-func (e *Engine) DropIndex(ctx context.Context, id []string, name string) (string, error) {
-	_, err := e.DescribeIndex(ctx, id, name, nil)
-	return "", err
-}
-
-// PrewarmIndex implements store.Indexes: TableIndexNotFound (6), as the
-// engine builds none yet.
-func (e *Engine) PrewarmIndex(ctx context.Context, id []string, name string) error {
-	_, err := e.DescribeIndex(ctx, id, name, nil)
-	return err
 }
 
 // CreateView implements store.Views: Unsupported (0) until views land.

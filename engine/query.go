@@ -15,9 +15,8 @@ import (
 	"github.com/lancens/lancens/store"
 )
 
-// Query implements store.ManagedData: a scan, or a vector search.
-// Full-text search belongs to the full-text indexes, which this engine
-// does not have yet (Unsupported, 0).
+// Query implements store.ManagedData: a scan (narrowed by scalar indexes),
+// a vector search or a full-text search (through indexes, see index.go).
 func (e *Engine) Query(ctx context.Context, id []string, q store.Query) (*store.Result, error) {
 	switch {
 	case len(q.OrderBy) > 0 && (q.Vector != nil || q.Text != nil):
@@ -39,10 +38,14 @@ func (e *Engine) Query(ctx context.Context, id []string, q store.Query) (*store.
 		res, err := rd.searchVectors(ctx, q, nil)
 		return res, dataError(id, err)
 	case q.Text != nil:
-		return nil, store.Errorf(store.CodeUnsupported, "full-text search needs a full-text index, which tables of the Lance engine do not have yet")
+		res, err := rd.searchText(ctx, q, nil)
+		return res, dataError(id, err)
 	}
 	plan, err := rd.planScan(q)
 	if err != nil {
+		return nil, err
+	}
+	if err := rd.narrowFilter(ctx, q.Filter); err != nil {
 		return nil, err
 	}
 	res, err := rd.scan(ctx, plan, nil)
@@ -89,6 +92,11 @@ func (rd *reader) selected(ctx context.Context, frag *table.Fragment, filter *ex
 	del, err := rd.deletions(ctx, frag)
 	if err != nil {
 		return nil, err
+	}
+	if filter != nil && rd.narrowed != nil {
+		if candidates, ok := rd.narrowed.frags[frag.ID]; ok {
+			return rd.selectedAmong(ctx, frag, filter, fcols, candidates, del)
+		}
 	}
 	n := int(frag.PhysicalRows)
 	if filter == nil {
@@ -488,6 +496,9 @@ func (e *Engine) CountRows(ctx context.Context, id []string, version *int64, pre
 		return int64(s.ds.Manifest().Rows()), v, nil
 	}
 	rd := e.reader(r, s)
+	if err := rd.narrowFilter(ctx, predicate); err != nil {
+		return 0, 0, err
+	}
 	var n int64
 	for _, frag := range s.ds.Manifest().Fragments {
 		live, err := rd.selected(ctx, frag, filter, fcols)

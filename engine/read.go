@@ -35,6 +35,12 @@ type reader struct {
 	e   *Engine
 	ref *tableRef
 	s   *snapshot
+	// narrowed, when set, is what scalar indexes say of the filter a
+	// read evaluates (narrowFilter, indexscalar.go): selected evaluates
+	// it only on the rows they leave.
+	narrowed *narrowing
+	// recs are the table's index records, once read (indexRecords).
+	recs []*indexRecord
 }
 
 func (e *Engine) reader(r *tableRef, s *snapshot) *reader { return &reader{e: e, ref: r, s: s} }
