@@ -687,3 +687,70 @@ func (e *Engine) removeBuildFile(r *tableRef, b *indexBuild) {
 		e.log.Warn("remove an index file", "table", displayID(r.id), "path", b.File, "error", err)
 	}
 }
+
+// OptimizeIndexes queues a rebuild of every built index of table id whose
+// last build does not cover every fragment of the latest version (rows
+// written, compacted or restored since), as Lance's optimize_indices
+// brings its indexes up to date; the rebuilt index covers every fragment,
+// and the old build serves searches until the new one is recorded. It
+// returns the transaction ids of the rebuilds, TableNotFound (4) and the
+// errors of reading the table.
+func (e *Engine) OptimizeIndexes(ctx context.Context, id []string) ([]string, error) {
+	return (&Engine{shared: e.shared}).rebuild(ctx, id, func(covered, fragments int) bool { return covered < fragments })
+}
+
+// rebuildUncovered queues a rebuild of the built indexes of table r that
+// cover no fragment of its latest version, which has rows: after a write
+// that replaced every fragment (an overwrite, or a restore of a version
+// none of whose fragments an index covers), a search would go exactly
+// through all of them. It logs what it cannot do: the write it follows
+// has succeeded, and searches are right without the rebuild.
+func (e *Engine) rebuildUncovered(ctx context.Context, r *tableRef) {
+	main := &Engine{shared: e.shared}
+	if _, err := main.rebuild(ctx, r.id, func(covered, fragments int) bool { return covered == 0 && fragments > 0 }); err != nil {
+		e.log.Warn("queue the rebuild of indexes", "table", displayID(r.id), "error", err)
+	}
+}
+
+// rebuild queues a rebuild of each built index of table id for which
+// stale, given how many of the latest version's fragments its build
+// covers and how many the version has, is true; an index being built is
+// left alone. It returns the transaction ids.
+func (e *Engine) rebuild(ctx context.Context, id []string, stale func(covered, fragments int) bool) ([]string, error) {
+	r, err := e.findData(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	s, err := e.open(ctx, r, nil)
+	if err != nil {
+		return nil, err
+	}
+	rd := e.reader(r, s)
+	recs, err := rd.indexRecords(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, ix := range recs {
+		if ix.build == nil || ix.Status == store.IndexBuilding {
+			continue
+		}
+		covered := 0
+		if col, ok := columnByID(s, ix.def.FieldID); ok {
+			cov, err := rd.coverageOf(ix.build, col)
+			if err != nil {
+				return out, dataError(id, err)
+			}
+			covered = len(cov.covered)
+		}
+		if !stale(covered, len(s.ds.Manifest().Fragments)) {
+			continue
+		}
+		txID, err := e.cat.RebuildDatasetIndex(ctx, r.id, ix.UUID, map[string]string{"index": ix.Name, "index_type": ix.Type, "column": ix.def.Column})
+		if err != nil {
+			return out, err
+		}
+		out = append(out, txID)
+	}
+	return out, nil
+}
