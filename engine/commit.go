@@ -6,10 +6,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	mathrand "math/rand/v2"
 	"net/url"
 	"path"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/lancens/lancens/lance/blob"
 	"github.com/lancens/lancens/lance/table"
@@ -158,18 +160,27 @@ func (e *Engine) writeOptions(r *tableRef, c *committer) table.Options {
 
 // maxWriteAttempts bounds how often a write that conflicts with a
 // concurrent commit (another process's, on the same table) is redone from
-// the start before it answers ConcurrentModification (14).
-const maxWriteAttempts = 5
+// the start before it answers ConcurrentModification (14), as Lance's own
+// conflict retries do.
+const maxWriteAttempts = 10
 
 // retryConflicts runs write until it succeeds, fails with something other
 // than a conflict another attempt may resolve, or has tried
-// maxWriteAttempts times.
+// maxWriteAttempts times. Between attempts it waits a random while that
+// doubles each time (from a few milliseconds), so that writers racing on
+// one table do not keep meeting.
 func retryConflicts[T any](ctx context.Context, write func() (T, error)) (T, error) {
 	for attempt := 1; ; attempt++ {
 		out, err := write()
 		var ce *table.ConflictError
-		if err == nil || !errors.As(err, &ce) || !ce.Retryable || attempt == maxWriteAttempts || ctx.Err() != nil {
+		if err == nil || !errors.As(err, &ce) || !ce.Retryable || attempt == maxWriteAttempts {
 			return out, err
+		}
+		wait := time.Duration(mathrand.Int64N(int64(5*time.Millisecond) << min(attempt, 7)))
+		select {
+		case <-ctx.Done():
+			return out, err
+		case <-time.After(wait):
 		}
 	}
 }

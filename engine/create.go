@@ -4,12 +4,11 @@ import (
 	"context"
 	"errors"
 
-	"github.com/apache/arrow-go/v18/arrow"
-
 	"github.com/lancens/lancens/lance/file"
 	"github.com/lancens/lancens/lance/schema"
 	"github.com/lancens/lancens/lance/table"
 	"github.com/lancens/lancens/store"
+	"github.com/lancens/lancens/warehouse"
 )
 
 // CreateTable implements store.ManagedData. A table the catalog does not
@@ -63,7 +62,8 @@ func (e *Engine) createNew(ctx context.Context, id []string, nt store.NewTable, 
 	if !ok {
 		return nil, store.WriteResult{}, store.Errorf(store.CodeInternal, "the warehouse allocated %s, which it does not reach", loc)
 	}
-	r := &tableRef{id: id, t: &store.Table{ID: id, Location: loc, ManagedVersioning: true, Owned: true}, root: root}
+	_, local := warehouse.LocalPath(loc)
+	r := &tableRef{id: id, t: &store.Table{ID: id, Location: loc, ManagedVersioning: true, Owned: true}, root: root, local: local}
 	c := &committer{e: e, ref: r, declare: &store.TableDeclaration{Location: loc, Owned: true, Properties: nt.Properties, StorageOptions: nt.StorageOptions}}
 	res, err := e.writeFirst(ctx, r, c, ls, conf, nt.Data)
 	if err != nil {
@@ -205,14 +205,4 @@ func (e *Engine) commitAppend(ctx context.Context, r *tableRef, s *snapshot, fra
 		return store.WriteResult{}, writeError(r.id, err)
 	}
 	return store.WriteResult{Version: int64(ds.Version()), TransactionID: c.txID, Inserted: rows}, nil
-}
-
-// arrowSchemaOf returns the Arrow form of a Lance schema. It returns
-// InvalidTableState (19) for one that has none.
-func arrowSchemaOf(id []string, ls *schema.Schema) (*arrow.Schema, error) {
-	as, err := ls.ToArrow()
-	if err != nil {
-		return nil, dataError(id, err)
-	}
-	return as, nil
 }

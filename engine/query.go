@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"math/bits"
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -86,50 +85,6 @@ type scanStats struct {
 	fragments, rowsScanned, rowsMatched int64
 }
 
-// selected returns the offsets of the rows of frag that are not deleted
-// and that filter (nil: none) keeps.
-func (rd *reader) selected(ctx context.Context, frag *table.Fragment, filter *expr.Program, fcols *colBinder) ([]int, error) {
-	del, err := rd.deletions(ctx, frag)
-	if err != nil {
-		return nil, err
-	}
-	if filter != nil && rd.narrowed != nil {
-		if candidates, ok := rd.narrowed.frags[frag.ID]; ok {
-			return rd.selectedAmong(ctx, frag, filter, fcols, candidates, del)
-		}
-	}
-	n := int(frag.PhysicalRows)
-	if filter == nil {
-		live := make([]int, 0, n-int(del.GetCardinality()))
-		for i := range n {
-			if !del.Contains(uint32(i)) {
-				live = append(live, i)
-			}
-		}
-		return live, nil
-	}
-	batch, err := rd.batch(ctx, frag, fcols, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer batch.Release()
-	words, err := filter.Filter(batch)
-	if err != nil {
-		return nil, err
-	}
-	var live []int
-	for w, word := range words {
-		for word != 0 {
-			i := w*64 + bits.TrailingZeros64(word)
-			word &= word - 1
-			if i < n && !del.Contains(uint32(i)) {
-				live = append(live, i)
-			}
-		}
-	}
-	return live, nil
-}
-
 // batch returns the columns b binds for the rows of frag at offsets rows
 // (nil: every physical row), as a batch of b.batchSchema().
 func (rd *reader) batch(ctx context.Context, frag *table.Fragment, b *colBinder, rows []int) (arrow.RecordBatch, error) {
@@ -164,11 +119,13 @@ func (rd *reader) batch(ctx context.Context, frag *table.Fragment, b *colBinder,
 // for the rows of frag at offsets rows (nil: every physical row). A
 // column already cached is taken from memory; one that is not is read
 // whole into the cache, unless the rows are few enough that reading just
-// them from the data file costs less (filter, then take).
+// them from the data file costs less (filter, then take): on local disk,
+// and, on object storage, for a column too wide to hold whole (vectors).
 func (rd *reader) gather(ctx context.Context, frag *table.Fragment, i int, rows []int) (arrow.Array, error) {
 	lf := rd.s.ds.Manifest().Schema.Fields[i]
 	dt := rd.s.arrow.Field(i).Type
-	if rows != nil && len(rows)*takeFraction < int(frag.PhysicalRows) && !rd.cached(frag, lf) {
+	few := rows != nil && len(rows)*takeFraction < int(frag.PhysicalRows)
+	if few && (rd.ref.local || estimatedBytes(dt, int(frag.PhysicalRows)) > maxRemoteColumnBytes) && !rd.cached(frag, lf) {
 		return rd.takeFromFile(ctx, frag, i, rows)
 	}
 	col, err := rd.column(ctx, frag, lf, dt)
@@ -188,6 +145,30 @@ func (rd *reader) gather(ctx context.Context, frag *table.Fragment, i int, rows 
 // takeFraction: a scan reads the rows it needs from a column not cached
 // when they are fewer than one in takeFraction of the fragment's.
 const takeFraction = 16
+
+// maxRemoteColumnBytes is the size of a fragment's column on object
+// storage above which a scan that needs few of its rows takes them from
+// the file rather than caching the column whole; below it, the column
+// is cached, and the next query needs no request.
+const maxRemoteColumnBytes = 64 << 20
+
+// estimatedBytes estimates the decoded size of n values of type dt:
+// fixed-width types by their width, others at 64 bytes a value.
+func estimatedBytes(dt arrow.DataType, n int) int {
+	switch t := dt.(type) {
+	case *arrow.FixedSizeListType:
+		return int(t.Len()) * estimatedBytes(t.Elem(), n)
+	case *arrow.StructType:
+		size := 0
+		for _, f := range t.Fields() {
+			size += estimatedBytes(f.Type, n)
+		}
+		return size
+	case arrow.FixedWidthDataType:
+		return max(1, t.BitWidth()/8) * n
+	}
+	return 64 * n
+}
 
 // contiguous reports whether rows is a run of consecutive offsets.
 func contiguous(rows []int) bool {
@@ -320,19 +301,30 @@ func (rd *reader) scan(ctx context.Context, p *scanPlan, stats *scanStats) (*sto
 			return nil, err
 		}
 		stats.fragments++
-		stats.rowsScanned += int64(frag.PhysicalRows)
-		live, err := rd.selected(ctx, frag, p.filter, p.fcols)
+		// The rows the page needs, chunk by chunk: a scan with a limit
+		// stops evaluating its filter once it has them.
+		var live []int
+		err := rd.filterChunks(ctx, frag, p.filter, p.fcols, false, func(c chunk) bool {
+			stats.rowsScanned += int64(c.size)
+			stats.rowsMatched += int64(len(c.rows))
+			rows := c.rows
+			if skip >= len(rows) {
+				skip -= len(rows)
+				return true
+			}
+			rows, skip = rows[skip:], 0
+			if limit > 0 && len(live)+len(rows) >= limit {
+				live = append(live, rows[:limit-len(live)]...)
+				return false
+			}
+			live = append(live, rows...)
+			return true
+		})
 		if err != nil {
 			return nil, err
 		}
-		stats.rowsMatched += int64(len(live))
-		if skip >= len(live) {
-			skip -= len(live)
+		if len(live) == 0 {
 			continue
-		}
-		live, skip = live[skip:], 0
-		if limit > 0 && len(live) > limit {
-			live = live[:limit]
 		}
 		b, err := rd.output(ctx, frag, p.proj, p.outSchm, live)
 		if err != nil {
@@ -501,11 +493,11 @@ func (e *Engine) CountRows(ctx context.Context, id []string, version *int64, pre
 	}
 	var n int64
 	for _, frag := range s.ds.Manifest().Fragments {
-		live, err := rd.selected(ctx, frag, filter, fcols)
+		k, err := rd.count(ctx, frag, filter, fcols)
 		if err != nil {
 			return 0, 0, dataError(id, err)
 		}
-		n += int64(len(live))
+		n += int64(k)
 	}
 	return n, v, nil
 }

@@ -36,7 +36,7 @@ type reader struct {
 	ref *tableRef
 	s   *snapshot
 	// narrowed, when set, is what scalar indexes say of the filter a
-	// read evaluates (narrowFilter, indexscalar.go): selected evaluates
+	// read evaluates (narrowFilter, indexscalar.go): filterChunks evaluates
 	// it only on the rows they leave.
 	narrowed *narrowing
 	// recs are the table's index records, once read (indexRecords).
@@ -65,7 +65,7 @@ func (rd *reader) openFile(ctx context.Context, frag *table.Fragment, df *table.
 		if err != nil {
 			return nil, err
 		}
-		r, err := file.Open(ctx, st, p, &file.ReadOptions{Size: int64(df.Size)})
+		r, err := file.Open(ctx, st, p, rd.readOptions(df))
 		if err != nil {
 			return nil, fmt.Errorf("fragment %d: %w", frag.ID, err)
 		}
@@ -78,6 +78,20 @@ func (rd *reader) openFile(ctx context.Context, frag *table.Fragment, df *table.
 		return nil, err
 	}
 	return val.(openedFile).Reader, nil
+}
+
+// remoteCoalesceGap is the largest gap between two byte ranges of one read
+// that a data file on object storage fetches as one request: a request
+// costs milliseconds there, a megabyte of bytes read for nothing less.
+const remoteCoalesceGap = 1 << 20
+
+// readOptions are the options data file df is read with.
+func (rd *reader) readOptions(df *table.DataFile) *file.ReadOptions {
+	o := &file.ReadOptions{Size: int64(df.Size)}
+	if !rd.ref.local {
+		o.CoalesceGap = remoteCoalesceGap
+	}
+	return o
 }
 
 // openedFile is a data file's metadata as the cache holds it.

@@ -12,6 +12,7 @@ import (
 	"github.com/lancens/lancens/lance/blob"
 	"github.com/lancens/lancens/lance/table"
 	"github.com/lancens/lancens/store"
+	"github.com/lancens/lancens/warehouse"
 )
 
 // tableRef is a table as the catalog describes it, with where its files
@@ -21,6 +22,9 @@ type tableRef struct {
 	t      *store.Table
 	branch string
 	root   blob.Store
+	// local is set for a table on local disk, where a read costs little;
+	// on object storage each request costs milliseconds.
+	local bool
 }
 
 // find returns table id as the data operations see it. It returns
@@ -44,7 +48,8 @@ func (e *Engine) find(ctx context.Context, id []string) (*tableRef, error) {
 	if !ok {
 		return nil, notDataTable(t, fmt.Sprintf("is at %s, where lancens does not reach its files (only the warehouse's disk or object store)", t.Location))
 	}
-	return &tableRef{id: t.ID, t: t, branch: e.branch, root: root}, nil
+	_, local := warehouse.LocalPath(t.Location)
+	return &tableRef{id: t.ID, t: t, branch: e.branch, root: root, local: local}, nil
 }
 
 // findData returns table id as find does, and InvalidTableState (19) for a

@@ -22,7 +22,10 @@ import (
 
 	"github.com/lancens/lancens/client"
 	"github.com/lancens/lancens/coord"
+	"github.com/lancens/lancens/engine"
+	"github.com/lancens/lancens/internal/memcache"
 	"github.com/lancens/lancens/server"
+	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/store/sqlite"
 	"github.com/lancens/lancens/warehouse"
 )
@@ -33,6 +36,7 @@ func main() {
 	scale := flag.Float64("scale", 1, "multiply workload sizes by this factor (e.g. 0.1 for a quick run)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of this process (lancens and the bench's client) to this file")
 	memProfile := flag.String("memprofile", "", "write an allocation profile of this process to this file at the end")
+	flag.StringVar(&tableEngine, "engine", tableEngine, "what serves the rows of tables: rows (the SQLite row store) or lance (Lance datasets), as lancens serve --engine")
 	flag.Parse()
 	err := profiled(*cpuProfile, *memProfile, func() error { return run(*suites, *scale) })
 	if err != nil {
@@ -173,8 +177,11 @@ type instance struct {
 	close  func()
 }
 
+// tableEngine is the -engine flag: what serves the rows of tables.
+var tableEngine = "rows"
+
 // startLancens starts lancens as `lancens serve` would, with the default
-// (durable) SQLite settings, in dir.
+// (durable) SQLite settings and the engine -engine names, in dir.
 func startLancens(dir string) (*instance, error) {
 	ctx := context.Background()
 	jobsQueued := coord.NewSignal()
@@ -186,7 +193,21 @@ func startLancens(dir string) (*instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv, err := server.New(server.Config{Store: db, Warehouse: wh, JobsQueued: jobsQueued, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	var st store.Backend = db
+	var commits *coord.Committer
+	switch tableEngine {
+	case "lance":
+		commits = coord.NewCommitter(db, wh, slog.New(slog.DiscardHandler))
+		e, err := engine.New(engine.Options{Catalog: db, Warehouse: wh, Commits: commits, Cache: memcache.New(sqlite.DefaultCacheBytes())})
+		if err != nil {
+			return nil, err
+		}
+		st = engine.WithBackend(db, e)
+	case "rows":
+	default:
+		return nil, fmt.Errorf("unknown -engine %q (rows or lance)", tableEngine)
+	}
+	srv, err := server.New(server.Config{Store: st, Warehouse: wh, Commits: commits, JobsQueued: jobsQueued, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		return nil, err
 	}

@@ -32,13 +32,18 @@ import (
 // vector index builds the rounds started finish.
 //
 // LANCENS_CRASH_TRIALS sets the number of trials (default 3; make crashtest
-// runs 100), LANCENS_CRASH_SYNC the --sync mode (default FULL) and
+// runs 100), LANCENS_CRASH_SYNC the --sync mode (default FULL),
+// LANCENS_CRASH_ENGINE the --engine (default rows; with lance the
+// workload builds no index, which that engine does not have yet) and
 // LANCENS_CRASH_SEED the seed of the first trial (default: from the clock;
 // a failure names the seed that reproduces it).
 
 // crashChildEnv, set to 1, makes the test binary run main instead of the
 // tests.
 const crashChildEnv = "LANCENS_CRASH_CHILD"
+
+// crashEngine is the --engine of the trials' servers ("" for the default).
+var crashEngine = os.Getenv("LANCENS_CRASH_ENGINE")
 
 // crashRounds is the number of kill -9 cycles per trial.
 const crashRounds = 2
@@ -148,8 +153,11 @@ type crashServer struct {
 func startCrashServer(t *testing.T, dir, sync string, n int) *crashServer {
 	t.Helper()
 	logPath := filepath.Join(dir, fmt.Sprintf("server-%d.log", n))
-	return startServerProcess(t, logPath, "--db", filepath.Join(dir, "lancens.db"),
-		"--warehouse", filepath.Join(dir, "warehouse"), "--sync", sync)
+	flags := []string{"--db", filepath.Join(dir, "lancens.db"), "--warehouse", filepath.Join(dir, "warehouse"), "--sync", sync}
+	if crashEngine != "" {
+		flags = append(flags, "--engine", crashEngine)
+	}
+	return startServerProcess(t, logPath, flags...)
 }
 
 // startServerProcess starts `lancens serve` (this test binary standing in)

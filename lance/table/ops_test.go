@@ -434,6 +434,10 @@ func TestCommitter(t *testing.T) {
 	if m, err := DecodeManifest(last.Manifest); err != nil || m.Version != 2 {
 		t.Errorf("the committed manifest: %v", err)
 	}
+	// A committer that resolves versions needs no version hint.
+	if _, err := root.Stat(ctx, versionHintPath); !errors.Is(err, blob.ErrNotFound) {
+		t.Errorf("a version hint was written for a committer that resolves versions: %v", err)
+	}
 	// A manifest the committer does not know of is not the newest.
 	next := d.Manifest().next()
 	data, _ := EncodeManifest(next)
