@@ -47,12 +47,12 @@ func (e *Engine) ExplainQuery(ctx context.Context, id []string, q store.Query, a
 			k = defaultK
 		}
 		f := s.arrow.Field(fi)
-		how, err := rd.explainVectorIndex(ctx, q.Vector, fi)
+		how, detail, err := rd.explainVectorIndex(ctx, q.Vector, fi)
 		if err != nil {
 			return "", err
 		}
-		fmt.Fprintf(&sb, "KNNVectorDistance: %s of table %s at version %d, %d fragments, %d rows\n  column: %s (%s)\n  k: %d, queries: %d\n",
-			how, displayID(id), m.Version, len(m.Fragments), m.Rows(), f.Name, f.Type, k, len(q.Vector.Vectors))
+		fmt.Fprintf(&sb, "KNNVectorDistance: %s of table %s at version %d, %d fragments, %d rows\n  column: %s (%s)\n  k: %d, queries: %d\n%s",
+			how, displayID(id), m.Version, len(m.Fragments), m.Rows(), f.Name, f.Type, k, len(q.Vector.Vectors), detail)
 		if q.Filter != "" {
 			mode := "prefilter"
 			if q.Vector.Postfilter {

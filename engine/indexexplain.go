@@ -12,24 +12,24 @@ import (
 
 // What plans say of indexes (explain.go).
 
-// explainVectorIndex describes how a vector search of field fi goes: the
-// index it goes through and over how many fragments, or an exact search.
-// It returns the errors of vectorIndexFor.
-func (rd *reader) explainVectorIndex(ctx context.Context, vs *store.VectorSearch, fi int) (string, error) {
+// explainVectorIndex describes how a vector search of field fi goes:
+// through an index (its name, then a line of how) or exactly. It returns
+// the errors of vectorIndexFor.
+func (rd *reader) explainVectorIndex(ctx context.Context, vs *store.VectorSearch, fi int) (how, detail string, err error) {
 	used, metric, err := rd.vectorIndexFor(ctx, vs, fi)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	if used == nil {
-		return fmt.Sprintf("exact search (flat; no index, or bypassed), metric %s", metricName(metric)), nil
+		return "exact search (flat; no index, or bypassed)", fmt.Sprintf("  metric: %s\n", metricName(metric)), nil
 	}
-	rest := "the fragments it does not cover searched exactly (flat)"
+	rest := "the others searched exactly (flat)"
 	if vs.FastSearch {
-		rest = "the fragments it does not cover left out (fast_search)"
+		rest = "the others left out (fast_search)"
 	}
-	return fmt.Sprintf("search through %s index %s (metric %s, nprobes %d, ef %d, refine_factor %d) over %d of %d fragments, %s",
-		used.rec.Type, used.rec.Name, metricName(metric), vs.Nprobes, vs.Ef, vs.RefineFactor, len(used.cov.covered),
-		len(rd.s.ds.Manifest().Fragments), rest), nil
+	return fmt.Sprintf("search through %s index %s", used.rec.Type, used.rec.Name),
+		fmt.Sprintf("  index: metric %s, nprobes %d, ef %d, refine_factor %d; covers %d of %d fragments, %s\n",
+			metricName(metric), vs.Nprobes, vs.Ef, vs.RefineFactor, len(used.cov.covered), len(rd.s.ds.Manifest().Fragments), rest), nil
 }
 
 // explainText describes a full-text search. It returns InvalidInput (13)
