@@ -23,6 +23,7 @@ import (
 //	col/<file>/<field id>                 a field's values, every physical row of the file
 //	del/<branch>/<fragment>/<deletion>    a fragment's deleted offsets
 //	vec/<file>/<field id>                 a vector column as float32s (search.go)
+//	ix/<index uuid>/<build>               a loaded index build (index.go)
 //
 // where <file> names a data file by the root it is under (the branch's,
 // or a base path's) and its path. Data and deletion files are written
