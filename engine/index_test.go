@@ -23,14 +23,14 @@ import (
 
 // indexEnv is an engine over a SQLite catalog in a temporary directory.
 type indexEnv struct {
-	t   *testing.T
+	t   testing.TB
 	e   *Engine
 	cat store.Backend
 	dir string
 	id  []string
 }
 
-func newIndexEnv(t *testing.T) *indexEnv {
+func newIndexEnv(t testing.TB) *indexEnv {
 	t.Helper()
 	dir := t.TempDir()
 	db, err := sqlite.Open(t.Context(), filepath.Join(dir, "lancens.db"), sqlite.Options{})

@@ -96,11 +96,17 @@ func (t *textIndex) add(k segmentKey, terms [][]string) error {
 	return err
 }
 
-// address returns the row address of row id.
-func (t *textIndex) address(id int64) uint64 {
-	i := sort.Search(len(t.order), func(i int) bool { return t.order[i].base+t.order[i].rows > id })
-	s := t.order[i]
-	return rowAddress(s.frag, int(id-s.base))
+// addresses replaces row ids, ascending, with their row addresses. Callers
+// hold the read lock of ix.
+func (t *textIndex) addresses(ids []int64) {
+	seg := 0
+	for i, id := range ids {
+		if s := t.order[seg]; id >= s.base+s.rows || id < s.base {
+			seg = sort.Search(len(t.order), func(k int) bool { return t.order[k].base+t.order[k].rows > id })
+		}
+		s := t.order[seg]
+		ids[i] = int64(rowAddress(s.frag, int(id-s.base)))
+	}
 }
 
 func loadTextIndex(data []byte, ix *indexRecord, b *indexBuild) (*textIndex, error) {
@@ -387,11 +393,10 @@ func (s *textSearch) rows(c fts.Column) (fts.View, error) {
 		if err != nil {
 			return fts.View{}, dataError(s.rd.ref.id, err)
 		}
-		for o := range seg.rows {
-			if !del.Contains(uint32(o)) {
-				id := seg.base + o
-				visible[id>>6] |= 1 << (id & 63)
-			}
+		setRange(visible, seg.base, seg.base+seg.rows)
+		for it := del.Iterator(); it.HasNext(); {
+			id := seg.base + int64(it.Next())
+			visible[id>>6] &^= 1 << (id & 63)
 		}
 		if s.keep != nil {
 			for _, o := range s.keep[frag.ID] {
@@ -400,7 +405,21 @@ func (s *textSearch) rows(c fts.Column) (fts.View, error) {
 			}
 		}
 	}
-	return fts.View{Visible: visible, Allowed: allowed, ID: func(id int64) int64 { return int64(t.address(id)) }}, nil
+	return fts.View{Visible: visible, Allowed: allowed, IDs: t.addresses}, nil
+}
+
+// setRange sets the bits [lo, hi) of rs.
+func setRange(rs fts.RowSet, lo, hi int64) {
+	for lo < hi && lo&63 != 0 {
+		rs[lo>>6] |= 1 << (lo & 63)
+		lo++
+	}
+	for ; lo+64 <= hi; lo += 64 {
+		rs[lo>>6] = ^uint64(0)
+	}
+	for ; lo < hi; lo++ {
+		rs[lo>>6] |= 1 << (lo & 63)
+	}
 }
 
 // release unlocks the indexes the search used.

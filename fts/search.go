@@ -49,9 +49,10 @@ type Search struct {
 // Search.Rows).
 type View struct {
 	Visible, Allowed RowSet
-	// ID maps a row id of the index to the id Eval returns; an id Eval
-	// returns stands for one row of the index.
-	ID func(int64) int64
+	// IDs replaces row ids of the index, given in ascending order, with
+	// the ids Eval returns (in any order); an id Eval returns stands for
+	// one row of the index.
+	IDs func(ids []int64)
 }
 
 // view returns the rows column c's index p sees, may match and how its
@@ -66,15 +67,11 @@ func (s *Search) view(c Column) (View, error) {
 // common maps the row ids of scores to Eval's ids (see View.ID), keeping
 // them in ascending order.
 func (v View) common(sc Scores) Scores {
-	if v.ID == nil {
+	if v.IDs == nil {
 		return sc
 	}
-	sorted := true
-	for i, id := range sc.IDs {
-		sc.IDs[i] = v.ID(id)
-		sorted = sorted && (i == 0 || sc.IDs[i-1] < sc.IDs[i])
-	}
-	if !sorted {
+	v.IDs(sc.IDs)
+	if !slices.IsSorted(sc.IDs) {
 		order := make([]int, len(sc.IDs))
 		for i := range order {
 			order[i] = i
@@ -244,7 +241,7 @@ func (s *Search) match(m store.FtsMatch) (Scores, error) {
 				acc = newAccumulator(len(p.docLen))
 			}
 			for _, v := range variants {
-				p.score(c, v, rows.Visible, rows.Allowed, &acc)
+				p.score(c, v, rows.Visible, rows.Allowed, acc)
 			}
 			switch {
 			case !and:
@@ -293,7 +290,7 @@ func (s *Search) phrase(ph store.FtsPhrase) (Scores, error) {
 		c := p.statsFor(s.Key, rows.Visible)
 		acc := newAccumulator(len(p.docLen))
 		for _, term := range terms {
-			p.score(c, term, rows.Visible, matched, &acc)
+			p.score(c, term, rows.Visible, matched, acc)
 		}
 		out = union(out, rows.common(acc.scores()))
 	}

@@ -24,7 +24,11 @@ func TestRowsView(t *testing.T) {
 			viewed.Visible, viewed.Allowed = nil, nil
 			allowed := RowSet{plain.Allowed[0] &^ (1 << 4)} // row 4 filtered out
 			viewed.Rows = func(Column) (View, error) {
-				return View{Visible: plain.Visible, Allowed: allowed, ID: tc.id}, nil
+				return View{Visible: plain.Visible, Allowed: allowed, IDs: func(ids []int64) {
+					for i, id := range ids {
+						ids[i] = tc.id(id)
+					}
+				}}, nil
 			}
 			for _, q := range []store.FtsQuery{match("cats mountains"), {Phrase: &store.FtsPhrase{Terms: "cats and"}}} {
 				want, err := plain.Eval(q)
