@@ -198,14 +198,20 @@ func (rd *reader) indexCandidates(ctx context.Context, u *usedVectorIndex, fi in
 		return cands, nil
 	}
 	m := rd.s.ds.Manifest()
+	byFrag := map[uint64]*vectorColumn{}
 	for i := range cands {
-		frag := m.Fragment(uint64(cands[i].ID) >> 32)
-		if frag == nil {
-			continue
-		}
-		vc, err := rd.vectors(ctx, frag, fi)
-		if err != nil {
-			return nil, dataError(rd.ref.id, err)
+		id := uint64(cands[i].ID) >> 32
+		vc, ok := byFrag[id]
+		if !ok {
+			frag := m.Fragment(id)
+			if frag == nil {
+				continue
+			}
+			var err error
+			if vc, err = rd.vectors(ctx, frag, fi); err != nil {
+				return nil, dataError(rd.ref.id, err)
+			}
+			byFrag[id] = vc
 		}
 		off := int(uint32(cands[i].ID))
 		cands[i].Distance = vecindex.Distance(metric, vc.vs.Data[off*vc.vs.Dim:(off+1)*vc.vs.Dim], q)
