@@ -20,7 +20,7 @@ BUILD    := $(GO) build -ldflags "$(LDFLAGS)"
 # make dist cross-compiles these GOOS/GOARCH pairs into dist/.
 PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
 
-.PHONY: all generate check-generated build dist run test lint bench node-deps versitygw fuzz crashtest postgres chromium
+.PHONY: all generate check-generated build dist image run test lint bench node-deps versitygw fuzz crashtest postgres chromium podman systemd-analyze
 
 all: build
 
@@ -54,7 +54,23 @@ dist:
 	done
 	cd dist && sha256sum lancens-* > SHA256SUMS && cat SHA256SUMS
 
-## run: start lancens on :2333 with ./data/lancens.db and ./data/warehouse
+## image: build the container image of lancens for linux/IMAGE_ARCH (this
+## machine's by default) into $(IMAGE_OUT), with no container daemon
+## (cmd/lancens-image, go-containerregistry): load it with
+## `docker load -i $(IMAGE_OUT)` or `podman load -i $(IMAGE_OUT)`. The
+## Dockerfile builds the same image with a daemon. Reproducible: file times
+## are the commit's
+IMAGE_ARCH ?= $(shell $(GO) env GOARCH)
+IMAGE_TAG  ?= lancens:$(or $(VERSION),dev)
+IMAGE_OUT  ?= bin/lancens-image.tar
+image:
+	GOOS=linux GOARCH=$(IMAGE_ARCH) $(GO) build -trimpath -ldflags "$(LDFLAGS) -s -w" -o bin/linux-$(IMAGE_ARCH)/lancens ./cmd/lancens
+	$(GO) run ./cmd/lancens-image -binary bin/linux-$(IMAGE_ARCH)/lancens -arch $(IMAGE_ARCH) \
+	  -version "$(or $(VERSION),dev)" -revision "$(or $(REVISION),unknown)" -tag "$(IMAGE_TAG)" \
+	  -created "$$(git log -1 --format=%ct 2>/dev/null || echo 0)" -out $(IMAGE_OUT)
+
+## run: start lancens on 127.0.0.1:2333 (loopback only; ARGS="--addr :2333"
+## for every interface) with ./data/lancens.db and ./data/warehouse
 run: build
 	./$(BIN) serve $(ARGS)
 
@@ -65,7 +81,7 @@ run: build
 ## internal/testlines: plain go test ./... holds each line back until the
 ## packages before it are done, and -v prints every test of every package),
 ## and the output of whatever failed
-test: node-deps postgres versitygw chromium build
+test: node-deps postgres versitygw chromium podman systemd-analyze build
 	set -o pipefail; $(GO) test -json ./... | $(GO) run ./internal/testlines
 	cd node && LANCENS_BIN=$(CURDIR)/$(BIN) node --test e2e/
 
@@ -124,6 +140,29 @@ chromium:
 	  echo "installing Chromium (apt-get install chromium)"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	else echo "Chromium is not installed, and installing it needs root and apt-get: the console's browser tests will skip" >&2; fi
+
+## podman: install Debian's podman and runc if they are missing: the image
+## test (cmd/lancens-image) loads the image and runs it with them, in a
+## storage directory of its own. Installing needs root and apt-get; without
+## them that test skips (and fails under CI=true).
+podman:
+	@if command -v podman >/dev/null 2>&1 && command -v runc >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing podman and runc (apt-get install podman runc)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman runc >/dev/null; \
+	else echo "podman is not installed, and installing it needs root and apt-get: the image's podman test will skip" >&2; fi
+
+## systemd-analyze: install systemd's tools (Debian's systemd package) if
+## systemd-analyze is missing: TestSystemdUnit (cmd/lancens) checks
+## deploy/systemd/lancens.service with `systemd-analyze verify` and
+## `security`. Nothing is started. Installing needs root and apt-get;
+## without them that part of the test skips (and fails under CI=true).
+systemd-analyze:
+	@if command -v systemd-analyze >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing systemd-analyze (apt-get install systemd)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq systemd >/dev/null; \
+	else echo "systemd-analyze is not installed, and installing it needs root and apt-get: the unit's check will skip" >&2; fi
 
 ## node-deps: install the Node packages (LanceDB SDK) of node/ from its lock file
 node-deps: node/node_modules/.package-lock.json

@@ -48,6 +48,8 @@ jwt:
 		{"SameKey", `keys: [{name: a, key: k1, role: read}, {name: b, key: k1, role: admin}]`, false},
 		{"SameKeyHashed", `keys: [{name: a, key: k1, role: read}, {name: b, key: "` + sha("k1") + `", role: admin}]`, false},
 		{"EmptyNamespaces", `keys: [{name: a, key: k, role: read, namespaces: []}]`, false},
+		{"Locations", `keys: [{name: a, key: k, role: write, namespaces: [alpha], locations: [/data/ext, "s3://bucket/alpha"]}]`, true},
+		{"RelativeLocation", `keys: [{name: a, key: k, role: write, locations: [data/ext]}]`, false},
 		{"EmptyScope", `keys: [{name: a, key: k, role: read, namespaces: [""]}]`, false},
 		{"EmptyScopePart", `keys: [{name: a, key: k, role: read, namespaces: ["alpha$"]}]`, false},
 		{"ShortDigest", `keys: [{name: a, key: "sha256:abcd", role: read}]`, false},

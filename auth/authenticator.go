@@ -43,7 +43,7 @@ func New(cfg *Config, adminKeys []string, client *http.Client) (*Authenticator, 
 	for _, k := range all.Keys {
 		d, _ := keyDigest(k.Key) // checked above
 		role, _ := ParseRole(k.Role)
-		p := Principal{Name: k.Name, Role: role, Scoped: k.Namespaces != nil}
+		p := Principal{Name: k.Name, Role: role, Scoped: k.Namespaces != nil, Locations: k.Locations}
 		for _, s := range k.Namespaces {
 			scope, _ := ParseScope(s)
 			p.Scopes = append(p.Scopes, scope)

@@ -34,6 +34,11 @@ type KeyConfig struct {
 	// Namespaces, when given, scope the key to these identifiers ("$"-joined
 	// names: top-level namespaces or deeper) and everything under them.
 	Namespaces []string `yaml:"namespaces"`
+	// Locations are the directories (or object-store prefixes) outside the
+	// warehouse, inside an --external-root, where the key may declare or
+	// register tables. Without it, a key other than an admin's places
+	// tables only in the warehouse directories of its namespaces.
+	Locations []string `yaml:"locations"`
 }
 
 // JWTConfig says which bearer tokens are accepted: signed (RS256 or ES256)
@@ -52,6 +57,10 @@ type JWTConfig struct {
 	// (a list of "$"-joined identifiers, or one). A token without that
 	// claim is unscoped.
 	NamespacesClaim string `yaml:"namespaces_claim"`
+	// LocationsClaim, when set, names the claim holding the token's
+	// locations (a list of directories or object-store prefixes, or one;
+	// see KeyConfig.Locations).
+	LocationsClaim string `yaml:"locations_claim"`
 
 	// MinRefresh is the least time between two fetches of the JWKS caused
 	// by tokens naming a key it does not hold. Default 10 s; tests set it
@@ -130,6 +139,11 @@ func (c *Config) Check() error {
 				return fmt.Errorf("%s: %w", where, err)
 			}
 		}
+		for _, l := range k.Locations {
+			if err := checkLocation(l); err != nil {
+				return fmt.Errorf("%s: %w", where, err)
+			}
+		}
 	}
 	if j := c.JWT; j != nil {
 		u, err := url.Parse(j.JWKSURL)
@@ -143,6 +157,15 @@ func (c *Config) Check() error {
 		}
 	}
 	return nil
+}
+
+// checkLocation checks a granted location: an absolute path or a URI with
+// a scheme. Returns an error naming it otherwise.
+func checkLocation(l string) error {
+	if strings.HasPrefix(l, "/") || (strings.Contains(l, "://") && !strings.HasPrefix(l, "://")) {
+		return nil
+	}
+	return fmt.Errorf("location %q: want an absolute path or a URI such as s3://bucket/prefix", l)
 }
 
 const sha256Prefix = "sha256:"

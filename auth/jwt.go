@@ -123,7 +123,34 @@ func (v *jwtVerifier) verify(ctx context.Context, token string) (Principal, erro
 			p.Scoped, p.Scopes = true, scopes
 		}
 	}
+	if v.cfg.LocationsClaim != "" {
+		if raw, ok := custom[v.cfg.LocationsClaim]; ok {
+			locations, err := claimLocations(raw)
+			if err != nil {
+				return Principal{}, unauthenticated(fmt.Sprintf("the bearer token's %s claim: %v", v.cfg.LocationsClaim, err))
+			}
+			p.Locations = locations
+		}
+	}
 	return p, nil
+}
+
+// claimLocations reads a locations claim: a list of absolute paths or
+// URIs, or one. Returns an error for another shape or a relative path.
+func claimLocations(raw json.RawMessage) ([]string, error) {
+	var list []string
+	var one string
+	if json.Unmarshal(raw, &one) == nil {
+		list = []string{one}
+	} else if json.Unmarshal(raw, &list) != nil {
+		return nil, errors.New("want a list of locations")
+	}
+	for _, l := range list {
+		if err := checkLocation(l); err != nil {
+			return nil, err
+		}
+	}
+	return list, nil
 }
 
 func unauthenticated(msg string) error {

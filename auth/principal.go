@@ -81,6 +81,10 @@ type Principal struct {
 	// unscoped principal may touch everything its role allows.
 	Scoped bool
 	Scopes [][]string
+	// Locations are where, beyond the warehouse directories of its
+	// namespaces, the principal may declare or register tables (see
+	// KeyConfig.Locations); an admin may anywhere.
+	Locations []string
 }
 
 // Anonymous is the principal of every request when access control is off.

@@ -268,7 +268,7 @@ func TestStoreWakesRunner(t *testing.T) {
 		t.Fatal(err)
 	}
 	schema := arrowtest.Schema("id", arrow.PrimitiveTypes.Int64)
-	data := store.Data{Schema: schema, Batches: []arrow.RecordBatch{arrowtest.Record(t, schema, `[{"id":1}]`)}}
+	data := store.NewData(schema, arrowtest.Record(t, schema, `[{"id":1}]`))
 	if _, _, err := e.db.CreateTable(ctx, []string{"t"}, store.NewTable{Data: data}); err != nil {
 		t.Fatal(err)
 	}

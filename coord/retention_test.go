@@ -23,7 +23,7 @@ func TestRetentionCleansUpInTheBackground(t *testing.T) {
 	ctx := t.Context()
 	id := []string{"t"}
 	schema := arrowtest.Schema("id", arrow.PrimitiveTypes.Int64)
-	data := store.Data{Schema: schema, Batches: []arrow.RecordBatch{arrowtest.Record(t, schema, `[{"id":1},{"id":2}]`)}}
+	data := store.NewData(schema, arrowtest.Record(t, schema, `[{"id":1},{"id":2}]`))
 	if _, _, err := e.db.CreateTable(ctx, id, store.NewTable{Data: data}); err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ func factData(n int) store.Data {
 		{Name: "text", Type: arrow.BinaryTypes.String},
 	}, nil)
 	r := rand.New(rand.NewPCG(7, 2))
-	d := store.Data{Schema: schema}
+	var batches []arrow.RecordBatch
 	for start := 0; start < n; start += 50_000 {
 		b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
 		for i := start; i < min(n, start+50_000); i++ {
@@ -34,10 +34,10 @@ func factData(n int) store.Data {
 			b.Field(2).(*array.Float64Builder).Append(float64(r.IntN(100000)) / 100)
 			b.Field(3).(*array.StringBuilder).Append(fmt.Sprintf("item %d", i))
 		}
-		d.Batches = append(d.Batches, b.NewRecordBatch())
+		batches = append(batches, b.NewRecordBatch())
 		b.Release()
 	}
-	return d
+	return store.NewData(schema, batches...)
 }
 
 // benchTable makes a table of n facts and returns the engine's backend.
@@ -81,14 +81,14 @@ func BenchmarkFilteredQuery(b *testing.B) {
 
 // ingestData is the data suite's ingest: n rows of (id, text, 128-d
 // vector) in batches of 10,000.
-func ingestData(n int) []store.Data {
+func ingestData(n int) []arrow.RecordBatch {
 	schema := arrow.NewSchema([]arrow.Field{
 		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
 		{Name: "text", Type: arrow.BinaryTypes.String, Nullable: true},
 		{Name: "vector", Type: arrow.FixedSizeListOf(128, arrow.PrimitiveTypes.Float32), Nullable: true},
 	}, nil)
 	r := rand.New(rand.NewPCG(42, 1))
-	var out []store.Data
+	var out []arrow.RecordBatch
 	for start := 0; start < n; start += 10_000 {
 		b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
 		vl := b.Field(2).(*array.FixedSizeListBuilder)
@@ -101,7 +101,7 @@ func ingestData(n int) []store.Data {
 				vb.Append(r.Float32())
 			}
 		}
-		out = append(out, store.Data{Schema: schema, Batches: []arrow.RecordBatch{b.NewRecordBatch()}})
+		out = append(out, b.NewRecordBatch())
 		b.Release()
 	}
 	return out
@@ -121,11 +121,11 @@ func BenchmarkIngest(b *testing.B) {
 	_, tg := newEngine(b, db)
 	for i := 0; b.Loop(); i++ {
 		id := []string{fmt.Sprintf("ingest%d", i)}
-		if _, _, err := tg.CreateTable(ctx, id, store.NewTable{Data: data[0]}); err != nil {
+		if _, _, err := tg.CreateTable(ctx, id, store.NewTable{Data: store.NewData(data[0].Schema(), data[0])}); err != nil {
 			b.Fatal(err)
 		}
 		for _, d := range data[1:] {
-			if _, err := tg.Insert(ctx, id, store.InsertAppend, d); err != nil {
+			if _, err := tg.Insert(ctx, id, store.InsertAppend, store.NewData(d.Schema(), d)); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -3,9 +3,12 @@ package engine_test
 import (
 	"context"
 	"fmt"
+	"io"
+	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -15,6 +18,7 @@ import (
 	"github.com/lancens/lancens/internal/pgtest"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/store/postgres"
+	"github.com/lancens/lancens/store/sqlite"
 	"github.com/lancens/lancens/warehouse"
 )
 
@@ -28,7 +32,7 @@ func idRows(from, to int) store.Data {
 		b.Field(0).(*array.Int64Builder).Append(int64(i))
 		b.Field(1).(*array.Int64Builder).Append(0)
 	}
-	return store.Data{Schema: idSchema, Batches: []arrow.RecordBatch{b.NewRecordBatch()}}
+	return store.NewData(idSchema, b.NewRecordBatch())
 }
 
 // TestConcurrentWriters runs two engines as two replicas do (each its own
@@ -119,5 +123,80 @@ func TestConcurrentWriters(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("versions %v, want 1..31", got)
+	}
+}
+
+// gatedStream yields its batches, waiting on gate before the last one: an
+// upload that arrives slowly.
+type gatedStream struct {
+	batches []arrow.RecordBatch
+	gate    chan struct{}
+	next    int
+}
+
+func (s *gatedStream) Next() (arrow.RecordBatch, error) {
+	if s.next == len(s.batches)-1 {
+		<-s.gate
+	}
+	if s.next >= len(s.batches) {
+		return nil, io.EOF
+	}
+	b := s.batches[s.next]
+	s.next++
+	b.Retain()
+	return b, nil
+}
+
+// TestSlowUploadsHoldNoLock checks that writes whose rows are still
+// arriving (a merge_insert, an overwrite) do not keep the table's other
+// writers waiting for them.
+func TestSlowUploadsHoldNoLock(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "lancens.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	_, tg := newEngine(t, db)
+	id := []string{"t"}
+	if _, _, err := tg.CreateTable(ctx, id, store.NewTable{Data: idRows(0, 10)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, slow := range []func(d store.Data) error{
+		func(d store.Data) error {
+			_, err := tg.MergeInsert(ctx, id, store.Merge{On: []string{"id"}, WhenNotMatchedInsertAll: true, Data: d})
+			return err
+		},
+		func(d store.Data) error {
+			_, err := tg.Insert(ctx, id, store.InsertOverwrite, d)
+			return err
+		},
+	} {
+		a, b := idRows(100, 110), idRows(110, 120)
+		gate := make(chan struct{})
+		stream := &gatedStream{gate: gate}
+		for _, d := range []store.Data{a, b} {
+			rec, _ := d.Batches.Next()
+			stream.batches = append(stream.batches, rec)
+		}
+		done := make(chan error, 1)
+		go func() { done <- slow(store.Data{Schema: idSchema, Batches: stream}) }()
+		appended := make(chan error, 1)
+		go func() {
+			_, err := tg.Insert(ctx, id, store.InsertAppend, idRows(1000, 1001))
+			appended <- err
+		}()
+		select {
+		case err := <-appended:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("an append waited for another write's upload")
+		}
+		close(gate)
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
 	}
 }

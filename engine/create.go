@@ -88,9 +88,9 @@ func (e *Engine) discardLocation(ctx context.Context, id []string, loc string) {
 
 // materialise writes the first version of a table declared without data,
 // at its location.
+// It takes no lock: the catalog records version 1 once, and a second
+// materialisation of the table loses with TableAlreadyExists (5).
 func (e *Engine) materialise(ctx context.Context, r *tableRef, ls *schema.Schema, conf *conformer, d store.Data) (store.WriteResult, error) {
-	unlock := e.writers.lock(r.t.UUID)
-	defer unlock()
 	return e.writeFirst(ctx, r, &committer{e: e, ref: r}, ls, conf, d)
 }
 
@@ -122,9 +122,9 @@ func (e *Engine) writeFirst(ctx context.Context, r *tableRef, c *committer, ls *
 
 // overwrite replaces the rows and the schema of table r with those of d,
 // as a new version.
+// The rows are written before the table's write lock is taken (a client's
+// upload must not hold up the table's other writers).
 func (e *Engine) overwrite(ctx context.Context, r *tableRef, ls *schema.Schema, conf *conformer, d store.Data) (store.WriteResult, error) {
-	unlock := e.writers.lock(r.t.UUID)
-	defer unlock()
 	s, err := e.open(ctx, r, nil)
 	if err != nil {
 		return store.WriteResult{}, err
@@ -138,6 +138,8 @@ func (e *Engine) overwrite(ctx context.Context, r *tableRef, ls *schema.Schema, 
 	if err != nil {
 		return store.WriteResult{}, err
 	}
+	unlock := e.writers.lock(r.t.UUID)
+	defer unlock()
 	c := &committer{e: e, ref: r}
 	ds, err := s.ds.WithOptions(e.writeOptions(r, c)).Overwrite(ctx, ls, frags, nil)
 	if err != nil {

@@ -96,7 +96,7 @@ func rowsData(from, n int) store.Data {
 		vecs.Append(true)
 		vecs.ValueBuilder().(*array.Float32Builder).AppendValues(vectorOf(i), nil)
 	}
-	return store.Data{Schema: schema, Batches: []arrow.RecordBatch{b.NewRecordBatch()}}
+	return store.NewData(schema, b.NewRecordBatch())
 }
 
 func (env *indexEnv) create(from, n int) {

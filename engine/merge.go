@@ -105,33 +105,39 @@ func (e *Engine) MergeInsert(ctx context.Context, id []string, m store.Merge) (s
 		_, res, err := e.CreateTable(ctx, id, store.NewTable{Mode: store.ModeCreate, Data: m.Data})
 		return res, err
 	}
-	var source arrow.RecordBatch
-	defer func() {
-		if source != nil {
-			source.Release()
-		}
-	}()
+	// The source rows are read (and checked) before the table's write lock
+	// is taken: a client's upload must not hold up the table's other
+	// writers. They are all needed before any can be matched.
+	s, err := e.open(ctx, r, nil)
+	if err != nil {
+		return store.WriteResult{}, err
+	}
+	conf, err := newConformer(s.arrow, m.Data.Schema)
+	if err != nil {
+		return store.WriteResult{}, err
+	}
+	if _, err := planMerge(s.arrow, m); err != nil {
+		return store.WriteResult{}, err
+	}
+	source, release, err := readSource(conf, m.Data)
+	if err != nil {
+		return store.WriteResult{}, err
+	}
+	defer release()
+	defer source.Release()
 	res, err := retryConflicts(ctx, func() (store.WriteResult, error) {
 		r, s, unlock, err := e.writeTarget(ctx, id)
 		if err != nil {
 			return store.WriteResult{}, err
 		}
 		defer unlock()
-		conf, err := newConformer(s.arrow, m.Data.Schema)
-		if err != nil {
-			return store.WriteResult{}, err
+		if !source.Schema().Equal(s.arrow) {
+			// The table's schema changed since the source was read.
+			return store.WriteResult{}, store.Errorf(store.CodeConcurrentModification, "the schema of table %s changed during the merge; retry it", displayID(id))
 		}
 		plan, err := planMerge(s.arrow, m)
 		if err != nil {
 			return store.WriteResult{}, err
-		}
-		if source == nil {
-			if source, err = readSource(conf, m.Data); err != nil {
-				return store.WriteResult{}, err
-			}
-		} else if !source.Schema().Equal(s.arrow) {
-			// The table's schema changed since the first attempt.
-			return store.WriteResult{}, store.Errorf(store.CodeConcurrentModification, "the schema of table %s changed during the merge; retry it", displayID(id))
 		}
 		return e.merge(ctx, r, s, plan, source)
 	})
@@ -139,21 +145,34 @@ func (e *Engine) MergeInsert(ctx context.Context, id []string, m store.Merge) (s
 }
 
 // readSource reads the source rows of a merge, conformed to the target's
-// schema, into one batch.
-func readSource(conf *conformer, d store.Data) (arrow.RecordBatch, error) {
-	var rows int64
-	var parts []arrow.RecordBatch
+// schema, into one batch. It keeps the batches of d's stream until the
+// function it returns is called (the merge's end): the rows are held that
+// long, and the decode budget the batches count against with them.
+func readSource(conf *conformer, d store.Data) (arrow.RecordBatch, func(), error) {
+	var held, parts []arrow.RecordBatch
+	release := func() {
+		for _, b := range held {
+			b.Release()
+		}
+	}
 	defer func() {
 		for _, b := range parts {
 			b.Release()
 		}
 	}()
-	for b, err := range conformed(conf, d, &rows) {
+	for b, err := range batchesOf(d) {
 		if err != nil {
-			return nil, err
+			release()
+			return nil, nil, err
 		}
 		b.Retain()
-		parts = append(parts, b)
+		held = append(held, b)
+		rec, err := conf.conform(memory.DefaultAllocator, b)
+		if err != nil {
+			release()
+			return nil, nil, err
+		}
+		parts = append(parts, rec)
 	}
 	if len(parts) == 0 {
 		cols := make([]arrow.Array, conf.table.NumFields())
@@ -161,9 +180,14 @@ func readSource(conf *conformer, d store.Data) (arrow.RecordBatch, error) {
 			cols[i] = array.MakeArrayOfNull(memory.DefaultAllocator, f.Type, 0)
 			defer cols[i].Release()
 		}
-		return array.NewRecordBatch(conf.table, cols, 0), nil
+		return array.NewRecordBatch(conf.table, cols, 0), release, nil
 	}
-	return concatBatches(conf.table, parts)
+	source, err := concatBatches(conf.table, parts)
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	return source, release, nil
 }
 
 // keyOf returns the key of row i of the key columns cols, and false when a

@@ -87,10 +87,13 @@ func offsetsBitmap(rows []int) *roaring.Bitmap {
 	return b
 }
 
-// columnUpdate is one column an update sets: its top-level index and the
+// columnUpdate is one column an update sets: its top-level index, the
+// child indices down to it for a field inside a struct, its type, and the
 // program computing its new value.
 type columnUpdate struct {
 	field int
+	path  []int
+	dt    arrow.DataType
 	value *expr.Program
 }
 
@@ -111,10 +114,7 @@ func planUpdates(s *arrow.Schema, updates []store.ColumnUpdate, b *colBinder) ([
 		if _, isStruct := c.field.Type.(*arrow.StructType); isStruct {
 			return nil, store.Errorf(store.CodeInvalidInput, "column %s is a struct; update its fields one by one", u.Path)
 		}
-		if len(c.path) > 0 {
-			return nil, store.Errorf(store.CodeUnsupported, "updating %s, a field inside a struct, is not supported by this engine yet; set the whole struct column", u.Path)
-		}
-		if slices.ContainsFunc(out, func(x columnUpdate) bool { return x.field == c.top }) {
+		if slices.ContainsFunc(out, func(x columnUpdate) bool { return x.field == c.top && slices.Equal(x.path, c.path) }) {
 			return nil, store.Errorf(store.CodeInvalidInput, "column %s is updated twice", u.Path)
 		}
 		e, err := expr.Parse(u.Expr)
@@ -128,7 +128,7 @@ func planUpdates(s *arrow.Schema, updates []store.ColumnUpdate, b *colBinder) ([
 		if err := assignable(u.Path, c.field, p.Type()); err != nil {
 			return nil, err
 		}
-		out = append(out, columnUpdate{field: c.top, value: p})
+		out = append(out, columnUpdate{field: c.top, path: c.path, dt: c.field.Type, value: p})
 	}
 	return out, nil
 }
@@ -262,17 +262,59 @@ func (rd *reader) updatedRows(ctx context.Context, frag *table.Fragment, rows []
 	cols := slices.Clone(b.Columns())
 	for _, u := range ups {
 		f := rd.s.arrow.Field(u.field)
-		v, err := valueAs(u.value, f.Type, in)
+		v, err := valueAs(u.value, u.dt, in)
 		if err != nil {
 			return nil, err
 		}
 		defer v.Release()
-		if !f.Nullable && v.NullN() > 0 {
+		if len(u.path) == 0 && !f.Nullable && v.NullN() > 0 {
 			return nil, store.Errorf(store.CodeInvalidInput, "column %s is not nullable", f.Name)
+		}
+		if len(u.path) > 0 {
+			v = withChild(cols[u.field], u.path, v)
+			defer v.Release()
 		}
 		cols[u.field] = v
 	}
 	return array.NewRecordBatch(rd.s.arrow, cols, b.NumRows()), nil
+}
+
+// withChild returns a copy of struct array a whose field at path (child
+// indices) holds v, an array of a's length; the structs' nulls stay.
+func withChild(a arrow.Array, path []int, v arrow.Array) arrow.Array {
+	if a.Data().Offset() != 0 {
+		// A struct's validity is read at its offset: start from a copy
+		// at offset 0, whose children are its fields.
+		idx := make([]int, a.Len())
+		for i := range idx {
+			idx[i] = i
+		}
+		a = take(memory.DefaultAllocator, a, idx)
+		defer a.Release()
+	}
+	st := a.(*array.Struct)
+	children := make([]arrow.ArrayData, st.NumField())
+	for j := range children {
+		var c arrow.Array
+		switch {
+		case j != path[0]:
+			c = st.Field(j)
+			c.Retain()
+		case len(path) == 1:
+			c = v
+			c.Retain()
+		default:
+			c = withChild(st.Field(j), path[1:], v)
+		}
+		children[j] = c.Data()
+		children[j].Retain()
+		c.Release()
+	}
+	validity := st.Data().Buffers()[0]
+	if validity != nil {
+		validity.Retain()
+	}
+	return fromData(ownedData(st.DataType(), st.Len(), []*memory.Buffer{validity}, children, st.NullN(), 0))
 }
 
 // Restore implements store.ManagedData: the content and schema of version

@@ -113,7 +113,7 @@ func (e *Engine) latest(ctx context.Context, r *tableRef) (uint64, error) {
 	if err != nil {
 		return 0, dataError(r.id, err)
 	}
-	e.cache.Put(r.datasetKey(ds.Version()), newSnapshot(r, ds))
+	e.cache.Put(r.datasetKey(ds.Version()), newSnapshot(ds))
 	return ds.Version(), nil
 }
 
@@ -127,7 +127,7 @@ type snapshot struct {
 	size  int64
 }
 
-func newSnapshot(r *tableRef, ds *table.Dataset) *snapshot {
+func newSnapshot(ds *table.Dataset) *snapshot {
 	s := &snapshot{ds: ds}
 	s.arrow, s.err = ds.Manifest().Schema.ToArrow()
 	s.size = 4096 + 2*ds.ManifestInfo().Size
@@ -170,7 +170,7 @@ func (e *Engine) open(ctx context.Context, r *tableRef, version *int64) (*snapsh
 		if err != nil {
 			return nil, err
 		}
-		return newSnapshot(r, ds), nil
+		return newSnapshot(ds), nil
 	})
 	switch {
 	case errors.Is(err, table.ErrNotFound) && r.t.ManagedVersioning:

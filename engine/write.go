@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"io"
 	"iter"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -14,12 +16,29 @@ import (
 	"github.com/lancens/lancens/store"
 )
 
-// batchesOf yields the record batches of a write, in order. It is the one
-// place that reads store.Data.
+// batchesOf yields the record batches of a write, in order, as its
+// stream gives them; it is the one place that reads store.Data. The
+// write owns each batch: it is released once the consumer has moved on
+// (the consumer retains what it keeps longer), so that the decode budget
+// the batch holds is returned as the write goes. An error of the stream
+// ends the sequence unchanged.
 func batchesOf(d store.Data) iter.Seq2[arrow.RecordBatch, error] {
 	return func(yield func(arrow.RecordBatch, error) bool) {
-		for _, b := range d.Batches {
-			if !yield(b, nil) {
+		if d.Batches == nil {
+			return
+		}
+		for {
+			b, err := d.Batches.Next()
+			if errors.Is(err, io.EOF) {
+				return
+			}
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			more := yield(b, nil)
+			b.Release()
+			if !more {
 				return
 			}
 		}

@@ -13,47 +13,70 @@ var reserved = map[string]bool{
 	"end": true, "as": true,
 }
 
-// parser is a recursive-descent parser over a token slice.
+// parser is a recursive-descent parser over the tokens of a lexer, which
+// it reads as it goes with at most two tokens of lookahead.
 type parser struct {
-	toks  []token
-	i     int
+	lex   *lexer
+	ahead [2]token // the next tokens, read but not consumed
+	n     int      // how many of ahead hold tokens
+	err   error    // the lexer's error, once it has met one
 	depth int
 }
 
 // Parse parses src. Bad syntax returns a *store.Error with code
 // store.CodeInvalidInput whose message names the 1-based character position,
 // e.g. "syntax error at position 7: unexpected ')'"; so does nesting deeper
-// than 256 levels and an out-of-range literal.
+// than 256 levels and an out-of-range literal. Parsing reads src token by
+// token and stops at the first error: its memory grows with the tree, not
+// with the length of src.
 func Parse(src string) (Expr, error) {
-	toks, err := lex(src)
-	if err != nil {
-		return nil, err
-	}
-	p := &parser{toks: toks}
+	p := &parser{lex: newLexer(src)}
 	e, err := p.expr()
+	if err == nil {
+		if t := p.peek(); t.kind != tEOF {
+			err = p.unexpected(t)
+		}
+	}
+	if p.err != nil {
+		// The parser met the end of the tokens where the lexer failed.
+		return nil, p.err
+	}
 	if err != nil {
 		return nil, err
-	}
-	if t := p.peek(); t.kind != tEOF {
-		return nil, p.unexpected(t)
 	}
 	return e, nil
 }
 
-func (p *parser) peek() token { return p.toks[p.i] }
-
-// peekAt returns the token n places ahead (the final EOF past the end).
-func (p *parser) peekAt(n int) token {
-	if p.i+n < len(p.toks) {
-		return p.toks[p.i+n]
+// fill reads tokens until k are ahead. A lexing error is kept (the first
+// one) and reads as the end of input.
+func (p *parser) fill(k int) {
+	for p.n < k {
+		t, err := p.lex.next()
+		if err != nil && p.err == nil {
+			p.err = err
+		}
+		p.ahead[p.n] = t
+		p.n++
 	}
-	return p.toks[len(p.toks)-1]
+}
+
+func (p *parser) peek() token {
+	p.fill(1)
+	return p.ahead[0]
+}
+
+// peekAt returns the token n places ahead (n is 0 or 1; the end of input
+// past the end).
+func (p *parser) peekAt(n int) token {
+	p.fill(n + 1)
+	return p.ahead[n]
 }
 
 func (p *parser) next() token {
-	t := p.toks[p.i]
+	t := p.peek()
 	if t.kind != tEOF {
-		p.i++
+		p.ahead[0] = p.ahead[1]
+		p.n--
 	}
 	return t
 }

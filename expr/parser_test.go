@@ -2,6 +2,7 @@ package expr
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -228,5 +229,35 @@ func TestFields(t *testing.T) {
 	}
 	if Fields(nil) != nil {
 		t.Error("Fields(nil) should be nil")
+	}
+}
+
+// TestParseReadsAsItGoes parses sources of millions of tokens that go
+// wrong early: each fails at once with the position of its fault, having
+// allocated a small fraction of its length. Before the lexer streamed
+// tokens into the parser, it tokenised the whole source first: a 30 MB
+// filter of parentheses held 15M tokens, about 2 GiB.
+func TestParseReadsAsItGoes(t *testing.T) {
+	const n = 3_000_000
+	for _, tc := range []struct {
+		name, src string
+		pos       int // of the error
+	}{
+		{"parentheses", strings.Repeat("(", n), maxDepth + 1},
+		{"ones", strings.Repeat("1 ", n), 3},
+		{"bad_character_at_the_end", "a = 1" + strings.Repeat(" ", n) + "#", n + 6},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, err := Parse(tc.src)
+			runtime.ReadMemStats(&after)
+			if store.ErrorCode(err) != store.CodeInvalidInput || !strings.Contains(err.Error(), fmt.Sprintf("position %d:", tc.pos)) {
+				t.Fatalf("got %v, want a syntax error at position %d", err, tc.pos)
+			}
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
+				t.Fatalf("parsing a %d-byte source allocated %d bytes", len(tc.src), alloc)
+			}
+		})
 	}
 }

@@ -77,9 +77,12 @@ type accessEnv struct {
 func accessConfig() *auth.Config {
 	cfg := &auth.Config{}
 	for _, p := range accessPrincipals {
-		k := auth.KeyConfig{Name: p.name, Key: p.key, Role: p.role.String()}
+		// The external root's prefix of each key's namespaces is granted
+		// to it (see placement.go).
+		k := auth.KeyConfig{Name: p.name, Key: p.key, Role: p.role.String(), Locations: []string{"s3://lancens-access"}}
 		if p.scoped {
 			k.Namespaces = []string{"alpha"}
+			k.Locations = []string{"s3://lancens-access/alpha"}
 		}
 		cfg.Keys = append(cfg.Keys, k)
 	}

@@ -8,17 +8,23 @@ import (
 	"net/http"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/lancens/lancens/store"
 )
 
 // readBody reads a whole JSON request body of at most limit bytes
 // (MaxJSONBody). Returns the error of a body over its limit (code 13, HTTP
-// 413) when it is larger, and InvalidInput (13) when reading fails.
+// 413) when it is larger, the decode budget's refusal (memory.go) when it
+// has no room for the body, and InvalidInput (13) when reading fails.
 func readBody(r io.Reader, limit int64) ([]byte, error) {
 	body, err := io.ReadAll(io.LimitReader(r, limit+1))
 	var tooBig *http.MaxBytesError
+	var refused *store.Error
 	switch {
 	case errors.As(err, &tooBig) || int64(len(body)) > limit:
 		return nil, bodyTooLarge(limit, flagMaxJSONBody)
+	case errors.As(err, &refused):
+		return nil, err
 	case err != nil:
 		return nil, invalidInput("reading the request body: %v", err)
 	}

@@ -27,7 +27,7 @@ func closePOST(addr, path, body string) (int, int, error) {
 		return 0, 0, err
 	}
 	defer conn.Close()
-	head := "POST " + path + " HTTP/1.1\r\nHost: lancens\r\nContent-Type: application/json\r\n" +
+	head := "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" +
 		"Content-Length: " + strconv.Itoa(len(body)) + "\r\nConnection: close\r\n\r\n"
 	if _, err := io.WriteString(conn, head); err != nil {
 		return 0, 0, err

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
@@ -105,12 +106,12 @@ func (s *Server) CreateTable(c echo.Context, _ gen.Id, p gen.CreateTableParams) 
 	if err != nil {
 		return err
 	}
-	data, err := s.readArrow(c)
+	data, done, err := s.readArrow(c)
 	if err != nil {
 		return err
 	}
 	t, res, err := s.store.CreateTable(c.Request().Context(), id, store.NewTable{Mode: mode, Data: data, Properties: props, StorageOptions: opts})
-	if err != nil {
+	if err := done(err); err != nil {
 		return err
 	}
 	return ok(c, gen.CreateTableResponse{
@@ -133,12 +134,12 @@ func (s *Server) InsertIntoTable(c echo.Context, _ gen.Id, p gen.InsertIntoTable
 	if err != nil {
 		return err
 	}
-	data, err := s.readArrow(c)
+	data, done, err := s.readArrow(c)
 	if err != nil {
 		return err
 	}
 	res, err := onBranch.Insert(c.Request().Context(), id, mode, data)
-	if err != nil {
+	if err := done(err); err != nil {
 		return err
 	}
 	return ok(c, gen.InsertIntoTableResponse{NumInsertedRows: &res.Inserted, Version: &res.Version, TransactionId: optional(res.TransactionID)})
@@ -178,11 +179,16 @@ func (s *Server) MergeInsertIntoTable(c echo.Context, _ gen.Id, p gen.MergeInser
 		WhenNotMatchedBySourceDelete:       boolOr(p.WhenNotMatchedBySourceDelete, false),
 		WhenNotMatchedBySourceDeleteFilter: deref(p.WhenNotMatchedBySourceDeleteFilt),
 	}
-	if m.Data, err = s.readArrow(c); err != nil {
+	if err := s.checkSQL(c, sqlText{"when_matched_update_all_filt", m.WhenMatchedUpdateFilter},
+		sqlText{"when_not_matched_by_source_delete_filt", m.WhenNotMatchedBySourceDeleteFilter}); err != nil {
+		return err
+	}
+	var done func(error) error
+	if m.Data, done, err = s.readArrow(c); err != nil {
 		return err
 	}
 	res, err := onBranch.MergeInsert(ctx, id, m)
-	if err != nil {
+	if err := done(err); err != nil {
 		return err
 	}
 	return ok(c, gen.MergeInsertIntoTableResponse{
@@ -202,11 +208,16 @@ func (s *Server) UpdateTable(c echo.Context, _ gen.Id, p gen.UpdateTableParams) 
 		return err
 	}
 	updates := make([]store.ColumnUpdate, len(req.Updates))
+	texts := []sqlText{{"predicate", deref(req.Predicate)}}
 	for i, u := range req.Updates {
 		if len(u) != 2 {
 			return invalidInput("update %d must be a [column, expression] pair", i)
 		}
 		updates[i] = store.ColumnUpdate{Path: u[0], Expr: u[1]}
+		texts = append(texts, sqlText{fmt.Sprintf("the column of update %d", i), u[0]}, sqlText{fmt.Sprintf("the expression of update %d", i), u[1]})
+	}
+	if err := s.checkSQL(c, texts...); err != nil {
+		return err
 	}
 	res, err := data.Update(c.Request().Context(), id, updates, deref(req.Predicate))
 	if err != nil {
@@ -223,6 +234,9 @@ func (s *Server) DeleteFromTable(c echo.Context, _ gen.Id, p gen.DeleteFromTable
 	}
 	id, data, err := s.resolveData(c, p.Delimiter, req.Id, req.Branch)
 	if err != nil {
+		return err
+	}
+	if err := s.checkSQL(c, sqlText{"predicate", req.Predicate}); err != nil {
 		return err
 	}
 	res, err := data.Delete(c.Request().Context(), id, req.Predicate)
@@ -242,6 +256,9 @@ func (s *Server) CountTableRows(c echo.Context, _ gen.Id, p gen.CountTableRowsPa
 	}
 	id, data, err := s.resolveData(c, p.Delimiter, req.Id, req.Branch)
 	if err != nil {
+		return err
+	}
+	if err := s.checkSQL(c, sqlText{"predicate", deref(req.Predicate)}); err != nil {
 		return err
 	}
 	n, v, err := data.CountRows(c.Request().Context(), id, req.Version, deref(req.Predicate))

@@ -107,8 +107,8 @@ func checkDatabaseName(c echo.Context, db string) error {
 }
 
 // intoDatabase puts the identifiers of a JSON request body inside
-// database db: the body's id, a rename's new namespace, and the tables of
-// batch operations. A body it cannot read is returned as it is.
+// database db: the body's id, a rename's new namespace, a materialized
+// view's source table and the tables of batch operations. A body it cannot read is returned as it is.
 func intoDatabase(opID string, raw []byte, db string) []byte {
 	var body map[string]json.RawMessage
 	if json.Unmarshal(raw, &body) != nil || body == nil {
@@ -118,6 +118,15 @@ func intoDatabase(opID string, raw []byte, db string) []byte {
 	switch opID {
 	case "RenameTable":
 		prefix(body, "new_namespace_id", db)
+	case "CreateMaterializedView":
+		// The source table is named inside source_query, itself the JSON
+		// text of a query request (see viewQuery).
+		var text string
+		var query map[string]json.RawMessage
+		if json.Unmarshal(body["source_query"], &text) == nil && json.Unmarshal([]byte(text), &query) == nil && query != nil {
+			prefix(query, "id", db)
+			body["source_query"] = marshal(string(marshal(query)))
+		}
 	case "BatchCreateTableVersions":
 		eachObject(body, "entries", func(e map[string]json.RawMessage) { prefix(e, "id", db) })
 	case "BatchCommitTables":

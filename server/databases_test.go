@@ -1,12 +1,18 @@
 package server_test
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"slices"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+
 	"github.com/lancens/lancens/auth"
+	"github.com/lancens/lancens/internal/arrowtest"
 	"github.com/lancens/lancens/server"
 )
 
@@ -165,6 +171,42 @@ func TestDatabasesNotRouted(t *testing.T) {
 		}
 	}
 	if _, all, _ := listNames(t, e, "/v1/table", "key-read"); !slices.Equal(all, []string{"docs"}) {
+		t.Fatalf("all tables: %q", all)
+	}
+}
+
+// TestDatabaseMaterializedView checks that inside a routed database a
+// materialized view reads a table of the same database: the source table
+// its source_query names is placed in the database like every other
+// identifier (before, the view was refused: its source was looked up in
+// the root).
+func TestDatabaseMaterializedView(t *testing.T) {
+	e := startAccessEnv(t, func(c *server.Config) { c.RouteDatabases = true })
+	if status, code, body := remoteDo(t, e, http.MethodPost, "/v1/table/docs/create/", "alpha", "key-write-alpha", arrowBody(t)); status != 200 {
+		t.Fatalf("create: %d code %d %s", status, code, body)
+	}
+	var schema bytes.Buffer
+	w := ipc.NewWriter(&schema, ipc.WithSchema(arrowtest.Schema("id", arrow.PrimitiveTypes.Int64)))
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	body, err := json.Marshal(map[string]any{
+		"kind":          "query",
+		"source_query":  `{"id": ["docs"], "columns": {"column_names": ["id"]}, "k": 0}`,
+		"output_schema": base64.StdEncoding.EncodeToString(schema.Bytes()),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, code, out := remoteDo(t, e, http.MethodPost, "/v1/materialized_view/ids/create", "alpha", "key-write-alpha", body)
+	if status/100 != 2 {
+		t.Fatalf("create view: %d code %d %s", status, code, out)
+	}
+	// The view lies in the database, next to its source.
+	if status, code, out := remoteDo(t, e, http.MethodPost, "/v1/table/ids/describe/", "alpha", "key-write-alpha", []byte(`{}`)); status != 200 {
+		t.Fatalf("describe the view: %d code %d %s", status, code, out)
+	}
+	if _, all, _ := listNames(t, e, "/v1/table", "key-read"); !slices.Equal(all, []string{"alpha$docs", "alpha$ids"}) {
 		t.Fatalf("all tables: %q", all)
 	}
 }

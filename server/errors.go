@@ -79,6 +79,7 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 			slog.String("request_id", requestID(c)), slog.String("path", c.Request().URL.Path),
 			slog.Int("code", int(code)), slog.Any("cause", se.Cause))
 	}
+	setRetryAfter(c, err)
 	instance := c.Request().URL.Path
 	body := gen.ErrorResponse{Code: int(code), Error: &message, Instance: &instance}
 	if c.Request().Method == http.MethodHead {
@@ -126,8 +127,9 @@ func invalidInput(format string, args ...any) error {
 
 // A request body over its size limit is bad input (code 13) like any other,
 // answered with HTTP 413 rather than 400 so that clients and proxies know
-// that sending it again unchanged cannot succeed. This is the one error
-// whose status is not its code's.
+// that sending it again unchanged cannot succeed. It and a body of the
+// wrong media type (415, crosssite.go) are the errors whose status is not
+// their code's.
 
 // tooLargeError is the error of a request body over its limit.
 type tooLargeError struct{ err *store.Error }
@@ -150,18 +152,25 @@ func bodyTooLarge(limit int64, flag string) error {
 }
 
 // statusOf returns the HTTP status of err, an error of code: 413 for a body
-// over its limit, else the code's status.
+// over its limit, 415 for a body of a type its route does not read, else
+// the code's status.
 func statusOf(err error, code store.Code) int {
 	var tl *tooLargeError
-	if errors.As(err, &tl) {
+	var um *unsupportedMediaTypeError
+	switch {
+	case errors.As(err, &tl):
 		return http.StatusRequestEntityTooLarge
+	case errors.As(err, &um):
+		return http.StatusUnsupportedMediaType
 	}
 	return StatusForCode(code)
 }
 
 // StatusAllowed reports whether lancens may answer an error of code with
-// status: the code's status, or 413 for InvalidInput (13) when a request
-// body is over its limit.
+// status: the code's status, or for InvalidInput (13) 413 when a request
+// body is over its limit and 415 when it is of a type its route does not
+// read.
 func StatusAllowed(code store.Code, status int) bool {
-	return status == StatusForCode(code) || (code == store.CodeInvalidInput && status == http.StatusRequestEntityTooLarge)
+	return status == StatusForCode(code) ||
+		(code == store.CodeInvalidInput && (status == http.StatusRequestEntityTooLarge || status == http.StatusUnsupportedMediaType))
 }

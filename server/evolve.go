@@ -35,6 +35,13 @@ func (s *Server) AlterTableAddColumns(c echo.Context, _ gen.Id, p gen.AlterTable
 			cols[i] = store.NewColumn{Name: nc.Name, Expr: *nc.Expression}
 		}
 	}
+	texts := make([]sqlText, 0, 2*len(cols))
+	for _, col := range cols {
+		texts = append(texts, sqlText{"a new column's name", col.Name}, sqlText{"the expression of new column " + col.Name, col.Expr})
+	}
+	if err := s.checkSQL(c, texts...); err != nil {
+		return err
+	}
 	res, err := data.AddColumns(c.Request().Context(), id, cols)
 	if err != nil {
 		return err
@@ -53,6 +60,9 @@ func (s *Server) AlterTableBackfillColumns(c echo.Context, _ gen.Id, p gen.Alter
 	}
 	id, err := resolveMainID(c, p.Delimiter, req.Id, req.Branch, "backfills")
 	if err != nil {
+		return err
+	}
+	if err := s.checkSQL(c, sqlText{"column", req.Column}, sqlText{"where", deref(req.Where)}); err != nil {
 		return err
 	}
 	txID, err := s.store.QueueBackfill(c.Request().Context(), id, req.Column, deref(req.Where))

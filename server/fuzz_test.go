@@ -34,7 +34,7 @@ var fuzzCtx = context.Background()
 // body, failing t on a 5xx answer.
 func send(t testing.TB, l *apitest.Local, method, target string, header http.Header, body []byte) (int, []byte) {
 	t.Helper()
-	req, err := http.NewRequest(method, "http://lancens.local"+target, bytes.NewReader(body))
+	req, err := http.NewRequest(method, "http://lancens.localhost"+target, bytes.NewReader(body))
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, target, err)
 	}
@@ -211,7 +211,7 @@ func FuzzIdentifierRoundTrip(f *testing.F) {
 		if len(parts) > 3 {
 			return
 		}
-		if _, err := client.New("http://lancens.local", client.WithDelimiter(delimiter)); err != nil {
+		if _, err := client.New("http://lancens.localhost", client.WithDelimiter(delimiter)); err != nil {
 			return // a delimiter the client refuses
 		}
 		c := l.Client(t, client.WithDelimiter(delimiter))
@@ -263,7 +263,7 @@ func FuzzIdentifierPath(f *testing.F) {
 			q = "?delimiter=" + strings.ReplaceAll(strings.ReplaceAll(delimiter, "%", "%25"), "&", "%26")
 		}
 		target := func(op string) string { return "/v1/namespace/" + raw + "/" + op + q }
-		if _, err := http.NewRequest(http.MethodPost, "http://lancens.local"+target("create"), nil); err != nil {
+		if _, err := http.NewRequest(http.MethodPost, "http://lancens.localhost"+target("create"), nil); err != nil {
 			return
 		}
 		send(t, l, http.MethodPost, target("describe"), nil, []byte(`{}`))

@@ -97,7 +97,12 @@ func TestAuthentication(t *testing.T) {
 		{"LowercaseBearer", http.Header{"Authorization": {"bearer k1"}}, -1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			status, body, _ := s.Do(t, "POST", "/v1/namespace/authtest/create", tc.header, []byte(`{"mode":"ExistOk"}`))
+			header := tc.header.Clone()
+			if header == nil {
+				header = http.Header{}
+			}
+			header.Set("Content-Type", "application/json")
+			status, body, _ := s.Do(t, "POST", "/v1/namespace/authtest/create", header, []byte(`{"mode":"ExistOk"}`))
 			if tc.wantCode < 0 {
 				if status != http.StatusOK {
 					t.Fatalf("got %d %s", status, body)
@@ -132,7 +137,7 @@ func TestRequestShapes(t *testing.T) {
 		{"EmptyBody", "POST", "/v1/namespace/a/create", nil, nil, 200},
 		{"NullBody", "POST", "/v1/namespace/b/create", jsonHeader, []byte("null"), 200},
 		{"WhitespaceBody", "POST", "/v1/namespace/c/create", jsonHeader, []byte(" \n"), 200},
-		{"NoContentType", "POST", "/v1/namespace/d/create", nil, []byte(`{"properties":{"x":"y"}}`), 200},
+		{"JSONWithCharset", "POST", "/v1/namespace/d/create", http.Header{"Content-Type": {"application/json; charset=utf-8"}}, []byte(`{"properties":{"x":"y"}}`), 200},
 		{"TrailingSlash", "POST", "/v1/namespace/a/describe/", nil, nil, 200},
 		{"TrailingSlashEscaped", "POST", "/v1/namespace/a%24/describe/", nil, nil, 200},
 		{"PostOnGetRoute", "POST", "/v1/namespace/%24/list", jsonHeader, []byte(`{}`), 200},
@@ -185,7 +190,7 @@ func TestIdentifiers(t *testing.T) {
 			if tc.body != "" {
 				body = []byte(tc.body)
 			}
-			status, out, _ := s.Do(t, "POST", tc.path, nil, body)
+			status, out, _ := s.Do(t, "POST", tc.path, jsonHeader, body)
 			if status != http.StatusOK {
 				t.Fatalf("create: %d %s", status, out)
 			}

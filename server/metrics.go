@@ -116,7 +116,15 @@ func newMetrics(s *Server) *metrics {
 		Help: "Always 1; the labels name the running build.",
 	}, []string{"version", "revision", "goversion"})
 	build.WithLabelValues(bi.Version, bi.Revision, bi.GoVersion).Set(1)
-	m.registry.MustRegister(m.requests, duration, commits, build,
+	decodeBudget := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "lancens_decode_budget_bytes",
+		Help: "The decode budget (--decode-budget), in bytes.",
+	}, func() float64 { return float64(s.decode.Limit()) })
+	decodeReserved := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "lancens_decode_reserved_bytes",
+		Help: "Bytes of the decode budget requests hold now (Arrow batches being written, large JSON bodies, SQL being parsed).",
+	}, func() float64 { return float64(s.decode.Used()) })
+	m.registry.MustRegister(m.requests, duration, commits, build, decodeBudget, decodeReserved,
 		&storeCollector{s: s},
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))

@@ -57,9 +57,11 @@ func requestID(c echo.Context) string {
 const statusClientClosed = 499
 
 // clientGone reports whether the client of the request has gone away: the
-// server cancels a request's context when its connection closes.
+// server cancels a request's context when its connection closes (or a
+// read of it fails, as when a slow body is cut off: that client is still
+// there, see enforceBodyRate).
 func clientGone(c echo.Context) bool {
-	return c.Request().Context().Err() != nil
+	return c.Request().Context().Err() != nil && c.Get(contextBodyTooSlow) == nil
 }
 
 // logRequests writes one structured log line per request: at level error

@@ -46,6 +46,24 @@ func TestInvalidNames(t *testing.T) {
 		{"TagC1Control", "/v1/table/t/tags/create", `{"tag":"v\u0085","version":1}`, jsonHeader},
 		{"BranchFF", "/v1/table/t/branches/create", "{\"name\":\"b\xff\"}", jsonHeader},
 		{"BranchNUL", "/v1/table/t/branches/create", `{"name":"b\u0000"}`, jsonHeader},
+		// Look-alike names: a delimiter inside a renamed name (listings
+		// would show it as two names), decomposed Unicode, bidirectional
+		// controls, zero-width characters and the byte order mark.
+		{"RenameWithDelimiter", "/v1/table/t/rename", `{"new_table_name":"beta$y"}`, jsonHeader},
+		{"RenameWithOtherDelimiter", "/v1/table/t/rename?delimiter=.", `{"new_table_name":"a.b"}`, jsonHeader},
+		{"RenameDecomposed", "/v1/table/t/rename", `{"new_table_name":"cafe\u0301"}`, jsonHeader},
+		{"RenameRTLOverride", "/v1/table/t/rename", `{"new_table_name":"evil\u202Etxt"}`, jsonHeader},
+		{"RenameEmpty", "/v1/table/t/rename", `{"new_table_name":""}`, jsonHeader},
+		{"NamespaceDecomposed", "/v1/namespace/cafe%CC%81/create", `{}`, jsonHeader},
+		{"NamespaceZeroWidthSpace", "/v1/namespace/a%E2%80%8Bb/create", `{}`, jsonHeader},
+		{"NamespaceBOM", "/v1/namespace/%EF%BB%BFa/create", `{}`, jsonHeader},
+		{"NamespaceLRM", "/v1/namespace/a%E2%80%8E/create", `{}`, jsonHeader},
+		{"NamespaceZWJ", "/v1/namespace/a%E2%80%8Db/create", `{}`, jsonHeader},
+		{"NamespaceArabicLetterMark", "/v1/namespace/a%D8%9C/create", `{}`, jsonHeader},
+		{"TableDeclareRLO", "/v1/table/x%E2%80%AE/declare", `{}`, jsonHeader},
+		{"TableDeclareIsolate", "/v1/table/%E2%81%A6x/declare", `{}`, jsonHeader},
+		{"TableCreateDecomposed", "/v1/table/cafe%CC%81/create", "", arrowCT},
+		{"TableRegisterWordJoiner", "/v1/table/a%E2%81%A0b/register", `{"location":"x"}`, jsonHeader},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			body := []byte(tc.body)
@@ -61,6 +79,13 @@ func TestInvalidNames(t *testing.T) {
 	namespaces, _, err := s.Client.ListNamespacesPage(ctx, []string{}, "", 0)
 	if err != nil || len(namespaces) != 0 {
 		t.Fatalf("namespaces after the refused requests: %q (%v)", namespaces, err)
+	}
+	// A composed name is fine, and stays one name.
+	if _, err := s.Client.CreateNamespace(ctx, []string{"caf\u00e9"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Client.DropNamespace(ctx, []string{"caf\u00e9"}, nil); err != nil {
+		t.Fatal(err)
 	}
 	tables, _, err := s.Client.ListTablesPage(ctx, []string{}, "", 0, true)
 	if err != nil || strings.Join(tables, ",") != "t" {

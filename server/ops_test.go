@@ -194,6 +194,8 @@ func TestMetrics(t *testing.T) {
 		{"lancens_db_size_bytes", nil, func(v float64) bool { return v > 0 }},
 		{"lancens_cache_bytes", nil, func(v float64) bool { return v >= 0 }},
 		{"lancens_cache_budget_bytes", nil, func(v float64) bool { return v > 0 }},
+		{"lancens_decode_budget_bytes", nil, func(v float64) bool { return v == server.DefaultDecodeBudget }},
+		{"lancens_decode_reserved_bytes", nil, func(v float64) bool { return v == 0 }},
 		{"lancens_build_info", nil, func(v float64) bool { return v == 1 }},
 		{"go_goroutines", nil, func(v float64) bool { return v > 0 }},
 		{"process_resident_memory_bytes", nil, func(v float64) bool { return v > 0 }},

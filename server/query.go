@@ -98,8 +98,9 @@ func requestBody(c echo.Context) []byte {
 // is the row limit (0: all rows), or a vector or full-text search, where k
 // is the number of results (0: 10), bounded by Config.MaxSearchRows. extras
 // holds column_aliases in request order and the sort keys. Returns
-// InvalidInput (13) for malformed parts.
-func (s *Server) storeQuery(q *gen.QueryTableRequest, extras queryExtras) (store.Query, error) {
+// InvalidInput (13) for malformed parts, and the errors of checkSQL for its
+// SQL texts.
+func (s *Server) storeQuery(c echo.Context, q *gen.QueryTableRequest, extras queryExtras) (store.Query, error) {
 	if q.K < 0 || deref(q.Offset) < 0 {
 		return store.Query{}, invalidInput("k and offset must not be negative")
 	}
@@ -129,6 +130,9 @@ func (s *Server) storeQuery(q *gen.QueryTableRequest, extras queryExtras) (store
 		return store.Query{}, err
 	}
 	if out.Text, err = textSearch(q); err != nil {
+		return store.Query{}, err
+	}
+	if err := s.checkSQL(c, queryTexts(out)...); err != nil {
 		return store.Query{}, err
 	}
 	return out, nil
@@ -276,7 +280,7 @@ func (s *Server) QueryTable(c echo.Context, _ gen.Id, p gen.QueryTableParams) er
 	if err != nil {
 		return err
 	}
-	q, err := s.storeQuery(&req, extras)
+	q, err := s.storeQuery(c, &req, extras)
 	if err != nil {
 		return err
 	}
@@ -314,7 +318,7 @@ func (s *Server) ExplainTableQueryPlan(c echo.Context, _ gen.Id, p gen.ExplainTa
 	if err != nil {
 		return err
 	}
-	q, err := s.storeQuery(&req.Query, extras)
+	q, err := s.storeQuery(c, &req.Query, extras)
 	if err != nil {
 		return err
 	}
@@ -355,7 +359,7 @@ func (s *Server) AnalyzeTableQueryPlan(c echo.Context, _ gen.Id, p gen.AnalyzeTa
 	if err := json.Unmarshal(raw, &qreq); err != nil {
 		return invalidInput("malformed query: %v", err)
 	}
-	q, err := s.storeQuery(&qreq, extras)
+	q, err := s.storeQuery(c, &qreq, extras)
 	if err != nil {
 		return err
 	}

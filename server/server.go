@@ -17,6 +17,7 @@ import (
 	"github.com/lancens/lancens/console"
 	"github.com/lancens/lancens/coord"
 	"github.com/lancens/lancens/gen"
+	"github.com/lancens/lancens/internal/budget"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/vend"
 	"github.com/lancens/lancens/warehouse"
@@ -72,6 +73,17 @@ type Config struct {
 	// million: a write of that size already takes SQLite tens of seconds,
 	// and larger loads can be sent as several requests.
 	MaxArrowRows int64
+	// DecodeBudget is the memory all requests together may hold decoding
+	// what they sent (Arrow batches, large JSON bodies, SQL being parsed);
+	// see memory.go. Default 1 GiB.
+	DecodeBudget int64
+	// DecodeWait is how long a request waits for room in DecodeBudget
+	// before it answers ServiceUnavailable (17). Default 2 s.
+	DecodeWait time.Duration
+	// MaxFilterBytes bounds each SQL text a request sends (filters,
+	// predicates, expressions, column names); a longer one is
+	// InvalidInput (13). Default 256 KiB.
+	MaxFilterBytes int
 	// MaxPageSize is the largest `limit` a listing accepts; a larger one is
 	// InvalidInput (13). A listing without a limit answers pages of
 	// store.DefaultPageSize items (or MaxPageSize, when smaller). Default
@@ -95,6 +107,18 @@ type Config struct {
 	// CORSOrigins, when not empty, are the origins browsers may call the
 	// API from ("*" for any); preflight requests are answered for them.
 	CORSOrigins []string
+	// MinBodyRate is the least rate, in bytes per second, at which a
+	// request body must arrive once the server has waited BodyRateGrace
+	// for it (--min-body-rate); a slower client is cut off with
+	// InvalidInput (13). 0: DefaultMinBodyRate; negative: no minimum.
+	MinBodyRate int64
+	// AllowedHosts are the host names (beyond IP addresses, "localhost"
+	// and names under it) that a server without credentials answers
+	// requests for (--allowed-host): the name of its listen address, and
+	// the names it is reached by. A request for any other name is refused,
+	// as DNS rebinding would send it (see crosssite.go). A server with
+	// credentials answers every name.
+	AllowedHosts []string
 	// RetainVersionsFor is how long the versions of managed tables are
 	// kept besides those something keeps (the latest of each branch,
 	// tagged versions, versions branches fork from); older ones are
@@ -130,10 +154,15 @@ type Server struct {
 	// keeps no managed tables.
 	retention *coord.Retention
 	uploads   uploads
+	// decode is the decode budget; returner gives memory back after its
+	// peaks (memory.go).
+	decode    *budget.Budget
+	returner  *memoryReturner
 	metrics   *metrics
 	readiness readiness
 	probes    http.Handler
 	console   http.Handler
+	crossSite crossSitePolicy
 }
 
 var _ gen.ServerInterface = (*Server)(nil)
@@ -160,6 +189,15 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxArrowRows <= 0 {
 		cfg.MaxArrowRows = DefaultMaxArrowRows
 	}
+	if cfg.DecodeBudget <= 0 {
+		cfg.DecodeBudget = DefaultDecodeBudget
+	}
+	if cfg.DecodeWait <= 0 {
+		cfg.DecodeWait = DefaultDecodeWait
+	}
+	if cfg.MaxFilterBytes <= 0 {
+		cfg.MaxFilterBytes = DefaultMaxFilterBytes
+	}
 	if cfg.MaxPageSize <= 0 {
 		cfg.MaxPageSize = store.MaxPageSize
 	}
@@ -174,6 +212,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.QueryTimeout == 0 {
 		cfg.QueryTimeout = DefaultQueryTimeout
+	}
+	if cfg.MinBodyRate == 0 {
+		cfg.MinBodyRate = DefaultMinBodyRate
 	}
 	if cfg.RetainVersionsFor == 0 {
 		cfg.RetainVersionsFor = store.DefaultRetainVersionsFor
@@ -195,12 +236,15 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		cfg: cfg, store: st, warehouse: cfg.Warehouse, log: cfg.Logger, ops: newOperationTable(doc), auth: authn,
-		commits: cfg.Commits,
-		jobs:    coord.NewRunner(cfg.Store, cfg.JobsQueued, cfg.Logger),
+		commits:   cfg.Commits,
+		jobs:      coord.NewRunner(cfg.Store, cfg.JobsQueued, cfg.Logger),
+		crossSite: newCrossSitePolicy(cfg),
 	}
 	if s.commits == nil {
 		s.commits = coord.NewCommitter(cfg.Store, cfg.Warehouse, cfg.Logger)
 	}
+	s.returner = newMemoryReturner()
+	s.decode = budget.New(cfg.DecodeBudget, cfg.DecodeWait, s.returner.peaked)
 	s.jobs.ProgressEvery = cfg.ProgressInterval
 	coord.RegisterStoreJobs(s.jobs, st, cfg.Warehouse)
 	e := echo.New()
@@ -213,11 +257,14 @@ func New(cfg Config) (*Server, error) {
 	e.Pre(remotePaths, s.routeDatabases, stripTrailingSlash, aliasMethods)
 	// trackUploads wraps the body limitBodies has already bounded; with the
 	// two swapped, an oversized upload hung (TestArrowBodyTooLarge).
-	e.Use(assignRequestID, s.observeRequests, s.logRequests, s.limitBodies, s.trackUploads, s.recoverPanics, s.authenticate)
+	// The cross-site checks come after them too: a refused request's body is
+	// bounded, and cut off at shutdown, like any other.
+	e.Use(assignRequestID, s.observeRequests, s.logRequests, s.enforceBodyRate, s.holdBudget, s.limitBodies, s.trackUploads, s.recoverPanics,
+		s.checkHost, s.refuseForeignOrigins, s.authenticate)
 	if !managed {
 		e.Use(s.refuseManaged)
 	}
-	e.Use(s.remoteBodies, s.validateRequests, s.authorize, s.remoteFreshness, s.limitQueryTime)
+	e.Use(s.refuseOtherMediaTypes, s.remoteBodies, s.validateRequests, s.authorize, s.remoteFreshness, s.limitQueryTime)
 	gen.RegisterHandlers(e, s)
 	s.dialectRoutes(e)
 	if !cfg.NoMetricsRoute {

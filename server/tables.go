@@ -118,9 +118,10 @@ func declareResponse(t *store.Table, storageOptions map[string]string, txID stri
 // when the location is on the warehouse's object store, with what the
 // vendor hands out: read-only credentials to a principal that may not
 // write. credentials is the client's vend_credentials: nil lets the
-// vending mode decide, false asks for no credentials. Returns
-// ServiceUnavailable (17) when vending fails.
-func (s *Server) storageOptions(c echo.Context, location string, recorded map[string]string, credentials *bool) (map[string]string, error) {
+// vending mode decide, false asks for no credentials. Credentials are
+// read-only too for a location outside the principal's reach (see
+// placement.go). Returns ServiceUnavailable (17) when vending fails.
+func (s *Server) storageOptions(c echo.Context, id []string, location string, recorded map[string]string, credentials *bool) (map[string]string, error) {
 	out := maps.Clone(recorded)
 	if out == nil {
 		out = map[string]string{}
@@ -129,7 +130,7 @@ func (s *Server) storageOptions(c echo.Context, location string, recorded map[st
 		return out, nil
 	}
 	access := vend.ReadWrite
-	if p, ok := principalOf(c); ok && !p.May(auth.RoleWrite) {
+	if p, ok := principalOf(c); ok && (!p.May(auth.RoleWrite) || !s.vendsWrite(p, id, location)) {
 		access = vend.ReadOnly
 	}
 	vended, err := s.cfg.Vendor.Options(c.Request().Context(), location, access, boolOr(credentials, true))
@@ -154,9 +155,14 @@ func (s *Server) DeclareTable(c echo.Context, _ gen.Id, p gen.DeclareTableParams
 	if err != nil {
 		return err
 	}
+	if req.Location != nil {
+		if err := s.checkPlacement(c, id, decl.Location); err != nil {
+			return err
+		}
+	}
 	// Vended before the declaration commits: a vending failure leaves
 	// nothing declared.
-	opts, err := s.storageOptions(c, decl.Location, nil, req.VendCredentials)
+	opts, err := s.storageOptions(c, id, decl.Location, nil, req.VendCredentials)
 	if err != nil {
 		return err
 	}
@@ -168,7 +174,8 @@ func (s *Server) DeclareTable(c echo.Context, _ gen.Id, p gen.DeclareTableParams
 }
 
 // RegisterTable handles POST /v1/table/{id}/register. The location must lie
-// inside the warehouse or an external root (InvalidInput, 13); lancens
+// inside the warehouse or an external root (InvalidInput, 13) and within
+// the principal's reach (PermissionDenied, 15; see placement.go); lancens
 // never deletes a registered table's data.
 func (s *Server) RegisterTable(c echo.Context, _ gen.Id, p gen.RegisterTableParams) error {
 	var req gen.RegisterTableRequest
@@ -188,6 +195,9 @@ func (s *Server) RegisterTable(c echo.Context, _ gen.Id, p gen.RegisterTablePara
 	}
 	loc, _, err := s.warehouse.Resolve(req.Location)
 	if err != nil {
+		return err
+	}
+	if err := s.checkPlacement(c, id, loc); err != nil {
 		return err
 	}
 	t, txID, err := s.store.RegisterTable(c.Request().Context(), id, store.TableRegistration{
@@ -258,7 +268,7 @@ func (s *Server) DescribeTable(c echo.Context, _ gen.Id, p gen.DescribeTablePara
 	}
 	var resp describeTableResponse
 	r := &resp.DescribeTableResponse
-	opts, err := s.storageOptions(c, t.Location, t.StorageOptions, req.VendCredentials)
+	opts, err := s.storageOptions(c, t.ID, t.Location, t.StorageOptions, req.VendCredentials)
 	if err != nil {
 		return err
 	}
@@ -377,7 +387,9 @@ func deregisterResponse(t *store.Table, txID string) gen.DeregisterTableResponse
 	return gen.DeregisterTableResponse{Id: &t.ID, Location: &t.Location, Properties: &t.Properties, TransactionId: optional(txID)}
 }
 
-// RenameTable handles POST /v1/table/{id}/rename.
+// RenameTable handles POST /v1/table/{id}/rename. The new name is checked
+// as a created one is (InvalidInput, 13: see store.ValidateNewName), and
+// may not hold the request's delimiter.
 func (s *Server) RenameTable(c echo.Context, _ gen.Id, p gen.RenameTableParams) error {
 	var req gen.RenameTableRequest
 	if err := bindJSON(c, &req); err != nil {
@@ -386,6 +398,11 @@ func (s *Server) RenameTable(c echo.Context, _ gen.Id, p gen.RenameTableParams) 
 	id, err := resolveID(c, p.Delimiter, req.Id)
 	if err != nil {
 		return err
+	}
+	// The new name is checked as a name created through the path is: it
+	// cannot hold the delimiter, which would make it read as two names.
+	if d := delimiterOf(p.Delimiter); strings.Contains(req.NewTableName, d) {
+		return invalidInput("new table name %q contains the delimiter %q", req.NewTableName, d)
 	}
 	var target []string
 	if req.NewNamespaceId != nil {

@@ -198,7 +198,12 @@ func (s *Server) BatchCommitTables(c echo.Context, _ gen.BatchCommitTablesParams
 			return invalidInput("operation %d: %s", i, store.ErrorMessage(err))
 		}
 		if d := ops[i].Declare; d != nil {
-			if vended[i], err = s.storageOptions(c, d.Location, nil, op.DeclareTable.VendCredentials); err != nil {
+			if op.DeclareTable.Location != nil {
+				if err := s.checkPlacement(c, ops[i].ID, d.Location); err != nil {
+					return err
+				}
+			}
+			if vended[i], err = s.storageOptions(c, ops[i].ID, d.Location, nil, op.DeclareTable.VendCredentials); err != nil {
 				return err
 			}
 		}

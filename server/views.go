@@ -55,7 +55,7 @@ func (s *Server) CreateMaterializedView(c echo.Context, _ gen.Id, p gen.CreateMa
 	if err != nil {
 		return err
 	}
-	source, q, runs, err := s.viewQuery(req.SourceQuery)
+	source, q, runs, err := s.viewQuery(c, req.SourceQuery)
 	if err != nil {
 		return err
 	}
@@ -113,7 +113,7 @@ func decodeViewSchema(b64 string) (*arrow.Schema, error) {
 // false, with no error, for a source_query in a form lancens does not run.
 // Returns InvalidInput (13) for a QueryTableRequest that does not decode,
 // names no table, or reads a branch other than main or a version.
-func (s *Server) viewQuery(sourceQuery string) (source []string, q store.Query, runs bool, err error) {
+func (s *Server) viewQuery(c echo.Context, sourceQuery string) (source []string, q store.Query, runs bool, err error) {
 	raw := []byte(sourceQuery)
 	if sql, ok := parseSQLView(sourceQuery); ok {
 		raw = sql.request
@@ -138,7 +138,7 @@ func (s *Server) viewQuery(sourceQuery string) (source []string, q store.Query, 
 	if err != nil {
 		return nil, store.Query{}, false, err
 	}
-	if q, err = s.storeQuery(&req, extras); err != nil {
+	if q, err = s.storeQuery(c, &req, extras); err != nil {
 		return nil, store.Query{}, false, err
 	}
 	return *req.Id, q, true, nil

@@ -28,14 +28,15 @@ type ManagedTables interface {
 
 // Backend is what lancens runs on: the Catalog, the queue of deferred work,
 // the operators' probe, the location locks that keep the processes
-// sharing it apart, and the records of the indexes of tables stored as
-// Lance datasets. Every backend implements it (store/sqlite,
+// sharing it apart, the history of table locations, and the records of
+// the indexes of tables stored as Lance datasets. Every backend implements it (store/sqlite,
 // store/postgres).
 type Backend interface {
 	Catalog
 	Jobs
 	Probe
 	LocationLocker
+	LocationHistory
 	DatasetIndexes
 }
 

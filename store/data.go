@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"io"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -12,20 +14,96 @@ import (
 // location directly fails on the scheme instead of reading a wrong path.
 const ManagedLocationScheme = "lancens"
 
-// Data is a batch of rows arriving for a write: an Arrow schema and its
-// record batches (which may be none).
+// Data is the rows of a write: an Arrow schema, then its record batches,
+// read one at a time. Request bodies arrive this way (the server decodes an
+// Arrow IPC body batch by batch as the write reads it), so a write never
+// needs a whole body in memory. The contract between whoever makes Data
+// (the server, tests) and the write that reads it (ManagedData):
+//
+//   - Schema is known before any batch is read. A write checks it against
+//     the table first, so a body of the wrong schema is refused
+//     (TableSchemaValidationError, 20) having decoded no batch.
+//   - Batches yields the batches in order; nil means no rows. Every batch
+//     has Schema's fields, in Schema's order; a batch may have no rows.
+//   - The write owns each batch Next returns and must Release it once it
+//     no longer needs it: as soon as its rows are written (a staged chunk
+//     committed, or the write done). Until then the batch counts against
+//     the server's decode budget (--decode-budget), and other requests may
+//     wait for it. A write holds only the batches of the rows it is
+//     converting or writing, a bounded chunk or two (plus one read ahead),
+//     never a whole body; to keep one longer, for a retry say, it calls
+//     Retain and later Release. Release may be called from any goroutine.
+//   - Next returns io.EOF after the last batch. Any other error ends the
+//     stream: a malformed body or one over a limit, a spent decode budget,
+//     a client gone. The write must then fail, return that error unchanged
+//     (the producer chooses its code and HTTP status) and leave nothing of
+//     itself visible, rows already staged included.
+//   - A write may stop reading early (an error of its own) without
+//     draining the stream; the producer cleans up after the write returns.
+//     Next is never called concurrently, nor after the write returns.
+//   - A stream is read once: writing the same rows twice takes two.
 type Data struct {
 	Schema  *arrow.Schema
-	Batches []arrow.RecordBatch
+	Batches RecordStream
 }
 
-// NumRows returns the number of rows in d.
-func (d *Data) NumRows() int64 {
-	var n int64
-	for _, b := range d.Batches {
-		n += b.NumRows()
+// RecordStream yields the record batches of a write one at a time (see
+// Data for who releases what).
+type RecordStream interface {
+	// Next returns the next batch, which the caller then owns, or io.EOF
+	// after the last one. Any other error ends the stream.
+	Next() (arrow.RecordBatch, error)
+}
+
+// NewData returns Data of schema whose stream yields batches, in order: for
+// rows already in memory (tests, materialized views). Next retains each
+// batch it returns, so the caller keeps its own references and releases
+// them as before; the stream holds no reference of its own.
+func NewData(schema *arrow.Schema, batches ...arrow.RecordBatch) Data {
+	return Data{Schema: schema, Batches: &sliceStream{batches: batches}}
+}
+
+// sliceStream is the RecordStream of NewData.
+type sliceStream struct {
+	batches []arrow.RecordBatch
+	next    int
+}
+
+func (s *sliceStream) Next() (arrow.RecordBatch, error) {
+	if s.next >= len(s.batches) {
+		return nil, io.EOF
 	}
-	return n
+	b := s.batches[s.next]
+	s.next++
+	b.Retain()
+	return b, nil
+}
+
+// WithRelease returns b wrapped so that done runs once, when the last
+// reference to it is released: how a producer learns that a write is done
+// with a batch (the server returns decode budget this way; tests count
+// what a write holds). The wrapper counts its own references; slices of
+// it (NewSlice) are not counted.
+func WithRelease(b arrow.RecordBatch, done func()) arrow.RecordBatch {
+	r := &releasing{RecordBatch: b, done: done}
+	r.refs.Store(1)
+	return r
+}
+
+// releasing is the batch of WithRelease.
+type releasing struct {
+	arrow.RecordBatch
+	refs atomic.Int64
+	done func()
+}
+
+func (r *releasing) Retain() { r.refs.Add(1) }
+
+func (r *releasing) Release() {
+	if r.refs.Add(-1) == 0 {
+		r.RecordBatch.Release()
+		r.done()
+	}
 }
 
 // NewTable describes a managed table to create.
@@ -225,7 +303,11 @@ type FieldMetadataUpdate struct {
 }
 
 // ManagedData holds the rows of managed tables. Every write is one transaction
-// that makes a new version; reads can name any version.
+// that makes a new version; reads can name any version. CreateTable, Insert
+// and MergeInsert read their rows as Data says: the schema is checked
+// before any batch is read, batches are released as their rows are
+// written, and an error of the stream is returned unchanged with nothing
+// written.
 type ManagedData interface {
 	// CreateTable creates managed table id from t.Data (its schema, and its
 	// rows if any). A declared table is materialised. Returns

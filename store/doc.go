@@ -25,12 +25,19 @@
 //     the backend respects; the commit coordinator holds them while it
 //     puts manifests in place. A backend one process holds answers at
 //     once.
+//   - LocationHistory: where dropped, deregistered and replaced tables
+//     lay, and in which namespace, so that the server places a table
+//     where another namespace's table lay only for a principal that may
+//     write that namespace.
 //   - DatasetIndexes: the records of the indexes of tables stored as
 //     Lance datasets, whose files the engine keeps beside the data.
 //
 // A backend that also keeps the rows of managed tables (store/sqlite)
 // implements ManagedTables — ManagedData, BranchedData, Indexes, Views and
-// VersionCleanup — all of it or none: it is then a ManagedBackend. That is
+// VersionCleanup — all of it or none: it is then a ManagedBackend. Package
+// engine implements ManagedTables over any Backend's catalog, every table
+// a Lance dataset in the warehouse (engine.WithBackend makes the pair a
+// ManagedBackend): that is how a catalog-only backend serves rows. That is
 // the one optional part of the contract, and it is found in one place:
 // the server asks, once when it starts, whether its Backend is a
 // ManagedBackend, and otherwise answers the managed-table operations

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"net/url"
 	"path"
 	"path/filepath"
@@ -87,4 +88,31 @@ func ClashMessage(location, other, otherTable string) string {
 	default:
 		return "location " + location + " contains " + other + ", the location of table " + otherTable
 	}
+}
+
+// LocationHistory is implemented by every backend: it remembers where dropped
+// and deregistered tables lay, and in which namespace: the server lets a
+// principal place a table where another namespace's table lay only if it
+// may write that namespace, so that dropping or deregistering a table does
+// not hand its files to whoever registers the location next.
+type LocationHistory interface {
+	// ReleasedLocationNamespaces returns the namespaces of the dropped,
+	// deregistered or replaced tables whose location is location, lies
+	// inside it or contains it (see LocationKey), each once. Returns an
+	// error if the catalog cannot be read.
+	ReleasedLocationNamespaces(ctx context.Context, location string) ([][]string, error)
+}
+
+// ReleasedKeysQuery is what a LocationHistory looks up for location: the
+// keys of the places containing it (Ancestors, LocationKeyAncestors) and
+// the range [From, To) of keys at or inside it.
+type ReleasedKeysQuery struct {
+	Ancestors []string
+	From, To  string
+}
+
+// ReleasedKeys returns the keys a LocationHistory looks up for location.
+func ReleasedKeys(location string) ReleasedKeysQuery {
+	key := LocationKey(location)
+	return ReleasedKeysQuery{Ancestors: LocationKeyAncestors(key), From: key, To: LocationKeyRangeEnd(key)}
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // DefaultPageSize is the page size used when a listing gives no limit, and
@@ -142,6 +144,41 @@ func ValidateName(kind, name string) error {
 		return Errorf(CodeInvalidInput, "%s name must not be %q", kind, name)
 	}
 	return ValidateText(kind+" name", name)
+}
+
+// ValidateNewName checks the name of an object being created or renamed
+// (a namespace, a table): ValidateName, and more, because two names that
+// look alike must not name two objects: it must be in Unicode
+// Normalization Form C (a composed "é", not "e" and a combining accent:
+// lancens refuses other forms rather than rewrite what the client sent)
+// and hold no invisible formatting character — bidirectional controls
+// (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069), zero-width
+// characters (U+200B–U+200D, U+2060) and the byte order mark (U+FEFF).
+// Existing names are looked up as they are. Returns InvalidInput (13).
+func ValidateNewName(kind, name string) error {
+	if err := ValidateName(kind, name); err != nil {
+		return err
+	}
+	if !norm.NFC.IsNormalString(name) {
+		return Errorf(CodeInvalidInput, "%s name %q is not in Unicode normal form C: send its characters composed (NFC)", kind, name)
+	}
+	for _, r := range name {
+		if invisibleFormat(r) {
+			return Errorf(CodeInvalidInput, "%s name %q contains the invisible character U+%04X", kind, name, r)
+		}
+	}
+	return nil
+}
+
+// invisibleFormat reports whether r is a character ValidateNewName
+// refuses: a bidirectional control, a zero-width character or the byte
+// order mark.
+func invisibleFormat(r rune) bool {
+	switch r {
+	case '\u200B', '\u200C', '\u200D', '\u2060', '\uFEFF':
+		return true
+	}
+	return unicode.Is(unicode.Bidi_Control, r)
 }
 
 // ValidateText checks that s is valid UTF-8 without control characters

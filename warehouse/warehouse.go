@@ -201,6 +201,20 @@ func (w *Warehouse) Allocate(ns []string, name string) (string, error) {
 	return loc, err
 }
 
+// NamespaceLocation returns the directory (or prefix) under the root where
+// Allocate places the tables of namespace ns, and the directories of the
+// namespaces inside it: the root itself for the root namespace.
+func (w *Warehouse) NamespaceLocation(ns []string) string {
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = sanitize(n)
+	}
+	if w.s3 != nil {
+		return strings.TrimSuffix(w.root, "/") + "/" + path.Join(parts...)
+	}
+	return filepath.Join(append([]string{w.root}, parts...)...)
+}
+
 // sanitize keeps a name readable as a path element: letters, digits, '.',
 // '-' and '_' stay, anything else becomes '_'.
 func sanitize(name string) string {

@@ -1,6 +1,6 @@
 // Command lancens serves the Lance Namespace REST API from one SQLite file.
 //
-//	lancens serve --addr :2333 --db ./data/lancens.db --warehouse ./data/warehouse
+//	lancens serve --addr 127.0.0.1:2333 --db ./data/lancens.db --warehouse ./data/warehouse
 package main
 
 import (
@@ -33,6 +33,9 @@ Usage:
   lancens backup --db FILE --out FILE
                           copy a database consistently, also while a server
                           is writing to it (-h lists the flags)
+  lancens restore --from FILE --db FILE [--force]
+                          put a backup back in place as the database, after
+                          checking it (-h lists the flags)
   lancens conformance --url URL [flags]
                           check any Lance Namespace REST server against the
                           conformance suite and openapi.yaml (-h lists the flags)
@@ -52,6 +55,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return serve(ctx, args[1:], getenv, stdout, stderr)
 	case "backup":
 		return backup(ctx, args[1:], getenv, stdout, stderr)
+	case "restore":
+		return restore(ctx, args[1:], getenv, stdout, stderr)
 	case "conformance":
 		return conformanceKit(ctx, args[1:], getenv, stdout, stderr)
 	case "version", "--version", "-version":

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -148,10 +149,24 @@ func TestSecondServerRefused(t *testing.T) {
 	}
 	go io.Copy(io.Discard, stdout)
 
-	err := run(t.Context(), []string{"serve", "--addr", "127.0.0.1:0", "--db", db, "--warehouse", filepath.Join(dir, "wh2")},
-		func(string) string { return "" }, io.Discard, io.Discard)
-	if err == nil || !strings.Contains(err.Error(), "pid "+strconv.Itoa(os.Getpid())) {
-		t.Fatalf("second server on one database: %v; want a refusal naming pid %d", err, os.Getpid())
+	// The same path, a symbolic link to the file and (on Linux) a hard
+	// link are all the same database.
+	names := []string{db, filepath.Join(t.TempDir(), "symlink.db")}
+	if err := os.Symlink(db, names[1]); err != nil {
+		t.Fatal(err)
+	}
+	if runtime.GOOS == "linux" {
+		names = append(names, filepath.Join(t.TempDir(), "hardlink.db"))
+		if err := os.Link(db, names[2]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range names {
+		err := run(t.Context(), []string{"serve", "--addr", "127.0.0.1:0", "--db", name, "--warehouse", filepath.Join(dir, "wh2")},
+			func(string) string { return "" }, io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "pid "+strconv.Itoa(os.Getpid())) {
+			t.Fatalf("second server on one database, as %s: %v; want a refusal naming pid %d", name, err, os.Getpid())
+		}
 	}
 	cancel()
 	if err := <-done; err != nil {

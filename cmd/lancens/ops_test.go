@@ -13,6 +13,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"io"
+	"math"
 	"math/big"
 	"net"
 	"net/http"
@@ -168,8 +169,23 @@ func TestLimitAndListenerFlags(t *testing.T) {
 		{"Defaults", nil, nil, false, func(c *serveConfig) bool {
 			return c.maxJSONBody == server.DefaultMaxJSONBody && c.maxArrowBody == server.DefaultMaxArrowBody &&
 				c.maxArrowDecodedBytes == server.DefaultMaxArrowDecodedBytes && c.maxArrowRows == server.DefaultMaxArrowRows &&
-				c.metricsAddr == "" && len(c.corsOrigins) == 0 && c.tlsCert == ""
+				c.metricsAddr == "" && len(c.corsOrigins) == 0 && c.tlsCert == "" &&
+				c.decodeBudget >= 64<<20 && c.decodeBudget%(1<<20) == 0 && c.maxFilterBytes == server.DefaultMaxFilterBytes &&
+				c.memoryLimit > c.decodeBudget
 		}},
+		{"MemoryFlags", []string{"--decode-budget", "512MiB", "--max-filter-bytes", "1KiB", "--memory-limit", "2GiB"}, nil, false,
+			func(c *serveConfig) bool {
+				return c.decodeBudget == 512<<20 && c.maxFilterBytes == 1024 && c.memoryLimit == 2<<30
+			}},
+		{"MemoryEnv", nil, map[string]string{"LANCENS_DECODE_BUDGET": "1GiB", "LANCENS_MAX_FILTER_BYTES": "300", "LANCENS_MEMORY_LIMIT": "none"}, false,
+			func(c *serveConfig) bool {
+				return c.decodeBudget == 1<<30 && c.maxFilterBytes == 300 && c.memoryLimit == math.MaxInt64
+			}},
+		{"GOMEMLIMITKept", nil, map[string]string{"GOMEMLIMIT": "3GiB"}, false, func(c *serveConfig) bool { return c.memoryLimit == 0 }},
+		{"MemoryLimitBeatsGOMEMLIMIT", []string{"--memory-limit", "1GiB"}, map[string]string{"GOMEMLIMIT": "3GiB"}, false,
+			func(c *serveConfig) bool { return c.memoryLimit == 1<<30 }},
+		{"BadMemoryLimit", []string{"--memory-limit", "lots"}, nil, true, nil},
+		{"ZeroDecodeBudget", []string{"--decode-budget", "0"}, nil, true, nil},
 		{"Flags", []string{"--max-json-body", "1MiB", "--max-arrow-body", "3G", "--max-arrow-decoded-bytes", "4096", "--max-arrow-rows", "5",
 			"--metrics-addr", "127.0.0.1:9090", "--cors-origin", "https://a.example", "--cors-origin", "*"}, nil, false,
 			func(c *serveConfig) bool {
@@ -197,6 +213,24 @@ func TestLimitAndListenerFlags(t *testing.T) {
 		{"AddrBadPort", []string{"--addr", ":http"}, nil, true, nil},
 		{"AddrPortTooLarge", []string{"--addr", ":70000"}, nil, true, nil},
 		{"MetricsAddrBad", []string{"--metrics-addr", "9090"}, nil, true, nil},
+		{"AllowedHosts", []string{"--allowed-host", "lancens.internal", "--addr", "db.example:2333"}, map[string]string{"LANCENS_ALLOWED_HOSTS": "a.example, b.example"}, false,
+			func(c *serveConfig) bool {
+				return strings.Join(listenHosts(c), " ") == "a.example b.example lancens.internal db.example"
+			}},
+		{"ConnectionAndRateDefaults", nil, nil, false, func(c *serveConfig) bool {
+			return c.maxConnections == defaultMaxConnections && c.minBodyRate == server.DefaultMinBodyRate
+		}},
+		{"ConnectionAndRate", []string{"--max-connections", "10", "--min-body-rate", "0"}, map[string]string{"LANCENS_MIN_BODY_RATE": "64KiB"}, false,
+			func(c *serveConfig) bool {
+				return c.maxConnections == 10 && c.minBodyRate == 0 && bodyRate(c.minBodyRate) < 0
+			}},
+		{"RateEnv", nil, map[string]string{"LANCENS_MIN_BODY_RATE": "64KiB", "LANCENS_MAX_CONNECTIONS": "5"}, false,
+			func(c *serveConfig) bool { return c.minBodyRate == 64<<10 && c.maxConnections == 5 }},
+		{"ZeroConnections", []string{"--max-connections", "0"}, nil, true, nil},
+		{"BadRate", []string{"--min-body-rate", "fast"}, nil, true, nil},
+		{"AllowedHostWithPort", []string{"--allowed-host", "lancens.internal:2333"}, nil, true, nil},
+		{"AllowedHostURL", []string{"--allowed-host", "http://lancens.internal"}, nil, true, nil},
+		{"AllowedHostEmpty", []string{"--allowed-host", ""}, nil, true, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg, err := parseServeFlags(tc.args, func(k string) string { return tc.env[k] }, io.Discard)

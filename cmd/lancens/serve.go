@@ -8,12 +8,14 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -24,6 +26,7 @@ import (
 	"github.com/lancens/lancens/engine"
 	"github.com/lancens/lancens/internal/buildinfo"
 	"github.com/lancens/lancens/internal/memcache"
+	"github.com/lancens/lancens/internal/sysmem"
 	"github.com/lancens/lancens/objstore"
 	"github.com/lancens/lancens/server"
 	"github.com/lancens/lancens/store"
@@ -59,12 +62,23 @@ type serveConfig struct {
 	maxSearchRows int64
 	// Request body bounds; see the flags.
 	maxJSONBody, maxArrowBody, maxArrowDecodedBytes, maxArrowRows int64
+	// minBodyRate is the least average rate of a request body, in bytes
+	// per second (0: none).
+	minBodyRate int64
+	// maxConnections bounds the connections open at once on --addr.
+	maxConnections int
+	// Memory bounds; see the flags. memoryLimit 0 leaves the Go runtime's
+	// (GOMEMLIMIT, or none).
+	decodeBudget, maxFilterBytes, memoryLimit int64
 
 	// metricsAddr, when set, serves /metrics (and the probes) on a
 	// listener of its own, without authentication.
 	metricsAddr string
 	// corsOrigins are the origins browsers may call the API from.
 	corsOrigins []string
+	// allowedHosts are the host names a server without credentials
+	// answers requests for, besides addresses and loopback names.
+	allowedHosts []string
 	// tlsCert and tlsKey are PEM files; both or neither.
 	tlsCert, tlsKey string
 
@@ -78,6 +92,10 @@ type serveConfig struct {
 	stsRoleARN  string
 	stsDuration time.Duration
 	stsEndpoint string
+
+	// config is --config and --print-config, and what the effective
+	// configuration is made of.
+	config *configFlags
 }
 
 // Defaults of the serve flags that bound time.
@@ -89,17 +107,22 @@ const (
 	shutdownGrace            = 30 * time.Second
 )
 
+// defaultAddr is where serve listens unless told otherwise: loopback only,
+// so that a server started without keys is not open to the network.
+const defaultAddr = "127.0.0.1:2333"
+
 func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer) (*serveConfig, error) {
 	cfg := &serveConfig{}
 	fs := flag.NewFlagSet("lancens serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	cfg.config = addConfigFlags(fs, getenv)
 	envOr := func(key, def string) string {
 		if v := getenv(key); v != "" {
 			return v
 		}
 		return def
 	}
-	fs.StringVar(&cfg.addr, "addr", envOr("LANCENS_ADDR", ":2333"), "listen address (env LANCENS_ADDR)")
+	fs.StringVar(&cfg.addr, "addr", envOr("LANCENS_ADDR", defaultAddr), "listen address: host:port; the default listens on loopback only, :2333 on every interface (env LANCENS_ADDR)")
 	fs.StringVar(&cfg.dbPath, "db", envOr("LANCENS_DB", "./data/lancens.db"),
 		"SQLite database file, or the postgres:// (postgresql://) URL of a PostgreSQL catalog that several lancens replicas share (env LANCENS_DB)")
 	fs.StringVar(&cfg.warehouse, "warehouse", envOr("LANCENS_WAREHOUSE", "./data/warehouse"), "where Lance clients write table data: a directory, or an object-store prefix such as s3://bucket/prefix (env LANCENS_WAREHOUSE)")
@@ -152,10 +175,7 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	}
 	fs.Int64Var(&cfg.maxSearchRows, "max-search-rows", maxRows, "most rows one vector or full-text search may answer: k (at most the table's rows) times the query vectors (env LANCENS_MAX_SEARCH_ROWS)")
 	level := envOr("LANCENS_LOG_LEVEL", "info")
-	fs.Func("log-level", "log level: debug, info, warn or error (env LANCENS_LOG_LEVEL)", func(v string) error {
-		level = v
-		return nil
-	})
+	fs.StringVar(&level, "log-level", level, "log level: debug, info, warn or error (env LANCENS_LOG_LEVEL)")
 	for _, k := range strings.Split(getenv("LANCENS_API_KEYS"), ",") {
 		if k = strings.TrimSpace(k); k != "" {
 			cfg.apiKeys = append(cfg.apiKeys, k)
@@ -192,19 +212,24 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 			}
 		}
 	}
-	fs.Func("storage-option", "a storage option KEY=VALUE for an object-store warehouse, with Lance's keys (aws_endpoint, aws_region, aws_access_key_id, aws_secret_access_key, aws_session_token, allow_http, aws_virtual_hosted_style_request); repeatable (env LANCENS_STORAGE_OPTIONS, comma-separated)", storageOption)
+	fs.Func("storage-option", "a storage option KEY=VALUE for an object-store warehouse, with Lance's keys (aws_endpoint, aws_region, aws_access_key_id, aws_secret_access_key, aws_session_token, allow_http, aws_virtual_hosted_style_request); repeatable; put credentials in --storage-option-file or the environment, not on the command line (env LANCENS_STORAGE_OPTIONS, comma-separated)", storageOption)
+	envErr = errors.Join(envErr, lineFileFlag(fs, "storage-option-file", "LANCENS_STORAGE_OPTION_FILE",
+		"a `FILE` of storage options, KEY=VALUE one a line (# starts a comment line), read at start; repeatable", getenv, storageOption))
 	vending := envOr("LANCENS_VEND_CREDENTIALS", string(vend.None))
 	fs.StringVar(&vending, "vend-credentials", vending, "storage options handed to clients of tables on object storage: none (endpoint and region only; clients bring credentials), static (the storage options, credentials included) or sts (temporary credentials from STS AssumeRole scoped to the table) (env LANCENS_VEND_CREDENTIALS)")
 	fs.StringVar(&cfg.stsRoleARN, "sts-role-arn", getenv("LANCENS_STS_ROLE_ARN"), "role that --vend-credentials sts assumes (env LANCENS_STS_ROLE_ARN)")
 	duration(&cfg.stsDuration, "sts-duration", "LANCENS_STS_DURATION", vend.DefaultDuration, "lifetime of credentials vended by STS, 15m to 12h")
 	fs.StringVar(&cfg.stsEndpoint, "sts-endpoint", getenv("LANCENS_STS_ENDPOINT"), "STS endpoint URL; default AWS's for the region (env LANCENS_STS_ENDPOINT)")
-	fs.Func("api-key", "an API key clients must send; repeatable (env LANCENS_API_KEYS, comma-separated); none means open access", func(v string) error {
+	apiKey := func(v string) error {
 		if v == "" {
 			return errors.New("empty API key")
 		}
 		cfg.apiKeys = append(cfg.apiKeys, v)
 		return nil
-	})
+	}
+	fs.Func("api-key", "an API key clients must send; repeatable; none means open access; prefer --api-key-file or the environment to the command line (env LANCENS_API_KEYS, comma-separated)", apiKey)
+	envErr = errors.Join(envErr, lineFileFlag(fs, "api-key-file", "LANCENS_API_KEY_FILE",
+		"a `FILE` of API keys clients may send, one a line (# starts a comment line), read at start; repeatable", getenv, apiKey))
 	size := func(p *int64, name, env string, def int64, usage string) {
 		*p = def
 		if s := getenv(env); s != "" {
@@ -225,6 +250,36 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 		return nil, fmt.Errorf("bad LANCENS_MAX_ARROW_ROWS: %w", err)
 	}
 	fs.Int64Var(&cfg.maxArrowRows, "max-arrow-rows", maxArrowRows, "most rows one Arrow upload may hold (env LANCENS_MAX_ARROW_ROWS)")
+	// A rate of 0 turns the minimum off; any other is a size.
+	rate := func(v string) (int64, error) {
+		if strings.TrimSpace(v) == "0" {
+			return 0, nil
+		}
+		return parseBytes(v)
+	}
+	cfg.minBodyRate = server.DefaultMinBodyRate
+	if v := getenv("LANCENS_MIN_BODY_RATE"); v != "" {
+		if cfg.minBodyRate, err = rate(v); err != nil {
+			return nil, fmt.Errorf("bad LANCENS_MIN_BODY_RATE: %w", err)
+		}
+	}
+	fs.Func("min-body-rate", fmt.Sprintf("least average rate, in bytes per second, a request body must arrive at after its first %s; a slower client is cut off (code 13). Default %d (32KiB); 0: no minimum (env LANCENS_MIN_BODY_RATE)",
+		server.BodyRateGrace, server.DefaultMinBodyRate), func(v string) (err error) {
+		cfg.minBodyRate, err = rate(v)
+		return err
+	})
+	maxConns, err := strconv.Atoi(envOr("LANCENS_MAX_CONNECTIONS", strconv.Itoa(defaultMaxConnections)))
+	if err != nil {
+		return nil, fmt.Errorf("bad LANCENS_MAX_CONNECTIONS: %w", err)
+	}
+	fs.IntVar(&cfg.maxConnections, "max-connections", maxConns, "most client connections open at once on --addr; more wait to be accepted (env LANCENS_MAX_CONNECTIONS)")
+	size(&cfg.decodeBudget, "decode-budget", "LANCENS_DECODE_BUDGET", defaultDecodeBudget(),
+		"memory all requests together may hold decoding what they sent: Arrow batches being written, large JSON bodies, SQL being parsed; a request that finds no room within 2s answers 503 (code 17) with Retry-After, one that needs more than all of it 413 (code 13); the default is an eighth of the machine's (or cgroup's) memory, at least 64MiB")
+	size(&cfg.maxFilterBytes, "max-filter-bytes", "LANCENS_MAX_FILTER_BYTES", server.DefaultMaxFilterBytes,
+		"longest SQL text a request may send (a filter, predicate, column expression, order_by or column name); a longer one answers 400 (code 13)")
+	memoryLimit := getenv("LANCENS_MEMORY_LIMIT")
+	fs.StringVar(&memoryLimit, "memory-limit", memoryLimit,
+		"soft limit of the Go heap (runtime/debug.SetMemoryLimit): the collector works harder as the heap nears it, and memory goes back to the operating system; a size, or none; the default is GOMEMLIMIT when set, else three quarters of the machine's (or cgroup's) memory (env LANCENS_MEMORY_LIMIT)")
 	fs.StringVar(&cfg.metricsAddr, "metrics-addr", envOr("LANCENS_METRICS_ADDR", ""),
 		"serve /metrics, /healthz and /readyz on this address too, without authentication, and not /metrics on --addr (env LANCENS_METRICS_ADDR)")
 	for _, o := range strings.Split(getenv("LANCENS_CORS_ORIGINS"), ",") {
@@ -239,13 +294,22 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 		cfg.corsOrigins = append(cfg.corsOrigins, v)
 		return nil
 	})
+	for _, h := range strings.Split(getenv("LANCENS_ALLOWED_HOSTS"), ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			cfg.allowedHosts = append(cfg.allowedHosts, h)
+		}
+	}
+	fs.Func("allowed-host", "a host name clients reach this server by, for a server without credentials: it answers only requests for IP addresses, localhost and these names, which defeats DNS rebinding; repeatable (env LANCENS_ALLOWED_HOSTS, comma-separated)", func(v string) error {
+		cfg.allowedHosts = append(cfg.allowedHosts, v)
+		return nil
+	})
 	fs.StringVar(&cfg.tlsCert, "tls-cert", envOr("LANCENS_TLS_CERT", ""), "PEM certificate (chain) file: serve HTTPS; read again on SIGHUP (env LANCENS_TLS_CERT)")
 	fs.StringVar(&cfg.tlsKey, "tls-key", envOr("LANCENS_TLS_KEY", ""), "PEM private key file of --tls-cert (env LANCENS_TLS_KEY)")
 	if envErr != nil {
 		return nil, envErr
 	}
-	if err := fs.Parse(args); err != nil {
-		return nil, errUsage
+	if err := cfg.config.parse(args); err != nil {
+		return nil, err
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "unexpected argument %q\n", fs.Arg(0))
@@ -286,11 +350,25 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	if cfg.maxArrowRows < 1 {
 		return nil, fmt.Errorf("bad --max-arrow-rows %d (at least 1)", cfg.maxArrowRows)
 	}
+	if cfg.maxConnections < 1 {
+		return nil, fmt.Errorf("bad --max-connections %d (at least 1)", cfg.maxConnections)
+	}
+	if cfg.maxFilterBytes > math.MaxInt32 {
+		return nil, fmt.Errorf("bad --max-filter-bytes %d (at most 2GiB)", cfg.maxFilterBytes)
+	}
+	if cfg.memoryLimit, err = parseMemoryLimit(memoryLimit, getenv("GOMEMLIMIT")); err != nil {
+		return nil, err
+	}
 	if (cfg.tlsCert == "") != (cfg.tlsKey == "") {
 		return nil, errors.New("--tls-cert and --tls-key go together: give both, or neither")
 	}
 	for _, o := range cfg.corsOrigins {
 		if err := checkOrigin(o); err != nil {
+			return nil, err
+		}
+	}
+	for _, h := range cfg.allowedHosts {
+		if err := checkHostName(h); err != nil {
 			return nil, err
 		}
 	}
@@ -303,6 +381,33 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 		}
 	}
 	return cfg, nil
+}
+
+// defaultDecodeBudget is the default of --decode-budget: an eighth of the
+// memory available to the process, in whole MiB, at least 64 MiB.
+func defaultDecodeBudget() int64 {
+	return max(64<<20, sysmem.Available()/8&^(1<<20-1))
+}
+
+// parseMemoryLimit reads --memory-limit: a size, "none", or empty for the
+// default, which is GOMEMLIMIT when that is set (the runtime has applied
+// it already), else three quarters of the memory available to the
+// process. It returns the limit to set (math.MaxInt64 for none), 0 to leave
+// the runtime's, or an error naming the flag.
+func parseMemoryLimit(flagValue, gomemlimit string) (int64, error) {
+	switch {
+	case flagValue == "" && gomemlimit != "":
+		return 0, nil
+	case flagValue == "":
+		return sysmem.Available() / 4 * 3, nil
+	case strings.EqualFold(flagValue, "none"):
+		return math.MaxInt64, nil
+	}
+	n, err := parseBytes(flagValue)
+	if err != nil {
+		return 0, fmt.Errorf("bad --memory-limit: %w, or none", err)
+	}
+	return n, nil
 }
 
 // parseBoolEnv reads a boolean environment variable; empty is false.
@@ -343,6 +448,34 @@ func checkOrigin(o string) error {
 	return nil
 }
 
+// checkHostName checks an --allowed-host: a host name alone, without a
+// scheme, port or path.
+func checkHostName(h string) error {
+	if h == "" || strings.ContainsAny(h, ":/ @[]") {
+		return fmt.Errorf("bad --allowed-host %q: want a host name alone, such as lancens.internal", h)
+	}
+	return nil
+}
+
+// bodyRate returns the Config's MinBodyRate for --min-body-rate, whose 0
+// turns the minimum off.
+func bodyRate(flag int64) int64 {
+	if flag == 0 {
+		return -1
+	}
+	return flag
+}
+
+// listenHosts returns the --allowed-host names plus the host of the listen
+// address when it is a name (an address is answered anyway).
+func listenHosts(cfg *serveConfig) []string {
+	hosts := append([]string(nil), cfg.allowedHosts...)
+	if h, _, err := net.SplitHostPort(cfg.addr); err == nil && h != "" && net.ParseIP(h) == nil {
+		hosts = append(hosts, h)
+	}
+	return hosts
+}
+
 // serve runs the server until ctx is cancelled, then shuts it down
 // gracefully. It prints the address it listens on to stdout. The listen
 // addresses, the TLS files and the access-control file are checked before
@@ -352,12 +485,19 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
+	if cfg.config.print {
+		return cfg.config.printConfig(stdout)
+	}
 	opts := &slog.HandlerOptions{Level: cfg.logLevel}
 	var logger *slog.Logger
 	if cfg.logFormat == "json" {
 		logger = slog.New(slog.NewJSONHandler(stderr, opts))
 	} else {
 		logger = slog.New(slog.NewTextHandler(stderr, opts))
+	}
+
+	if cfg.memoryLimit > 0 {
+		debug.SetMemoryLimit(cfg.memoryLimit)
 	}
 
 	var certs *certReloader
@@ -370,6 +510,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return fmt.Errorf("listen on --addr %s: %w", cfg.addr, err)
 	}
+	ln = limitConnections(ln, cfg.maxConnections)
 	defer ln.Close()
 	var metricsLn net.Listener
 	if cfg.metricsAddr != "" {
@@ -434,8 +575,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	srv, err := server.New(server.Config{Store: st, Warehouse: wh, Commits: commits, Vendor: vendor, JobsQueued: jobsQueued, APIKeys: cfg.apiKeys, Auth: authCfg,
 		RouteDatabases: cfg.routeDatabases, Logger: logger, MaxPageSize: cfg.maxPageSize, MaxSearchRows: cfg.maxSearchRows, QueryTimeout: queryTimeout,
 		MaxJSONBody: cfg.maxJSONBody, MaxArrowBody: cfg.maxArrowBody, MaxArrowDecodedBytes: cfg.maxArrowDecodedBytes,
-		MaxArrowRows: cfg.maxArrowRows, NoMetricsRoute: metricsLn != nil, CORSOrigins: cfg.corsOrigins,
-		RetainVersionsFor: retain})
+		MaxArrowRows: cfg.maxArrowRows, DecodeBudget: cfg.decodeBudget, MaxFilterBytes: int(cfg.maxFilterBytes),
+		NoMetricsRoute: metricsLn != nil, CORSOrigins: cfg.corsOrigins,
+		AllowedHosts: listenHosts(cfg), MinBodyRate: bodyRate(cfg.minBodyRate), RetainVersionsFor: retain})
 	if err != nil {
 		return err
 	}
@@ -466,14 +608,15 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 
 	bi := buildinfo.Read()
 	attrs := []any{slog.String("addr", ln.Addr().String()), slog.Bool("tls", certs != nil), slog.Bool("auth", srv.AccessControlled()),
-		slog.Bool("route_databases", cfg.routeDatabases), slog.String("version", bi.Version), slog.String("revision", bi.Revision)}
+		slog.Bool("route_databases", cfg.routeDatabases), slog.String("version", bi.Version), slog.String("revision", bi.Revision),
+		slog.Int64("decode_budget", cfg.decodeBudget), slog.Int64("memory_limit", debug.SetMemoryLimit(-1))}
 	if metricsLn != nil {
 		attrs = append(attrs, slog.String("metrics_addr", metricsLn.Addr().String()))
 	}
 	logger.Info("listening", attrs...)
 	if !srv.AccessControlled() && !isLoopback(ln.Addr()) {
 		logger.Warn("serving without credentials on an address other machines can reach: anyone who can connect may read and change every table. " +
-			"Set keys with --api-key KEY (repeatable), LANCENS_API_KEYS=key1,key2 or --auth-config FILE, or listen on loopback only with --addr 127.0.0.1:2333")
+			"Set keys with --api-key-file FILE, LANCENS_API_KEYS=key1,key2 or --auth-config FILE, or listen on loopback only with --addr 127.0.0.1:2333")
 	}
 	fmt.Fprintf(stdout, "lancens listening on %s://%s (database %s, warehouse %s)\n", scheme, ln.Addr(), displayDB(cfg.dbPath), wh.Root())
 

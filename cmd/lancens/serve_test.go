@@ -78,7 +78,7 @@ func TestSlowHeadersCutOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	request := "GET /v1/namespace/$/list HTTP/1.1\r\nHost: x\r\nX-Padding: " + strings.Repeat("a", 100) + "\r\n\r\n"
+	request := "GET /v1/namespace/$/list HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: " + strings.Repeat("a", 100) + "\r\n\r\n"
 	start := time.Now()
 	for i := range len(request) {
 		if _, err := conn.Write([]byte{request[i]}); err != nil {
@@ -106,7 +106,7 @@ func TestShutdownWithSlowClients(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer idle.Close()
-	fmt.Fprintf(idle, "GET /v1/namespace/$/list HTTP/1.1\r\nHost: x\r\n\r\n")
+	fmt.Fprintf(idle, "GET /v1/namespace/$/list HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
 	if _, err := bufio.NewReader(idle).ReadString('\n'); err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestShutdownWithSlowClients(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer trickle.Close()
-	fmt.Fprintf(trickle, "POST /v1/namespace/slow/create HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{")
+	fmt.Fprintf(trickle, "POST /v1/namespace/slow/create HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{")
 	stopTrickle := make(chan struct{})
 	defer close(stopTrickle)
 	go func() {

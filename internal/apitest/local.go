@@ -77,7 +77,7 @@ func (l *Local) Client(t testing.TB, opts ...client.Option) *client.Client {
 		res, _ := l.Serve(t, req)
 		return res, nil
 	})
-	c, err := client.New("http://lancens.local", append(opts, client.WithHTTPClient(&http.Client{Transport: serve}))...)
+	c, err := client.New("http://lancens.localhost", append(opts, client.WithHTTPClient(&http.Client{Transport: serve}))...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,20 +5,38 @@
 // a message's metadata, its body and every decompressed buffer at the size
 // written in the stream before reading a byte of it, and it walks the
 // metadata's flatbuffer without bounds checks. A few bytes can then make
-// it allocate terabytes, which ends the process. Decode stands between the
-// stream and arrow-go: it reads each message itself, checks its metadata
-// (framing, flatbuffer structure, the schema's size, the batch's nodes and
-// buffers against the columns and against the body actually received, the
-// declared decompressed sizes against the limits), decompresses buffers
-// itself into memory it has sized and counted, and only then hands
-// arrow-go a message it can decode without surprises. The decoded batches
-// are checked again (see validate.go) before Decode returns them.
+// it allocate terabytes, which ends the process. A Reader stands between
+// the stream and arrow-go: it reads each message itself, checks its
+// metadata (framing, flatbuffer structure, the schema's size, the batch's
+// nodes and buffers against the columns and against the body actually
+// received, the declared decompressed sizes against the limits),
+// decompresses buffers itself into memory it has sized and counted, and
+// only then hands arrow-go a message it can decode without surprises. The
+// decoded batches are checked again (see validate.go) before Next returns
+// them.
+//
+// Streaming. NewReader reads the schema message and nothing more, so a
+// caller can refuse a body of the wrong schema before decoding a batch;
+// Next then decodes one record batch at a time, so a body's batches never
+// need to be in memory together. What one stream may cost in all is
+// bounded by Limits; what the streams decoded at the same time hold
+// together is bounded by a shared Budget. Before reading a message, the
+// Reader reserves its metadata (unless small) and its body as sent, sizes
+// its framing and metadata declare; before decompressing, its buffers'
+// decompressed sizes, which their prefixes declare. It returns the bytes
+// as they stop being held: the raw ones once the batch is decoded, the
+// decoded ones when the batch is released (its last Release),
+// dictionaries' when the Reader closes. A compression bomb therefore
+// costs what it declares only if the budget has room for it, and never
+// more than it declares.
 package arrowin
 
 import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
@@ -29,20 +47,41 @@ import (
 type Limits struct {
 	// MaxBodyBytes is the most bytes read from the stream.
 	MaxBodyBytes int64
-	// MaxDecodedBytes is the most bytes of decoded buffers kept in memory,
-	// counted after decompression. It also bounds the number of values
+	// MaxDecodedBytes is the most bytes the stream's buffers decode to in
+	// all, counted after decompression. It also bounds the number of values
 	// (each nested value counts).
 	MaxDecodedBytes int64
 	// MaxRows is the most rows over all record batches.
 	MaxRows int64
+	// Budget, when set, is the memory this stream shares with the others
+	// decoded at the same time (see the package doc).
+	Budget Budget
 }
 
-// Decode reads an Arrow IPC stream: a schema, dictionaries, record batches,
-// optionally compressed with LZ4_FRAME or ZSTD. A stream with a schema and
-// no batches is valid. Returns an *Error when the stream is empty,
-// malformed, inconsistent, or beyond the limits; nothing it allocates
-// before refusing is larger than what the stream actually sent.
-func Decode(r io.Reader, lim Limits) (*arrow.Schema, []arrow.RecordBatch, error) {
+// Budget is memory shared by the streams decoded at the same time.
+type Budget interface {
+	// Reserve takes n bytes, or returns why it cannot; the stream then
+	// fails with that error, unchanged.
+	Reserve(n int64) error
+	// Return gives back n bytes Reserve took.
+	Return(n int64)
+}
+
+// Reader decodes an Arrow IPC stream: a schema, dictionaries, record
+// batches, optionally compressed with LZ4_FRAME or ZSTD. A stream with a
+// schema and no batches is valid.
+type Reader struct {
+	src *source
+	rd  *ipc.Reader
+	v   *validator
+}
+
+// NewReader reads the stream's schema message, and nothing past it.
+// Returns an *Error when the stream is empty, malformed or beyond the
+// limits (the Budget's error, unchanged, when it has no room for the
+// schema); nothing it allocates before refusing is larger than what the
+// stream actually sent. Close the Reader when done with it.
+func NewReader(r io.Reader, lim Limits) (*Reader, error) {
 	decoded := &budget{left: lim.MaxDecodedBytes, what: "the body decodes to more than %d bytes, the limit for a request"}
 	src := &source{
 		r:       r,
@@ -50,48 +89,80 @@ func Decode(r io.Reader, lim Limits) (*arrow.Schema, []arrow.RecordBatch, error)
 		decoded: decoded,
 		rows:    &budget{left: lim.MaxRows, what: "the body holds more than %d rows, the limit for a request"},
 		values:  &budget{left: lim.MaxDecodedBytes, what: "the body holds more than %d values, the limit for a request"},
+		shared:  &reservations{budget: lim.Budget},
 	}
 	for _, b := range []*budget{src.raw, decoded, src.rows, src.values} {
 		b.limit = b.left
 	}
-	rd, err := ipc.NewReaderFromMessageReader(src, ipc.WithAllocator(&allocator{mem: memory.NewGoAllocator(), b: decoded}))
+	rd, err := ipc.NewReaderFromMessageReader(src, ipc.WithAllocator(&allocator{mem: memory.NewGoAllocator(), b: decoded, src: src}))
 	if err != nil {
-		return nil, nil, refusal(err)
+		src.shared.close()
+		return nil, src.refusal(err)
 	}
-	defer rd.Release()
-	schema := rd.Schema()
-	v := newValidator()
-	var batches []arrow.RecordBatch
-	release := func() {
-		for _, b := range batches {
-			b.Release()
-		}
-	}
-	for rd.Next() {
-		rec := rd.RecordBatch()
-		if err := v.record(rec); err != nil {
-			release()
-			return nil, nil, err
-		}
-		rec.Retain()
-		batches = append(batches, rec)
-	}
-	if err := rd.Err(); err != nil {
-		release()
-		return nil, nil, refusal(err)
-	}
-	return schema, batches, nil
+	// The schema message is read and parsed; its bytes are garbage now.
+	src.shared.give(src.transient)
+	src.transient = 0
+	return &Reader{src: src, rd: rd, v: newValidator()}, nil
 }
 
-// refusal turns an error from arrow-go's reader into an *Error: ours when
-// it wraps one, else a description of what arrow-go found wrong.
-func refusal(err error) *Error {
+// Schema returns the stream's schema.
+func (r *Reader) Schema() *arrow.Schema { return r.rd.Schema() }
+
+// Next decodes and returns the next record batch, which the caller owns
+// and must release; io.EOF after the last. Returns an *Error when the
+// stream is malformed, inconsistent or beyond the limits, and the Budget's
+// error, unchanged, when the budget has no room for the next message; the
+// stream is over after any error.
+func (r *Reader) Next() (arrow.RecordBatch, error) {
+	if !r.rd.Next() {
+		if err := r.rd.Err(); err != nil {
+			return nil, r.src.refusal(err)
+		}
+		return nil, io.EOF
+	}
+	rec := r.rd.RecordBatch()
+	if err := r.v.record(rec); err != nil {
+		return nil, err
+	}
+	rec.Retain()
+	s := r.src
+	s.shared.give(s.transient)
+	kept := s.batchKept
+	s.transient, s.batchKept = 0, 0
+	if s.shared.budget == nil {
+		return rec, nil
+	}
+	return &heldBatch{RecordBatch: rec, refs: 1, release: func() { s.shared.give(kept) }}, nil
+}
+
+// Close releases the reader and returns to the Budget every byte the
+// stream still holds, those of batches not yet released included (their
+// release then returns nothing).
+func (r *Reader) Close() {
+	r.rd.Release()
+	r.src.shared.close()
+}
+
+// refusal turns an error from arrow-go's reader into the error the stream
+// fails with: the Budget's when it had no room, ours when it wraps one,
+// else a description of what arrow-go found wrong.
+func (s *source) refusal(err error) error {
+	if s.spent != nil {
+		return s.spent
+	}
 	var e *Error
 	if errors.As(err, &e) {
 		return e
 	}
 	return invalid("the body is not a valid Arrow IPC stream: %v", err)
 }
+
+// freeMetadataBytes is the most metadata a message may have without
+// reserving it from the Budget: a stream holds one message's metadata at a
+// time, so what goes unreserved is bounded by the streams being read, and
+// a schema (a few hundred bytes, usually) can be read while the Budget is
+// taken by others.
+const freeMetadataBytes = 64 << 10
 
 // budget is one limit and what is left of it.
 type budget struct {
@@ -108,31 +179,114 @@ func (b *budget) take(n int64) error {
 	return nil
 }
 
+// reservations is what one stream holds of a shared Budget (none when
+// budget is nil). Bytes given back after close are not returned again:
+// close returned them.
+type reservations struct {
+	budget Budget
+	mu     sync.Mutex
+	held   int64
+	closed bool
+}
+
+// take reserves n bytes of the budget. Returns the Budget's error.
+func (r *reservations) take(n int64) error {
+	if r.budget == nil || n <= 0 {
+		return nil
+	}
+	if err := r.budget.Reserve(n); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		r.budget.Return(n)
+		return nil
+	}
+	r.held += n
+	return nil
+}
+
+// give returns n of the bytes held.
+func (r *reservations) give(n int64) {
+	if r.budget == nil || n <= 0 {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return
+	}
+	n = min(n, r.held)
+	r.held -= n
+	r.budget.Return(n)
+}
+
+// close returns every byte held.
+func (r *reservations) close() {
+	if r.budget == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.closed {
+		r.closed = true
+		r.budget.Return(r.held)
+		r.held = 0
+	}
+}
+
+// heldBatch is a batch whose decoded bytes are reserved from the Budget
+// until its last reference is released.
+type heldBatch struct {
+	arrow.RecordBatch
+	refs    int64
+	release func()
+}
+
+func (b *heldBatch) Retain() { atomic.AddInt64(&b.refs, 1) }
+
+func (b *heldBatch) Release() {
+	if atomic.AddInt64(&b.refs, -1) == 0 {
+		b.RecordBatch.Release()
+		b.release()
+	}
+}
+
 // allocator is the memory arrow-go allocates from while decoding (it does
-// so only for dictionary deltas once Decode hands it uncompressed
-// messages): it counts against the decoded-bytes budget and panics, which
-// arrow-go's reader recovers into an error, when the budget is spent.
+// so only for dictionary deltas once the Reader hands it uncompressed
+// messages): it counts against the decoded-bytes limit and the shared
+// Budget (held until the Reader closes), and panics, which arrow-go's
+// reader recovers into an error, when either is spent.
 type allocator struct {
 	mem memory.Allocator
 	b   *budget
+	src *source
+}
+
+func (a *allocator) take(n int64) {
+	if err := a.b.take(n); err != nil {
+		panic(err)
+	}
+	if err := a.src.shared.take(n); err != nil {
+		a.src.spent = err
+		panic(err)
+	}
 }
 
 func (a *allocator) Allocate(n int) []byte {
-	if err := a.b.take(int64(n)); err != nil {
-		panic(err)
-	}
+	a.take(int64(n))
 	return a.mem.Allocate(n)
 }
 
 func (a *allocator) Reallocate(n int, old []byte) []byte {
-	if err := a.b.take(int64(n - len(old))); err != nil {
-		panic(err)
-	}
+	a.take(int64(n - len(old)))
 	return a.mem.Reallocate(n, old)
 }
 
 func (a *allocator) Free(b []byte) {
 	a.b.left += int64(len(b))
+	a.src.shared.give(int64(len(b)))
 	a.mem.Free(b)
 }
 
@@ -141,6 +295,15 @@ func (a *allocator) Free(b []byte) {
 type source struct {
 	r                          io.Reader
 	raw, decoded, rows, values *budget
+
+	// shared is what the stream holds of the Budget: transient is the part
+	// read since the last batch that is garbage once the batch is decoded
+	// (metadata, compressed bodies), batchKept the last batch's decoded
+	// buffers; dictionaries keep theirs until the Reader closes. spent is
+	// the Budget's error, once it had no room.
+	shared               *reservations
+	transient, batchKept int64
+	spent                error
 
 	schema *arrow.Schema
 	dicts  map[int64]arrow.DataType // dictionary id → value type
@@ -229,6 +392,12 @@ func (s *source) metadata() ([]byte, error) {
 	if err := s.takeRaw(size + 8); err != nil {
 		return nil, err
 	}
+	if size > freeMetadataBytes {
+		if err := s.reserve(size); err != nil {
+			return nil, err
+		}
+		s.transient += size
+	}
 	return readFull(s.r, size)
 }
 
@@ -254,7 +423,9 @@ func (s *source) takeRaw(n int64) error {
 	return invalid("a message declares %d bytes, more than the body holds", n)
 }
 
-// body reads a message's body and returns the body arrow-go will decode.
+// body reads a message's body and returns the body arrow-go will decode,
+// reserving its bytes (and those of its decompressed buffers) from the
+// shared Budget first.
 func (s *source) body(meta []byte, m *message, used []bool) ([]byte, error) {
 	b := m.batch
 	if err := s.takeRaw(m.bodyLength); err != nil {
@@ -271,14 +442,28 @@ func (s *source) body(meta []byte, m *message, used []bool) ([]byte, error) {
 			return nil, invalid("buffer %d (%d bytes at %d) lies outside its message body of %d bytes", i, n, off, m.bodyLength)
 		}
 	}
-	body, err := readFull(s.r, m.bodyLength)
-	if err != nil || b.codec == codecNone {
-		return body, err
+	if err := s.reserve(m.bodyLength); err != nil {
+		return nil, err
 	}
+	body, err := readFull(s.r, m.bodyLength)
+	if err != nil {
+		return nil, err
+	}
+	if b.codec == codecNone {
+		s.keep(m, m.bodyLength)
+		return body, nil
+	}
+	s.transient += m.bodyLength
 	if s.lz4 == nil {
 		s.lz4 = newLZ4Reader()
 	}
-	out, err := inflate(meta, b, used, body, s.decoded, s.lz4)
+	out, err := inflate(meta, b, used, body, s.decoded, s.lz4, func(n int64) error {
+		if err := s.reserve(n); err != nil {
+			return err
+		}
+		s.keep(m, n)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -286,6 +471,25 @@ func (s *source) body(meta []byte, m *message, used []bool) ([]byte, error) {
 		putLE64(meta[m.bodyLengthAt:], int64(len(out)))
 	}
 	return out, nil
+}
+
+// reserve takes n bytes of the shared Budget, which the stream holds until
+// it gives them back (see source.shared). Returns the Budget's error.
+func (s *source) reserve(n int64) error {
+	if err := s.shared.take(n); err != nil {
+		s.spent = err
+		return err
+	}
+	return nil
+}
+
+// keep notes that n reserved bytes are the decoded buffers of message m:
+// a batch's stay reserved until the batch is released, a dictionary's
+// until the Reader closes.
+func (s *source) keep(m *message, n int64) {
+	if m.kind != headerDictionary {
+		s.batchKept += n
+	}
 }
 
 // schemaMessage returns the stream's schema message after learning the
@@ -300,7 +504,7 @@ func (s *source) schemaMessage(meta []byte, m *message) (*ipc.Message, error) {
 	s.msg = ipc.NewMessage(memory.NewBufferBytes(meta), memory.NewBufferBytes(nil))
 	rd, err := ipc.NewReaderFromMessageReader(&single{msg: s.msg})
 	if err != nil {
-		return nil, refusal(err)
+		return nil, s.refusal(err)
 	}
 	s.schema = rd.Schema()
 	rd.Release()

@@ -3,6 +3,8 @@ package arrowin_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"io"
 	"math/rand/v2"
 	"runtime"
 	"testing"
@@ -80,7 +82,7 @@ func TestDecodeValidStreams(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			body := arrowtest.Stream(t, schema, batches, tc.opts...)
-			gotSchema, got, err := arrowin.Decode(bytes.NewReader(body), defaults)
+			gotSchema, got, err := decode(bytes.NewReader(body), defaults)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -95,7 +97,7 @@ func TestDecodeValidStreams(t *testing.T) {
 		})
 	}
 	t.Run("schema_only", func(t *testing.T) {
-		got, recs, err := arrowin.Decode(bytes.NewReader(arrowtest.Stream(t, schema, nil)), defaults)
+		got, recs, err := decode(bytes.NewReader(arrowtest.Stream(t, schema, nil)), defaults)
 		if err != nil || !got.Equal(schema) || len(recs) != 0 {
 			t.Fatalf("got %v, %d batches, %v", got, len(recs), err)
 		}
@@ -124,7 +126,7 @@ func TestDecodeRefusesHostileBodies(t *testing.T) {
 	for _, h := range arrowtest.HostileBodies(t) {
 		t.Run(h.Name, func(t *testing.T) {
 			var err error
-			n := allocated(func() { _, _, err = arrowin.Decode(bytes.NewReader(h.Body), defaults) })
+			n := allocated(func() { _, _, err = decode(bytes.NewReader(h.Body), defaults) })
 			refused(t, err)
 			// Each body claims gigabytes or more; refusing it may cost a
 			// small multiple of the bytes it sent, not what it claims, plus
@@ -164,7 +166,7 @@ func TestDecodeLimits(t *testing.T) {
 		{"decoded_under_limit_zstd", zstd, arrowin.Limits{MaxBodyBytes: 1 << 20, MaxDecodedBytes: 1 << 10, MaxRows: 6}, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, got, err := arrowin.Decode(bytes.NewReader(tc.body), tc.lim)
+			_, got, err := decode(bytes.NewReader(tc.body), tc.lim)
 			if tc.ok {
 				if err != nil || len(got) != 2 {
 					t.Fatalf("got %d batches, %v", len(got), err)
@@ -183,18 +185,18 @@ func TestDecodeLimits(t *testing.T) {
 func TestDecodeRefusesDictionaryIndexOutOfRange(t *testing.T) {
 	body, at := arrowtest.DictionaryStream(t)
 	body[at] = 7 // the dictionary holds 2 values
-	_, _, err := arrowin.Decode(bytes.NewReader(body), defaults)
+	_, _, err := decode(bytes.NewReader(body), defaults)
 	refused(t, err)
 }
 
 func TestDecodeRefusesEmptyAndTruncatedBodies(t *testing.T) {
 	plain := arrowtest.HostileTemplates(t)["plain"]
 	for _, cut := range []int{0, 3, 7, 100, len(plain) - 9} {
-		_, _, err := arrowin.Decode(bytes.NewReader(plain[:cut]), defaults)
+		_, _, err := decode(bytes.NewReader(plain[:cut]), defaults)
 		refused(t, err)
 	}
 	// The end-of-stream marker is optional.
-	if _, got, err := arrowin.Decode(bytes.NewReader(plain[:len(plain)-8]), defaults); err != nil || len(got) != 1 {
+	if _, got, err := decode(bytes.NewReader(plain[:len(plain)-8]), defaults); err != nil || len(got) != 1 {
 		t.Fatalf("a stream without its end marker: %d batches, %v", len(got), err)
 	}
 }
@@ -204,13 +206,13 @@ func TestDecodeMarksUnsupportedColumns(t *testing.T) {
 	schema := arrowtest.Schema("u", dt)
 	col := arrowtest.Column(t, dt, `[[0, 1], [0, 2]]`)
 	body := arrowtest.Stream(t, schema, []arrow.RecordBatch{array.NewRecordBatch(schema, []arrow.Array{col}, 2)})
-	_, _, err := arrowin.Decode(bytes.NewReader(body), defaults)
+	_, _, err := decode(bytes.NewReader(body), defaults)
 	var e *arrowin.Error
 	if !errors.As(err, &e) || !e.Unsupported {
 		t.Fatalf("got %v, want an Unsupported *arrowin.Error", err)
 	}
 	// A schema alone is for the caller to judge.
-	if _, _, err := arrowin.Decode(bytes.NewReader(arrowtest.Stream(t, schema, nil)), defaults); err != nil {
+	if _, _, err := decode(bytes.NewReader(arrowtest.Stream(t, schema, nil)), defaults); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -228,7 +230,7 @@ func TestDecodeSurvivesByteFlips(t *testing.T) {
 		for range 400 {
 			b := arrowtest.Flip(body, rng)
 			var err error
-			n := allocated(func() { _, _, err = arrowin.Decode(bytes.NewReader(b), defaults) })
+			n := allocated(func() { _, _, err = decode(bytes.NewReader(b), defaults) })
 			var e *arrowin.Error
 			if err != nil && !errors.As(err, &e) {
 				t.Fatalf("%s: got %T %v", name, err, err)
@@ -237,5 +239,53 @@ func TestDecodeSurvivesByteFlips(t *testing.T) {
 				t.Fatalf("%s: allocated %d bytes for a %d-byte body", name, n, len(b))
 			}
 		}
+	}
+}
+
+// TestDecodeZstdFromArrowWriter decodes what arrow-go's own writer makes
+// with ipc.WithZstd(): its streaming encoder writes frames that do not
+// declare their size, and buffers of zeros shrink a thousandfold or more.
+// Before unzstd told a decoder out of room from a broken frame, every one
+// of these was refused ("output bigger than max block size").
+func TestDecodeZstdFromArrowWriter(t *testing.T) {
+	for _, tc := range []struct{ rows, dim int }{
+		{5_000, 32},   // the audit's body: 640 KB of vectors
+		{50_000, 32},  // 6.4 MB
+		{100_000, 96}, // 38 MB, past several doublings of the room
+	} {
+		t.Run(fmt.Sprintf("%dx%d", tc.rows, tc.dim), func(t *testing.T) {
+			rec := arrowtest.ZeroVectors(tc.rows, tc.dim)
+			body := arrowtest.Stream(t, rec.Schema(), []arrow.RecordBatch{rec}, ipc.WithZstd())
+			_, got, err := decode(bytes.NewReader(body), defaults)
+			if err != nil {
+				t.Fatalf("%d-byte body of %d vectors: %v", len(body), tc.rows, err)
+			}
+			if len(got) != 1 || !array.RecordEqual(got[0], rec) {
+				t.Fatalf("decoded %d batches, not the vectors sent", len(got))
+			}
+		})
+	}
+}
+
+// decode reads a whole stream with a Reader: its schema and every batch.
+func decode(r io.Reader, lim arrowin.Limits) (*arrow.Schema, []arrow.RecordBatch, error) {
+	rd, err := arrowin.NewReader(r, lim)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rd.Close()
+	var out []arrow.RecordBatch
+	for {
+		b, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			return rd.Schema(), out, nil
+		}
+		if err != nil {
+			for _, b := range out {
+				b.Release()
+			}
+			return nil, nil, err
+		}
+		out = append(out, b)
 	}
 }

@@ -2,10 +2,10 @@ package arrowin
 
 import "fmt"
 
-// Error is why Decode refused a body. Its message is safe to show the
+// Error is why a Reader refused a body. Its message is safe to show the
 // caller: it names sizes, counts and columns, never the body's bytes.
 type Error struct {
-	// Unsupported marks a column of a type Decode does not accept (unions,
+	// Unsupported marks a column of a type a Reader does not accept (unions,
 	// run-end encoded and list-view columns); every other Error is bad
 	// input.
 	Unsupported bool
@@ -30,7 +30,7 @@ func corrupt(format string, args ...any) *Error {
 	return invalid("corrupt Arrow metadata: "+format, args...)
 }
 
-// unsupported is the error of a column type Decode does not accept.
+// unsupported is the error of a column type a Reader does not accept.
 func unsupported(format string, args ...any) *Error {
 	e := invalid(format, args...)
 	e.Unsupported = true

@@ -13,9 +13,10 @@ import (
 	"github.com/lancens/lancens/internal/arrowtest"
 )
 
-// FuzzDecode feeds arbitrary bytes to Decode, seeded with valid streams of
-// every column type (plain, LZ4 and ZSTD) and with the crafted hostile
-// bodies, plus the corpus in testdata/fuzz/FuzzDecode. Decode must never
+// FuzzDecode feeds arbitrary bytes to a Reader, read to its end, seeded
+// with valid streams of every column type (plain, LZ4 and ZSTD) and with
+// the crafted hostile bodies, plus the corpus in testdata/fuzz/FuzzDecode.
+// It must never
 // panic, must return batches or an *arrowin.Error, must not allocate more
 // than a small multiple of its input plus the decoded-bytes limit, and
 // every value of the batches it returns must be readable.
@@ -39,7 +40,7 @@ func FuzzDecode(f *testing.F) {
 			err  error
 		)
 		n := allocated(func() {
-			_, recs, err = arrowin.Decode(bytes.NewReader(body), lim)
+			_, recs, err = decode(bytes.NewReader(body), lim)
 		})
 		if limit := uint64(8*len(body)) + uint64(2*lim.MaxDecodedBytes) + 8<<20; n > limit {
 			t.Fatalf("allocated %d bytes for a %d-byte body (limit %d)", n, len(body), limit)
@@ -47,7 +48,7 @@ func FuzzDecode(f *testing.F) {
 		if err != nil {
 			var e *arrowin.Error
 			if !errors.As(err, &e) {
-				t.Fatalf("Decode returned %T: %v", err, err)
+				t.Fatalf("the Reader returned %T: %v", err, err)
 			}
 			return
 		}

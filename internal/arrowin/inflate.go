@@ -28,9 +28,10 @@ func padded(n int64) int64      { return (n + 7) &^ 7 }
 // ahead of them by more than a factor of two, so a buffer that declares
 // gigabytes and holds a few bytes costs a few bytes; and decompression
 // stops at the declared size, so a true bomb costs no more than it
-// declares. Returns an *Error when a buffer is malformed, lies about its
-// size, or the sizes exceed the budget.
-func inflate(meta []byte, b batch, used []bool, body []byte, decoded *budget, lz *lz4Reader) ([]byte, error) {
+// declares. Before any is allocated, reserve is called with the total
+// declared (its error ends the decoding). Returns an *Error when a buffer
+// is malformed, lies about its size, or the sizes exceed the budget.
+func inflate(meta []byte, b batch, used []bool, body []byte, decoded *budget, lz *lz4Reader, reserve func(int64) error) ([]byte, error) {
 	sizes := make([]int, b.nBuffers)
 	total := 0
 	for i := range b.nBuffers {
@@ -53,6 +54,9 @@ func inflate(meta []byte, b batch, used []bool, body []byte, decoded *budget, lz
 		}
 		sizes[i] = int(declared)
 		total += int(padded(8 + declared))
+	}
+	if err := reserve(int64(total)); err != nil {
+		return nil, err
 	}
 	out := make([]byte, 0, min(total, 64<<10))
 	for i := range b.nBuffers {
@@ -92,17 +96,30 @@ func grow(out []byte, n, limit int) []byte {
 }
 
 // zstdDecoder decodes whole ZSTD buffers into memory the caller sized: with
-// the cap limit on, it never grows the destination, whatever the frames
-// claim.
+// the cap limit on, it does not grow the destination past a block beyond
+// its capacity, whatever the frames claim.
 var zstdDecoder = sync.OnceValues(func() (*zstd.Decoder, error) {
 	return zstd.NewReader(nil, zstd.WithDecodeAllCapLimit(true), zstd.WithDecoderConcurrency(0))
 })
+
+// zstdBlockBytes is the most one ZSTD block decodes to (the format's
+// Block_Maximum_Size).
+const zstdBlockBytes = 128 << 10
 
 var errSizeMismatch = errors.New("the data decompresses to another size")
 
 // unzstd appends to out the size bytes the ZSTD frames in src decode to. It
 // first offers the decoder room for a plausible ratio and doubles the room
 // each time the output proves larger, up to size.
+//
+// The decoder says it ran out of room in two ways: ErrDecoderSizeExceeded
+// when a frame declares a larger content size, and an error of no
+// particular type ("output bigger than max block size") when a frame that
+// declares none, as streaming encoders write them (arrow-go's among them),
+// reaches the end of the room mid-block. The second looks like any broken
+// frame, so a failure counts as running out of room only when the output
+// had filled the room to within one block: a broken buffer fails early,
+// with little output, and is refused without growing anything.
 func unzstd(out, src []byte, size, limit int) ([]byte, error) {
 	dec, err := zstdDecoder()
 	if err != nil {
@@ -113,8 +130,9 @@ func unzstd(out, src []byte, size, limit int) ([]byte, error) {
 		out = grow(out, room, limit)
 		at := len(out)
 		got, err := dec.DecodeAll(src, out[at:at:at+room])
+		full := errors.Is(err, zstd.ErrDecoderSizeExceeded) || len(got) >= room-zstdBlockBytes
 		switch {
-		case errors.Is(err, zstd.ErrDecoderSizeExceeded) && room < size:
+		case err != nil && full && room < size:
 			room = min(size, 2*room)
 			continue
 		case err != nil:

@@ -31,7 +31,7 @@ const (
 	maxDepth         = 64      // nesting of fields, arrow-go's own limit when loading arrays
 )
 
-// message is what Decode learns from one message's metadata.
+// message is what a Reader learns from one message's metadata.
 type message struct {
 	kind         int
 	bodyLength   int64

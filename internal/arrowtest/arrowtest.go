@@ -65,3 +65,15 @@ func Concat(t testing.TB, schema *arrow.Schema, batches []arrow.RecordBatch) arr
 	}
 	return array.NewRecordBatch(schema, cols, n)
 }
+
+// ZeroVectors builds a batch of one column "v", fixed_size_list<float32>
+// of dim items, holding rows vectors of zeros (no nulls): data that
+// compresses to almost nothing.
+func ZeroVectors(rows, dim int) arrow.RecordBatch {
+	vt := arrow.FixedSizeListOf(int32(dim), arrow.PrimitiveTypes.Float32)
+	schema := arrow.NewSchema([]arrow.Field{{Name: "v", Type: vt, Nullable: true}}, nil)
+	values := array.NewData(arrow.PrimitiveTypes.Float32, rows*dim,
+		[]*memory.Buffer{nil, memory.NewBufferBytes(make([]byte, 4*rows*dim))}, nil, 0, 0)
+	list := array.NewData(vt, rows, []*memory.Buffer{nil}, []arrow.ArrayData{values}, 0, 0)
+	return array.NewRecordBatch(schema, []arrow.Array{array.MakeFromData(list)}, int64(rows))
+}

@@ -478,3 +478,48 @@ func rebuild(t testing.TB, stream []byte, bufs [][]byte) []byte {
 	out = append(out, body...)
 	return append(out, stream[batch.end:]...)
 }
+
+// VectorBomb returns an LZ4_FRAME stream of schema {v:
+// fixed_size_list<float32>[dim]} (ZeroVectors' schema) holding batches
+// batches of rows zero vectors each: the audit's in-limit bomb is one batch
+// of 9M rows of dimension 29, a 4.1 MB body that decodes to 1.04 GB. It is
+// built without holding the decoded bytes.
+func VectorBomb(t testing.TB, rows, dim, batches int) []byte {
+	t.Helper()
+	tpl := Stream(t, ZeroVectors(1, dim).Schema(), []arrow.RecordBatch{ZeroVectors(1, dim)}, ipc.WithLZ4())
+	batch := messages(t, tpl)[1]
+	putInt64(batch.meta, batch.batchSlot(t, 0), int64(rows))
+	batch.setNode(t, 0, int64(rows), 0)
+	batch.setNode(t, 1, int64(rows*dim), 0)
+	values := int64(4 * rows * dim)
+	b := rebuild(t, tpl, [][]byte{nil, nil, withPrefix(values, lz4ZerosStreamed(t, values))})
+	ms := messages(t, b)
+	one := b[ms[1].bodyStart-len(ms[1].meta)-8 : ms[1].end]
+	out := clone(b[:ms[1].bodyStart-len(ms[1].meta)-8])
+	for range batches {
+		out = append(out, one...)
+	}
+	return append(out, b[ms[1].end:]...)
+}
+
+// lz4ZerosStreamed returns an LZ4 frame (as arrow-go writes them: 64 KiB
+// blocks, no checksum) that decodes to n zero bytes, compressing a
+// mebibyte at a time.
+func lz4ZerosStreamed(t testing.TB, n int64) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w := lz4.NewWriter(&buf)
+	if err := w.Apply(lz4.ChecksumOption(false), lz4.BlockSizeOption(lz4.Block64Kb)); err != nil {
+		t.Fatal(err)
+	}
+	zeros := make([]byte, 1<<20)
+	for left := n; left > 0; left -= int64(len(zeros)) {
+		if _, err := w.Write(zeros[:min(left, int64(len(zeros)))]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}

@@ -198,6 +198,7 @@ var groups = []Group{
 	{"Branches", "branch lifecycle, branch version chains", []string{"Tables", "Versions", "Branches", "Tags"}, (*suite).branches},
 	{"Transactions", "describe and alter transaction records", []string{"Tables", "Versions", "Transactions"}, (*suite).transactions},
 	{"Data", "create with rows, insert, merge_insert, update, delete, count, query, time travel, restore", []string{"ManagedData"}, (*suite).data},
+	{"Streams", "writes read their rows as a stream: schema first, every batch released, a stream error fails the write whole", []string{"ManagedData"}, (*suite).streams},
 	{"SchemaEvolution", "add, alter and drop columns; old versions keep their schema", []string{"ManagedData", "SchemaEvolution"}, (*suite).schemaEvolution},
 	{"ScalarIndexes", "BTREE, BITMAP and LABEL_LIST indexes: create, list, stats, drop", []string{"ManagedData", "ScalarIndexes"}, (*suite).scalarIndexes},
 	{"VectorSearch", "exact nearest neighbours, filters, metrics, batches of vectors", []string{"ManagedData", "VectorSearch"}, (*suite).vectorSearch},

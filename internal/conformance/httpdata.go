@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -110,8 +111,17 @@ func HTTPError(hr *http.Response, body []byte) error {
 func streamBytes(d store.Data) (*bytes.Buffer, error) {
 	var buf bytes.Buffer
 	w := ipc.NewWriter(&buf, ipc.WithSchema(d.Schema))
-	for _, b := range d.Batches {
-		if err := w.Write(b); err != nil {
+	for d.Batches != nil {
+		b, err := d.Batches.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		err = w.Write(b)
+		b.Release()
+		if err != nil {
 			return nil, err
 		}
 	}

@@ -88,7 +88,7 @@ func itemsData(t T, items []item) store.Data {
 	if err != nil {
 		t.Fatalf("build items: %v", err)
 	}
-	return store.Data{Schema: itemsSchema, Batches: []arrow.RecordBatch{rec}}
+	return store.NewData(itemsSchema, rec)
 }
 
 // recordData builds data of schema from a JSON array of row objects.
@@ -98,7 +98,7 @@ func recordData(t T, schema *arrow.Schema, rows string) store.Data {
 	if err != nil {
 		t.Fatalf("build rows: %v", err)
 	}
-	return store.Data{Schema: schema, Batches: []arrow.RecordBatch{rec}}
+	return store.NewData(schema, rec)
 }
 
 // createItems creates table name holding items 1..n and returns its id.

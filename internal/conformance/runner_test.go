@@ -121,7 +121,7 @@ func TestRunnerOnly(t *testing.T) {
 // it meets, in run order; every group is some set's.
 func TestGroupsFor(t *testing.T) {
 	catalog := []string{"Namespaces", "Tables", "Versions", "Batches", "Tags", "Branches", "Transactions"}
-	data := append(slices.Clone(catalog), "Data", "SchemaEvolution", "ScalarIndexes", "VectorSearch", "VectorIndexes", "FullTextSearch")
+	data := append(slices.Clone(catalog), "Data", "Streams", "SchemaEvolution", "ScalarIndexes", "VectorSearch", "VectorIndexes", "FullTextSearch")
 	for _, tc := range []struct {
 		name string
 		caps conformance.Capabilities

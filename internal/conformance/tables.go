@@ -187,6 +187,9 @@ func (s *suite) tables(t T) {
 			{"TargetNamespaceMissing", []string{"d"}, []string{"nope"}, "e", store.CodeNamespaceNotFound, nil},
 			{"SourceMissing", []string{"x", "a"}, nil, "f", store.CodeTableNotFound, nil},
 			{"EmptyName", []string{"d"}, nil, "", store.CodeInvalidInput, nil},
+			{"DecomposedName", []string{"d"}, nil, "cafe\u0301", store.CodeInvalidInput, nil},
+			{"ZeroWidthName", []string{"d"}, nil, "a\u200bb", store.CodeInvalidInput, nil},
+			{"BidiOverrideName", []string{"d"}, nil, "evil\u202etxt", store.CodeInvalidInput, nil},
 		} {
 			Subtest(t, tc.name, func(t T) {
 				_, err := tg.RenameTable(ctx(t), tc.from, tc.ns, tc.newName)
@@ -205,6 +208,20 @@ func (s *suite) tables(t T) {
 				wantCode(t, err, store.CodeTableNotFound)
 			})
 		}
+	})
+
+	Subtest(t, "LookAlikeNames", func(t T) {
+		// Names are refused, not normalised, when they are not in Unicode
+		// normal form C or hold invisible formatting characters: two
+		// names that look alike never name two objects.
+		tg := s.target(t)
+		for _, name := range []string{"cafe\u0301", "a\u200bb", "\ufeffa", "a\u200e", "x\u2066y"} {
+			_, err := tg.CreateNamespace(ctx(t), []string{name}, store.ModeCreate, nil)
+			wantCode(t, err, store.CodeInvalidInput)
+			_, _, err = tg.DeclareTable(ctx(t), []string{name}, store.TableDeclaration{Location: remote("lookalike")})
+			wantCode(t, err, store.CodeInvalidInput)
+		}
+		must(tg.CreateNamespace(ctx(t), []string{"caf\u00e9"}, store.ModeCreate, nil))(t)
 	})
 
 	Subtest(t, "NamespaceDropWithTables", func(t T) {

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"strings"
 
@@ -109,15 +111,24 @@ func items(first, last int) store.Data {
 	if err != nil {
 		panic(err) // the rows above always decode
 	}
-	return store.Data{Schema: itemsSchema, Batches: []arrow.RecordBatch{rec}}
+	return store.NewData(itemsSchema, rec)
 }
 
 // arrowBody encodes rows as an Arrow IPC stream.
 func arrowBody(d store.Data) []byte {
 	var buf bytes.Buffer
 	w := ipc.NewWriter(&buf, ipc.WithSchema(d.Schema))
-	for _, b := range d.Batches {
-		if err := w.Write(b); err != nil {
+	for d.Batches != nil {
+		b, err := d.Batches.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			panic(err) // items' stream does not fail
+		}
+		err = w.Write(b)
+		b.Release()
+		if err != nil {
 			panic(err) // writing to memory does not fail
 		}
 	}

@@ -260,3 +260,54 @@ func (c *Cluster) kill() {
 		<-c.done
 	}
 }
+
+// PasswordDatabase creates a login role that must authenticate with
+// password (SCRAM) over TCP, and a database of its own, and returns the
+// database's connection string, which holds no password: a client must
+// bring it (PGPASSWORD, a password file). The cluster otherwise trusts its
+// local connections; a line for this role alone is put first in
+// pg_hba.conf. It returns an error when the role or database cannot be
+// made or the server does not ask for the password within 10 s.
+func (c *Cluster) PasswordDatabase(ctx context.Context, role, password string) (string, error) {
+	conn, err := pgx.Connect(ctx, c.URL("postgres"))
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close(ctx)
+	ident := pgx.Identifier{role}.Sanitize()
+	// A statement with a password takes no parameters: quote it as a literal.
+	literal := "'" + strings.ReplaceAll(password, "'", "''") + "'"
+	for _, stmt := range []string{
+		"CREATE ROLE " + ident + " LOGIN PASSWORD " + literal,
+		"CREATE DATABASE " + ident + " OWNER " + ident,
+	} {
+		if _, err := conn.Exec(ctx, stmt); err != nil {
+			return "", fmt.Errorf("pgtest: %s: %w", strings.Fields(stmt)[1], err)
+		}
+	}
+	hba := filepath.Join(c.dir, "data", "pg_hba.conf")
+	old, err := os.ReadFile(hba)
+	if err != nil {
+		return "", err
+	}
+	line := fmt.Sprintf("host all %s 127.0.0.1/32 scram-sha-256\n", role)
+	if err := os.WriteFile(hba, append([]byte(line), old...), 0o600); err != nil {
+		return "", err
+	}
+	if _, err := conn.Exec(ctx, "SELECT pg_reload_conf()"); err != nil {
+		return "", err
+	}
+	url := fmt.Sprintf("postgres://%s@127.0.0.1:%d/%s?sslmode=disable", role, c.port, role)
+	// The server reloads its configuration in the background.
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		probe, err := pgx.Connect(ctx, url)
+		if err != nil {
+			return url, nil
+		}
+		probe.Close(ctx)
+		if time.Now().After(deadline) {
+			return "", errors.New("pgtest: the server still lets the role in without a password")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -90,15 +90,22 @@ func Start(t testing.TB) *Gateway {
 // Launch runs the gateway binary bin on a free loopback port, serving the
 // buckets under dir, and returns once it answers. Stop ends it.
 func Launch(bin, dir string) (*Gateway, error) {
-	g := &Gateway{AccessKey: "lancens-test", SecretKey: "lancens-test-secret", Region: "us-east-1", Dir: dir}
+	return LaunchAs(bin, dir, "lancens-test", "lancens-test-secret")
+}
+
+// LaunchAs is Launch with the gateway's root account given: accessKey and
+// secretKey, which reach it through its environment (ROOT_ACCESS_KEY_ID,
+// ROOT_SECRET_ACCESS_KEY), as deploy/compose gives them.
+func LaunchAs(bin, dir, accessKey, secretKey string) (*Gateway, error) {
+	g := &Gateway{AccessKey: accessKey, SecretKey: secretKey, Region: "us-east-1", Dir: dir}
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
 	}
 	g.Endpoint = "http://" + addr
 	var log bytes.Buffer
-	cmd := exec.Command(bin, "--port", addr, "--access", g.AccessKey, "--secret", g.SecretKey,
-		"--region", g.Region, "--quiet", "posix", g.Dir)
+	cmd := exec.Command(bin, "--port", addr, "--region", g.Region, "--quiet", "posix", g.Dir)
+	cmd.Env = append(os.Environ(), "ROOT_ACCESS_KEY_ID="+accessKey, "ROOT_SECRET_ACCESS_KEY="+secretKey)
 	cmd.Stdout, cmd.Stderr = &log, &log
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", bin, err)

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"io"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/apache/arrow-go/v18/arrow"
@@ -129,7 +131,7 @@ func decodeArrowDeletions(data []byte, physicalRows uint64) (*roaring.Bitmap, er
 		start += 8
 	}
 	limit := int64(len(data))
-	schema, batches, err := arrowin.Decode(bytes.NewReader(data[start:]), arrowin.Limits{
+	rd, err := arrowin.NewReader(bytes.NewReader(data[start:]), arrowin.Limits{
 		MaxBodyBytes:    limit,
 		MaxDecodedBytes: 64<<10 + 4*int64(min(physicalRows, 1<<32)),
 		MaxRows:         int64(min(physicalRows, 1<<32)),
@@ -137,13 +139,25 @@ func decodeArrowDeletions(data []byte, physicalRows uint64) (*roaring.Bitmap, er
 	if err != nil {
 		return nil, corruptf("Arrow deletion file: %v", err)
 	}
+	defer rd.Close()
+	var batches []arrow.RecordBatch
 	defer func() {
 		for _, b := range batches {
 			b.Release()
 		}
 	}()
-	if schema.NumFields() != 1 {
-		return nil, corruptf("Arrow deletion file has %d columns, want 1", schema.NumFields())
+	for {
+		b, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, corruptf("Arrow deletion file: %v", err)
+		}
+		batches = append(batches, b)
+	}
+	if rd.Schema().NumFields() != 1 {
+		return nil, corruptf("Arrow deletion file has %d columns, want 1", rd.Schema().NumFields())
 	}
 	rows := roaring.New()
 	for _, b := range batches {

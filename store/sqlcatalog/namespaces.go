@@ -29,6 +29,9 @@ func (c *Catalog) CreateNamespace(ctx context.Context, id []string, mode store.C
 	if err := store.ValidateID("namespace", id); err != nil {
 		return nil, err
 	}
+	if err := store.ValidateNewName("namespace", id[len(id)-1]); err != nil {
+		return nil, err
+	}
 	props, err := encodeMap(properties)
 	if err != nil {
 		return nil, err

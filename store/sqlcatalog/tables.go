@@ -158,6 +158,9 @@ func (o *Ops) InsertTable(ctx context.Context, tx Tx, id []string, t store.Table
 	if err := store.ValidateTableID(id); err != nil {
 		return nil, err
 	}
+	if err := store.ValidateNewName("table", id[len(id)-1]); err != nil {
+		return nil, err
+	}
 	nsID, err := o.findNamespace(ctx, tx, id[:len(id)-1])
 	if err != nil {
 		return nil, err
@@ -288,8 +291,9 @@ func (o *Ops) QueueDataDeletion(ctx context.Context, tx Tx, t *Table) (string, e
 
 // DeleteTable removes the catalog entry of t, after the backend's Managed
 // has let go of what it keeps for t; versions, branches and tags go with
-// the entry (ON DELETE CASCADE). It returns the errors of
-// Managed.Deleting and the database's.
+// the entry (ON DELETE CASCADE), and its location is remembered
+// (recordReleased). It returns the errors of Managed.Deleting and the
+// database's.
 func (o *Ops) DeleteTable(ctx context.Context, tx Tx, t *Table) error {
 	if o.m != nil {
 		if err := o.m.Deleting(ctx, tx, t); err != nil {
@@ -299,7 +303,7 @@ func (o *Ops) DeleteTable(ctx context.Context, tx Tx, t *Table) error {
 	if _, err := tx.Exec(ctx, `DELETE FROM tables WHERE id = ?`, t.RowID); err != nil {
 		return internal("delete table", err)
 	}
-	return nil
+	return recordReleased(ctx, tx, t)
 }
 
 // DeregisterTable implements store.Tables.
@@ -334,7 +338,7 @@ func (o *Ops) deregisterTable(ctx context.Context, tx Tx, id []string) (*store.T
 
 // RenameTable implements store.Tables.
 func (c *Catalog) RenameTable(ctx context.Context, id []string, newNamespace []string, newName string) (string, error) {
-	if err := store.ValidateName("table", newName); err != nil {
+	if err := store.ValidateNewName("table", newName); err != nil {
 		return "", err
 	}
 	var txID string

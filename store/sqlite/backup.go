@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 
 	"github.com/lancens/lancens/expr"
 	"github.com/lancens/lancens/store/sqlite/internal/sqlitedb"
@@ -54,18 +55,7 @@ func Backup(ctx context.Context, path, out string) (int64, error) {
 			os.Remove(tmpPath)
 		}
 	}()
-	src, err := sql.Open("sqlite", readOnlyDSN(path))
-	if err != nil {
-		return 0, fmt.Errorf("sqlite: backup: open %s: %w", path, err)
-	}
-	defer src.Close()
-	if _, err := src.ExecContext(ctx, `VACUUM INTO ?`, tmpPath); err != nil {
-		return 0, fmt.Errorf("sqlite: backup %s: %w", path, err)
-	}
-	if err := checkCopy(ctx, tmpPath); err != nil {
-		return 0, err
-	}
-	if err := syncFile(tmpPath); err != nil {
+	if err := copyDatabase(ctx, path, tmpPath); err != nil {
 		return 0, fmt.Errorf("sqlite: backup: %w", err)
 	}
 	// A link, unlike a rename, fails when out was made since the check
@@ -86,6 +76,26 @@ func Backup(ctx context.Context, path, out string) (int64, error) {
 	return fi.Size(), nil
 }
 
+// copyDatabase writes a consistent copy of the database at path to the
+// empty file tmpPath with VACUUM INTO (see Backup), checks the copy and
+// syncs it. The functions lancens's indexes and computed values use must
+// be registered. It returns an error when the database cannot be read, or
+// the copy cannot be written or fails its check.
+func copyDatabase(ctx context.Context, path, tmpPath string) error {
+	src, err := sql.Open("sqlite", readOnlyDSN(path))
+	if err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	defer src.Close()
+	if _, err := src.ExecContext(ctx, `VACUUM INTO ?`, tmpPath); err != nil {
+		return fmt.Errorf("copy %s: %w", path, err)
+	}
+	if err := checkCopy(ctx, tmpPath); err != nil {
+		return err
+	}
+	return syncFile(tmpPath)
+}
+
 // readOnlyDSN opens the database at path read-only, waiting rather than
 // failing while the server holds a lock for a moment.
 func readOnlyDSN(path string) string {
@@ -97,17 +107,39 @@ func readOnlyDSN(path string) string {
 
 // checkCopy runs SQLite's quick check on the copy at path.
 func checkCopy(ctx context.Context, path string) error {
+	if err := quickCheck(ctx, path); err != nil {
+		return fmt.Errorf("check the copy: %w", err)
+	}
+	return nil
+}
+
+// quickCheck runs SQLite's quick check on the database at path, opened
+// read-only. It returns an error when the file cannot be read as a
+// database or fails the check (naming the first problems found).
+func quickCheck(ctx context.Context, path string) error {
 	db, err := sql.Open("sqlite", readOnlyDSN(path))
 	if err != nil {
-		return fmt.Errorf("sqlite: backup: check the copy: %w", err)
+		return err
 	}
 	defer db.Close()
-	var result string
-	if err := db.QueryRowContext(ctx, `PRAGMA quick_check`).Scan(&result); err != nil {
-		return fmt.Errorf("sqlite: backup: check the copy: %w", err)
+	rows, err := db.QueryContext(ctx, `PRAGMA quick_check(5)`)
+	if err != nil {
+		return fmt.Errorf("SQLite's quick_check fails: %w", err)
 	}
-	if result != "ok" {
-		return fmt.Errorf("sqlite: backup: the copy fails SQLite's check: %s", result)
+	defer rows.Close()
+	var problems []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return err
+		}
+		problems = append(problems, line)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(problems) != 1 || problems[0] != "ok" {
+		return fmt.Errorf("SQLite's quick_check finds damage: %s", strings.Join(problems, "; "))
 	}
 	return nil
 }

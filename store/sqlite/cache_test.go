@@ -22,6 +22,12 @@ const testDim = 16
 // testRows returns n rows (id, text, vector) from id first on, the same
 // for the same first.
 func testRows(first, n int) store.Data {
+	rec := testBatch(first, n)
+	return store.NewData(rec.Schema(), rec)
+}
+
+// testBatch returns the rows of testRows as one batch.
+func testBatch(first, n int) arrow.RecordBatch {
 	schema := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64},
 		{Name: "text", Type: arrow.BinaryTypes.String},
 		{Name: "vector", Type: arrow.FixedSizeListOf(testDim, arrow.PrimitiveTypes.Float32)}}, nil)
@@ -37,12 +43,12 @@ func testRows(first, n int) store.Data {
 			vl.ValueBuilder().(*array.Float32Builder).Append(float32(r.NormFloat64()))
 		}
 	}
-	return store.Data{Schema: schema, Batches: []arrow.RecordBatch{b.NewRecordBatch()}}
+	return b.NewRecordBatch()
 }
 
-// vectorOf returns the vector of row id of data.
-func vectorOf(d store.Data, row int) []float32 {
-	l := d.Batches[0].Column(2).(*array.FixedSizeList)
+// vectorOf returns the vector of row id of rows (testBatch's).
+func vectorOf(rows arrow.RecordBatch, row int) []float32 {
+	l := rows.Column(2).(*array.FixedSizeList)
 	return l.ListValues().(*array.Float32).Float32Values()[row*testDim : (row+1)*testDim]
 }
 
@@ -69,13 +75,13 @@ func runJobs(t *testing.T, db *DB) {
 	}
 }
 
-// searchTable makes a table of rows with a vector index and a full-text
-// index.
-func searchTable(t *testing.T, db *DB, name string, rows int) store.Data {
+// searchTable makes a table of rows (testBatch's, which it returns) with a
+// vector index and a full-text index.
+func searchTable(t *testing.T, db *DB, name string, rows int) arrow.RecordBatch {
 	t.Helper()
 	ctx := t.Context()
-	data := testRows(0, rows)
-	if _, _, err := db.CreateTable(ctx, []string{name}, store.NewTable{Mode: store.ModeCreate, Data: data}); err != nil {
+	data := testBatch(0, rows)
+	if _, _, err := db.CreateTable(ctx, []string{name}, store.NewTable{Mode: store.ModeCreate, Data: store.NewData(data.Schema(), data)}); err != nil {
 		t.Fatal(err)
 	}
 	for _, spec := range []store.IndexSpec{
@@ -146,7 +152,7 @@ func TestCacheBudget(t *testing.T) {
 	defer db.Close()
 	ctx := t.Context()
 	const tables, rows = 6, 3000 // 3000 × 16 × 4 = 192 KiB of vectors a table
-	data := map[string]store.Data{}
+	data := map[string]arrow.RecordBatch{}
 	for i := range tables {
 		name := fmt.Sprintf("t%d", i)
 		data[name] = searchTable(t, db, name, rows)

@@ -109,6 +109,9 @@
 // _from = the new version, or into a staging table, and nobody sees them
 // until the last transaction records the version (staging.go describes it
 // in full). A staged write holds its table; other writes to it wait.
+// A write reads its rows as a stream (store.Data), a chunk at a time, and
+// releases each batch once its rows are written, so it holds a few chunks
+// of a body however long the body is (stream.go).
 //
 // # Crash cleanup
 //

@@ -46,16 +46,17 @@ func TestStorageFaults(t *testing.T) {
 				rows[i] = fmt.Sprintf(`{"id":%d,"text":%q}`, i+2, big[:1000])
 			}
 			arrowCT := http.Header{"Content-Type": {"application/vnd.apache.arrow.stream"}}
+			jsonCT := http.Header{"Content-Type": {"application/json"}}
 			for _, w := range []struct {
 				name, path string
 				header     http.Header
 				body       []byte
 				inPlace    bool
 			}{
-				{"CreateNamespace", "/v1/namespace/n/create", nil, fmt.Appendf(nil, `{"properties":{"k":%q}}`, big), false},
+				{"CreateNamespace", "/v1/namespace/n/create", jsonCT, fmt.Appendf(nil, `{"properties":{"k":%q}}`, big), false},
 				{"Insert", "/v1/table/t/insert", arrowCT, stream(t, schema, arrowtest.Record(t, schema, "["+strings.Join(rows, ",")+"]")), false},
 				{"CreateTable", "/v1/table/u/create", arrowCT, stream(t, schema, arrowtest.Record(t, schema, "["+strings.Join(rows, ",")+"]")), false},
-				{"Delete", "/v1/table/t/delete", nil, []byte(`{"predicate":"id = 1"}`), true},
+				{"Delete", "/v1/table/t/delete", jsonCT, []byte(`{"predicate":"id = 1"}`), true},
 			} {
 				if w.inPlace && !fault.stopsInPlace {
 					continue

@@ -33,14 +33,14 @@ func BenchmarkTextIndexBuild(b *testing.B) {
 		}
 		rb.Field(1).(*array.StringBuilder).Append(strings.Join(s, " "))
 	}
-	data := store.Data{Schema: schema, Batches: []arrow.RecordBatch{rb.NewRecordBatch()}}
+	rec := rb.NewRecordBatch()
 	for b.Loop() {
 		b.StopTimer()
 		db, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "lancens.db"), sqlite.Options{Synchronous: "NORMAL"})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, _, err := db.CreateTable(b.Context(), []string{"t"}, store.NewTable{Data: data}); err != nil {
+		if _, _, err := db.CreateTable(b.Context(), []string{"t"}, store.NewTable{Data: store.NewData(schema, rec)}); err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()

@@ -34,7 +34,7 @@ func TestTextIndexFillMatchesTrigger(t *testing.T) {
 		}
 		b.Field(1).(*array.StringBuilder).Append(fmt.Sprintf("%s %d", texts[i%len(texts)], i))
 	}
-	data := store.Data{Schema: schema, Batches: []arrow.RecordBatch{b.NewRecordBatch()}}
+	rec := b.NewRecordBatch()
 	no := false
 	for _, tc := range []struct {
 		name   string
@@ -52,7 +52,7 @@ func TestTextIndexFillMatchesTrigger(t *testing.T) {
 			}
 			defer db.Close()
 			id := []string{"t"}
-			if _, _, err := db.CreateTable(ctx, id, store.NewTable{Data: data}); err != nil {
+			if _, _, err := db.CreateTable(ctx, id, store.NewTable{Data: store.NewData(schema, rec)}); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := db.Update(ctx, id, []store.ColumnUpdate{{Path: "text", Expr: "text || ' Updated'"}}, "id % 7 = 0"); err != nil {

@@ -15,9 +15,9 @@ import (
 	"github.com/lancens/lancens/store/sqlite"
 )
 
-// ingestData returns n rows of (int64 id, utf8 text, 128-dim float32
+// ingestRows returns n rows of (int64 id, utf8 text, 128-dim float32
 // vector), the rows the ingest benchmarks write.
-func ingestData(n int) store.Data {
+func ingestRows(n int) arrow.RecordBatch {
 	const dim = 128
 	schema := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64},
 		{Name: "text", Type: arrow.BinaryTypes.String, Nullable: true},
@@ -33,23 +33,26 @@ func ingestData(n int) store.Data {
 			vb.ValueBuilder().(*array.Float32Builder).Append(r.Float32())
 		}
 	}
-	return store.Data{Schema: schema, Batches: []arrow.RecordBatch{rb.NewRecordBatch()}}
+	return rb.NewRecordBatch()
 }
+
+// dataOf returns rec as the rows of one write.
+func dataOf(rec arrow.RecordBatch) store.Data { return store.NewData(rec.Schema(), rec) }
 
 // BenchmarkLargeInsert times one insert of 100k rows (about 55 MB).
 func BenchmarkLargeInsert(b *testing.B) {
 	const rows = 100_000
-	data := ingestData(rows)
+	rec := ingestRows(rows)
 	db, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "lancens.db"), sqlite.Options{Synchronous: "NORMAL"})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer db.Close()
-	if _, _, err := db.CreateTable(b.Context(), []string{"t"}, store.NewTable{Data: store.Data{Schema: data.Schema}}); err != nil {
+	if _, _, err := db.CreateTable(b.Context(), []string{"t"}, store.NewTable{Data: store.Data{Schema: rec.Schema()}}); err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if _, err := db.Insert(b.Context(), []string{"t"}, store.InsertAppend, data); err != nil {
+		if _, err := db.Insert(b.Context(), []string{"t"}, store.InsertAppend, dataOf(rec)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -61,14 +64,14 @@ func BenchmarkLargeInsert(b *testing.B) {
 // large write can make every other write wait.
 func BenchmarkCatalogWriteDuringInsert(b *testing.B) {
 	const rows = 100_000
-	data := ingestData(rows)
+	rec := ingestRows(rows)
 	db, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "lancens.db"), sqlite.Options{Synchronous: "NORMAL"})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer db.Close()
 	ctx := b.Context()
-	if _, _, err := db.CreateTable(ctx, []string{"t"}, store.NewTable{Data: store.Data{Schema: data.Schema}}); err != nil {
+	if _, _, err := db.CreateTable(ctx, []string{"t"}, store.NewTable{Data: store.Data{Schema: rec.Schema()}}); err != nil {
 		b.Fatal(err)
 	}
 	var slowest time.Duration
@@ -76,7 +79,7 @@ func BenchmarkCatalogWriteDuringInsert(b *testing.B) {
 	for b.Loop() {
 		done := make(chan error, 1)
 		go func() {
-			_, err := db.Insert(ctx, []string{"t"}, store.InsertAppend, data)
+			_, err := db.Insert(ctx, []string{"t"}, store.InsertAppend, dataOf(rec))
 			done <- err
 		}()
 		for running := true; running; {
@@ -106,19 +109,19 @@ func BenchmarkCatalogWriteDuringInsert(b *testing.B) {
 func BenchmarkMergeInsert(b *testing.B) {
 	for _, n := range []int{2000, 8000} {
 		b.Run(fmt.Sprintf("rows=%d", n), func(b *testing.B) {
-			target, source := keyedData(0, n), keyedData(n/2, n)
+			target, source := keyedRows(0, n), keyedRows(n/2, n)
 			for b.Loop() {
 				b.StopTimer()
 				db, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "lancens.db"), sqlite.Options{Synchronous: "NORMAL"})
 				if err != nil {
 					b.Fatal(err)
 				}
-				if _, _, err := db.CreateTable(b.Context(), []string{"t"}, store.NewTable{Data: target}); err != nil {
+				if _, _, err := db.CreateTable(b.Context(), []string{"t"}, store.NewTable{Data: dataOf(target)}); err != nil {
 					b.Fatal(err)
 				}
 				b.StartTimer()
 				if _, err := db.MergeInsert(b.Context(), []string{"t"}, store.Merge{On: []string{"id"},
-					WhenMatchedUpdateAll: true, WhenNotMatchedInsertAll: true, Data: source}); err != nil {
+					WhenMatchedUpdateAll: true, WhenNotMatchedInsertAll: true, Data: dataOf(source)}); err != nil {
 					b.Fatal(err)
 				}
 				b.StopTimer()
@@ -130,8 +133,8 @@ func BenchmarkMergeInsert(b *testing.B) {
 	}
 }
 
-// keyedData returns n rows (int64 id from `from` on, utf8 name).
-func keyedData(from, n int) store.Data {
+// keyedRows returns n rows (int64 id from `from` on, utf8 name).
+func keyedRows(from, n int) arrow.RecordBatch {
 	schema := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64},
 		{Name: "name", Type: arrow.BinaryTypes.String, Nullable: true}}, nil)
 	rb := array.NewRecordBuilder(memory.DefaultAllocator, schema)
@@ -139,5 +142,5 @@ func keyedData(from, n int) store.Data {
 		rb.Field(0).(*array.Int64Builder).Append(int64(i))
 		rb.Field(1).(*array.StringBuilder).Append(fmt.Sprint("name ", i))
 	}
-	return store.Data{Schema: schema, Batches: []arrow.RecordBatch{rb.NewRecordBatch()}}
+	return rb.NewRecordBatch()
 }

@@ -21,7 +21,7 @@ func TestOnJobQueued(t *testing.T) {
 		"vector", arrow.FixedSizeListOf(2, arrow.PrimitiveTypes.Float32))
 	data := func(t *testing.T) store.Data {
 		rows := `[{"id":1,"text":"a","vector":[1,0]},{"id":2,"text":"b","vector":[0,1]}]`
-		return store.Data{Schema: schema, Batches: []arrow.RecordBatch{arrowtest.Record(t, schema, rows)}}
+		return store.NewData(schema, arrowtest.Record(t, schema, rows))
 	}
 	managed := func(t *testing.T, ctx context.Context, db *sqlite.DB) {
 		t.Helper()

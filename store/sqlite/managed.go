@@ -165,26 +165,10 @@ func (db *DB) CreateTable(ctx context.Context, id []string, nt store.NewTable) (
 	}
 	layout, defs, next := planColumns(schema.Fields(), 0)
 	c := &newTable{id: id, nt: nt, ts: &tableSchema{version: 1, arrow: schema, fields: layout}, defs: defs, next: next}
-	if err := checkAllNulls(c.ts, nt.Data.Batches); err != nil {
-		return nil, store.WriteResult{}, err
-	}
+	rows := replayOf(nt.Data.Batches)
+	defer rows.settle()
 	for {
-		src := db.staging.rows(c.ts, nt.Data.Batches, true)
-		first, err := src.next()
-		if err != nil {
-			return nil, store.WriteResult{}, err
-		}
-		var out *store.Table
-		var res store.WriteResult
-		if src.done() {
-			err = db.write(ctx, func(tx *Tx) error {
-				var err error
-				out, res, err = c.create(ctx, tx, first, nil)
-				return err
-			})
-		} else {
-			out, res, err = db.createStaged(ctx, c, first, src)
-		}
+		out, res, err := db.createOnce(ctx, c, rows)
 		switch {
 		case err == nil:
 			return out, res, nil
@@ -193,7 +177,34 @@ func (db *DB) CreateTable(ctx context.Context, id []string, nt store.NewTable) (
 		case ctx.Err() != nil:
 			return nil, store.WriteResult{}, ctx.Err()
 		}
+		if err := rows.again(id); err != nil {
+			return nil, store.WriteResult{}, err
+		}
 	}
+}
+
+// createOnce tries CreateTable once, reading rows from the start; it
+// returns errStale when the table changed before the write took the
+// writer.
+func (db *DB) createOnce(ctx context.Context, c *newTable, rows *replay) (*store.Table, store.WriteResult, error) {
+	src := db.staging.rows(c.ts, rows, true)
+	defer src.close()
+	first, err := src.next()
+	if err != nil {
+		return nil, store.WriteResult{}, err
+	}
+	defer first.release()
+	if !src.done() {
+		return db.createStaged(ctx, c, first, src)
+	}
+	var out *store.Table
+	var res store.WriteResult
+	err = db.write(ctx, func(tx *Tx) error {
+		var err error
+		out, res, err = c.create(ctx, tx, first, nil)
+		return err
+	})
+	return out, res, err
 }
 
 // newTable is a CreateTable request, its schema laid out for a new table.
@@ -377,6 +388,7 @@ func (db *DB) createStaged(ctx context.Context, c *newTable, first *boundRows, s
 	if err != nil {
 		return nil, store.WriteResult{}, sw.abort(ctx, err)
 	}
+	defer last.release()
 	var out *store.Table
 	var res store.WriteResult
 	err = sw.finish(ctx, func(tx *Tx) error {
@@ -517,6 +529,7 @@ func (db *DB) writeRows(ctx context.Context, id []string, uuid string, schemaVer
 	if err != nil {
 		return store.WriteResult{}, sw.abort(ctx, err)
 	}
+	defer last.release()
 	err = sw.finish(ctx, func(tx *Tx) error {
 		if err := sw.add(ctx, tx, last); err != nil {
 			return err
@@ -571,45 +584,56 @@ func (db *DB) writeTarget(ctx context.Context, id []string) (*tableRow, *tableSc
 // write takes the writer; rows of more than one chunk are staged
 // (staging.go).
 func (db *DB) Insert(ctx context.Context, id []string, mode store.InsertMode, d store.Data) (store.WriteResult, error) {
+	rows := replayOf(d.Batches)
+	defer rows.settle()
 	for {
-		t, ts, err := db.writeTarget(ctx, id)
-		if errors.Is(err, errMaterialize) {
-			// A declared table gets its schema and first rows from the insert.
-			_, res, err := db.CreateTable(ctx, id, store.NewTable{Mode: store.ModeCreate, Data: d})
-			return res, err
-		}
-		if err != nil {
-			return store.WriteResult{}, err
-		}
-		w := &rowsWrite{overwrite: mode == store.InsertOverwrite, ts: ts, op: insertOp(mode)}
-		if err := conform(ts, d.Schema); err != nil {
-			if !w.overwrite {
-				return store.WriteResult{}, err
-			}
-			// An overwrite may change the schema.
-			schema, err := storedSchema(d.Schema)
-			if err != nil {
-				return store.WriteResult{}, err
-			}
-			layout, _, _ := planColumns(schema.Fields(), 0)
-			w.schema, w.ts = schema, &tableSchema{arrow: schema, fields: layout}
-		}
-		if err := checkAllNulls(w.ts, d.Batches); err != nil {
-			return store.WriteResult{}, err
-		}
-		src := db.staging.rows(w.ts, d.Batches, true)
-		first, err := src.next()
-		if err != nil {
-			return store.WriteResult{}, err
-		}
-		res, err := db.writeRows(ctx, id, t.UUID, ts.version, w, first, src)
+		res, err := db.insertOnce(ctx, id, mode, d.Schema, rows)
 		if !errors.Is(err, errStale) {
 			return res, err
 		}
 		if err := ctx.Err(); err != nil {
 			return store.WriteResult{}, err
 		}
+		if err := rows.again(id); err != nil {
+			return store.WriteResult{}, err
+		}
 	}
+}
+
+// insertOnce tries Insert once, reading rows (of schema) from the start;
+// it returns errStale when the table changed before the write took the
+// writer. The schema is checked before any row is read.
+func (db *DB) insertOnce(ctx context.Context, id []string, mode store.InsertMode, schema *arrow.Schema, rows *replay) (store.WriteResult, error) {
+	t, ts, err := db.writeTarget(ctx, id)
+	if errors.Is(err, errMaterialize) {
+		// A declared table gets its schema and first rows from the insert.
+		_, res, err := db.CreateTable(ctx, id, store.NewTable{Mode: store.ModeCreate, Data: store.Data{Schema: schema, Batches: rows}})
+		return res, err
+	}
+	if err != nil {
+		return store.WriteResult{}, err
+	}
+	w := &rowsWrite{overwrite: mode == store.InsertOverwrite, ts: ts, op: insertOp(mode)}
+	if err := conform(ts, schema); err != nil {
+		if !w.overwrite {
+			return store.WriteResult{}, err
+		}
+		// An overwrite may change the schema.
+		stored, err := storedSchema(schema)
+		if err != nil {
+			return store.WriteResult{}, err
+		}
+		layout, _, _ := planColumns(stored.Fields(), 0)
+		w.schema, w.ts = stored, &tableSchema{arrow: stored, fields: layout}
+	}
+	src := db.staging.rows(w.ts, rows, true)
+	defer src.close()
+	first, err := src.next()
+	if err != nil {
+		return store.WriteResult{}, err
+	}
+	defer first.release()
+	return db.writeRows(ctx, id, t.UUID, ts.version, w, first, src)
 }
 
 // errMaterialize signals that a write found a declared table, to be created

@@ -42,30 +42,39 @@ func (db *DB) MergeInsert(ctx context.Context, id []string, m store.Merge) (stor
 	if err := checkMergeKeys(m.On); err != nil {
 		return store.WriteResult{}, err
 	}
+	rows := replayOf(m.Data.Batches)
+	defer rows.settle()
 	for {
-		t, ts, err := db.writeTarget(ctx, id)
-		if errors.Is(err, errMaterialize) {
-			_, res, err := db.CreateTable(ctx, id, store.NewTable{Mode: store.ModeCreate, Data: m.Data})
-			return res, err
-		}
-		if err != nil {
-			return store.WriteResult{}, err
-		}
-		plan, err := planMerge(ts, m)
-		if err != nil {
-			return store.WriteResult{}, err
-		}
-		if err := checkAllNulls(ts, m.Data.Batches); err != nil {
-			return store.WriteResult{}, err
-		}
-		res, err := db.merge(ctx, id, t.UUID, ts, plan)
+		res, err := db.mergeOnce(ctx, id, m, rows)
 		if !errors.Is(err, errStale) {
 			return res, err
 		}
 		if err := ctx.Err(); err != nil {
 			return store.WriteResult{}, err
 		}
+		if err := rows.again(id); err != nil {
+			return store.WriteResult{}, err
+		}
 	}
+}
+
+// mergeOnce tries MergeInsert once, reading the source rows from the
+// start; it returns errStale when the table changed before the write took
+// the writer. The source schema is checked before any row is read.
+func (db *DB) mergeOnce(ctx context.Context, id []string, m store.Merge, rows *replay) (store.WriteResult, error) {
+	t, ts, err := db.writeTarget(ctx, id)
+	if errors.Is(err, errMaterialize) {
+		_, res, err := db.CreateTable(ctx, id, store.NewTable{Mode: store.ModeCreate, Data: store.Data{Schema: m.Data.Schema, Batches: rows}})
+		return res, err
+	}
+	if err != nil {
+		return store.WriteResult{}, err
+	}
+	plan, err := planMerge(ts, m)
+	if err != nil {
+		return store.WriteResult{}, err
+	}
+	return db.merge(ctx, id, t.UUID, ts, plan, rows)
 }
 
 // checkMergeKeys returns InvalidInput (13) unless on names at least one key
@@ -132,13 +141,16 @@ func planMerge(ts *tableSchema, m store.Merge) (*mergePlan, error) {
 }
 
 // merge runs plan on table id, which must still be the table with the
-// given uuid and schema that the plan was made for (errStale otherwise).
-func (db *DB) merge(ctx context.Context, id []string, uuid string, ts *tableSchema, plan *mergePlan) (store.WriteResult, error) {
-	src := db.staging.rows(ts, plan.m.Data.Batches, false)
+// given uuid and schema that the plan was made for (errStale otherwise),
+// with the source rows read from rows.
+func (db *DB) merge(ctx context.Context, id []string, uuid string, ts *tableSchema, plan *mergePlan, rows *replay) (store.WriteResult, error) {
+	src := db.staging.rows(ts, rows, false)
+	defer src.close()
 	first, err := src.next()
 	if err != nil {
 		return store.WriteResult{}, err
 	}
+	defer first.release()
 	var res store.WriteResult
 	if src.done() {
 		err := db.write(ctx, func(tx *Tx) error {
@@ -177,6 +189,7 @@ func (db *DB) merge(ctx context.Context, id []string, uuid string, ts *tableSche
 	if err != nil {
 		return store.WriteResult{}, sw.abort(ctx, err)
 	}
+	defer last.release()
 	err = sw.finish(ctx, func(tx *Tx) error {
 		if err := sw.add(ctx, tx, last); err != nil {
 			return err

@@ -33,7 +33,7 @@ func TestBackfillProgress(t *testing.T) {
 	}
 	rec := array.NewRecordBatch(schema, []arrow.Array{b.NewArray()}, rows)
 	id := []string{"t"}
-	if _, _, err := db.CreateTable(ctx, id, store.NewTable{Data: store.Data{Schema: schema, Batches: []arrow.RecordBatch{rec}}}); err != nil {
+	if _, _, err := db.CreateTable(ctx, id, store.NewTable{Data: store.NewData(schema, rec)}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.AddColumns(ctx, id, []store.NewColumn{{Name: "doubled", Expr: "x * 2", Computed: true}}); err != nil {

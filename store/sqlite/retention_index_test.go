@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
@@ -132,13 +131,13 @@ func TestCleanupNeverHandsRowIDsOutAgain(t *testing.T) {
 	searchTable(t, db, "a", 200)
 	id := []string{"a"}
 	withText := func(row int64, text string) store.Data {
-		d := testRows(int(row), 1)
-		b := array.NewRecordBuilder(memory.DefaultAllocator, d.Schema)
+		d := testBatch(int(row), 1)
+		b := array.NewRecordBuilder(memory.DefaultAllocator, d.Schema())
 		b.Field(0).(*array.Int64Builder).Append(row)
 		b.Field(1).(*array.StringBuilder).Append(text)
 		b.Field(2).(*array.FixedSizeListBuilder).Append(true)
 		b.Field(2).(*array.FixedSizeListBuilder).ValueBuilder().(*array.Float32Builder).AppendValues(vectorOf(d, 0), nil)
-		return store.Data{Schema: d.Schema, Batches: []arrow.RecordBatch{b.NewRecordBatch()}}
+		return store.NewData(d.Schema(), b.NewRecordBatch())
 	}
 	search := func(term string) []int64 {
 		t.Helper()

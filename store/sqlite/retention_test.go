@@ -29,7 +29,7 @@ func cleanupRows(t *testing.T, n int) store.Data {
 		fmt.Fprintf(&b, `{"id":%d,"val":0}`, i)
 	}
 	b.WriteString("]")
-	return store.Data{Schema: cleanupSchema, Batches: []arrow.RecordBatch{arrowtest.Record(t, cleanupSchema, b.String())}}
+	return store.NewData(cleanupSchema, arrowtest.Record(t, cleanupSchema, b.String()))
 }
 
 // snapshot returns the rows data shows at version v, ordered by id, as

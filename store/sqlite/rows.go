@@ -146,16 +146,6 @@ func checkNulls(ts *tableSchema, batch arrow.RecordBatch) error {
 	return nil
 }
 
-// checkAllNulls runs checkNulls on every batch.
-func checkAllNulls(ts *tableSchema, batches []arrow.RecordBatch) error {
-	for _, b := range batches {
-		if err := checkNulls(ts, b); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // maxStatementRows bounds the rows of one multi-row INSERT, and
 // maxStatementValues its bound values (SQLite allows 32766).
 const (
@@ -173,6 +163,23 @@ type boundRows struct {
 	rows      int     // rows in all
 	bytes     int64   // about what the values take in SQLite
 	stmts     [][]any // the values of each statement, row after row
+	// batches are the batches the rows were read from, retained until the
+	// rows are written (release): string and binary values may share their
+	// memory, and the server counts it against its decode budget until
+	// then.
+	batches []arrow.RecordBatch
+}
+
+// release releases the batches the rows were read from; call it once the
+// rows are written, or will not be. It may be called more than once.
+func (r *boundRows) release() {
+	if r == nil {
+		return
+	}
+	for _, b := range r.batches {
+		b.Release()
+	}
+	r.batches = nil
 }
 
 // insert adds the rows to the SQL table named table, whose physical columns
@@ -220,78 +227,6 @@ func (r *boundRows) insert(ctx context.Context, tx *Tx, table string, columns []
 		}
 	}
 	return nil
-}
-
-// rowSource converts the rows of a write's batches to SQL values, a chunk
-// at a time: up to maxRows rows or about maxBytes bytes of values, whichever
-// comes first.
-type rowSource struct {
-	ts        *tableSchema
-	batches   []arrow.RecordBatch
-	versioned bool
-	maxRows   int
-	maxBytes  int64
-
-	batch int           // the batch being read
-	row   int           // its next row
-	cols  []columnValue // its column readers
-}
-
-// done reports whether every row has been converted.
-func (s *rowSource) done() bool {
-	for s.batch < len(s.batches) && s.row >= int(s.batches[s.batch].NumRows()) {
-		s.batch++
-		s.row, s.cols = 0, nil
-	}
-	return s.batch >= len(s.batches)
-}
-
-// next converts the next chunk of rows. It returns the error of a value
-// that cannot be stored, or of a conversion that panicked (corrupt Arrow
-// data that decoded).
-func (s *rowSource) next() (out *boundRows, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			out, err = nil, fmt.Errorf("sqlite: converting rows panicked: %v", r)
-		}
-	}()
-	width := len(layoutColumns(s.ts.fields))
-	if s.versioned {
-		width++
-	}
-	out = &boundRows{versioned: s.versioned, width: width, perStmt: max(1, min(maxStatementRows, maxStatementValues/width))}
-	var args []any
-	for !s.done() && out.rows < s.maxRows && out.bytes < s.maxBytes {
-		b := s.batches[s.batch]
-		if s.cols == nil {
-			s.cols = batchColumns(s.ts, b)
-		}
-		for ; s.row < int(b.NumRows()) && out.rows < s.maxRows && out.bytes < s.maxBytes; s.row++ {
-			if args == nil {
-				args = make([]any, 0, out.perStmt*width)
-			}
-			if s.versioned {
-				args = append(args, nil)
-			}
-			for _, c := range s.cols {
-				v, err := c.value(s.row)
-				if err != nil {
-					return nil, err
-				}
-				out.bytes += valueBytes(v)
-				args = append(args, v)
-			}
-			out.rows++
-			if len(args) == out.perStmt*width {
-				out.stmts = append(out.stmts, args)
-				args = nil
-			}
-		}
-	}
-	if args != nil {
-		out.stmts = append(out.stmts, args)
-	}
-	return out, nil
 }
 
 // valueBytes estimates what a bound value takes once stored.

@@ -142,13 +142,13 @@ func TestWALStaysBounded(t *testing.T) {
 		b.Field(0).(*array.Int64Builder).Append(int64(i))
 		b.Field(1).(*array.BinaryBuilder).Append(make([]byte, 8192))
 	}
-	data := store.Data{Schema: schema, Batches: []arrow.RecordBatch{b.NewRecordBatch()}} // 2 MiB
+	rec := b.NewRecordBatch() // 2 MiB
 	ctx := t.Context()
-	if _, _, err := db.CreateTable(ctx, []string{"t"}, store.NewTable{Mode: store.ModeCreate, Data: data}); err != nil {
+	if _, _, err := db.CreateTable(ctx, []string{"t"}, store.NewTable{Mode: store.ModeCreate, Data: store.NewData(schema, rec)}); err != nil {
 		t.Fatal(err)
 	}
 	for range 30 { // 60 MiB
-		if _, err := db.Insert(ctx, []string{"t"}, store.InsertAppend, data); err != nil {
+		if _, err := db.Insert(ctx, []string{"t"}, store.InsertAppend, store.NewData(schema, rec)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -156,12 +156,12 @@ func TestWALStaysBounded(t *testing.T) {
 	// checkpoint lock can take the WAL past the limit for a while; once the
 	// checkpoints catch up, the next commit restarts the WAL and SQLite cuts
 	// the file back to the limit (journal_size_limit).
-	small := store.Data{Schema: schema, Batches: []arrow.RecordBatch{data.Batches[0].NewSlice(0, 1)}}
+	small := rec.NewSlice(0, 1)
 	var size int64
 	extra := 0
 	for range 100 {
 		extra++
-		if _, err := db.Insert(ctx, []string{"t"}, store.InsertAppend, small); err != nil {
+		if _, err := db.Insert(ctx, []string{"t"}, store.InsertAppend, store.NewData(schema, small)); err != nil {
 			t.Fatal(err)
 		}
 		wal, err := os.Stat(path + "-wal")
@@ -204,7 +204,7 @@ func TestConformanceCatalogOnly(t *testing.T) {
 		Capabilities: conformance.Catalog(),
 	}
 	res := conformance.NewRunner(conformance.RunnerOptions{}).Run(t.Context(), func(t conformance.T) { conformance.Run(t, cfg) })
-	data := map[string]bool{"Data": true, "SchemaEvolution": true, "ScalarIndexes": true, "VectorSearch": true, "VectorIndexes": true,
+	data := map[string]bool{"Data": true, "Streams": true, "SchemaEvolution": true, "ScalarIndexes": true, "VectorSearch": true, "VectorIndexes": true,
 		"FullTextSearch": true, "Views": true, "BranchedData": true, "VersionCleanup": true, "Jobs": true, "Probe": true, "LocationLocks": true,
 		"DatasetIndexes": true}
 	for _, g := range res.Children {
@@ -237,7 +237,7 @@ func TestRecoverJobsRequeuesLostIndexBuilds(t *testing.T) {
 		vl.Append(true)
 		vl.ValueBuilder().(*array.Float32Builder).AppendValues([]float32{float32(i), float32(i % 7)}, nil)
 	}
-	data := store.Data{Schema: schema, Batches: []arrow.RecordBatch{b.NewRecordBatch()}}
+	data := store.NewData(schema, b.NewRecordBatch())
 	if _, _, err := db.CreateTable(ctx, []string{"v"}, store.NewTable{Mode: store.ModeCreate, Data: data}); err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/apache/arrow-go/v18/arrow"
-
 	"github.com/lancens/lancens/store"
 )
 
@@ -101,10 +99,10 @@ type writeStaging struct {
 	hooks stagingHooks
 }
 
-// rows returns a source of the rows of batches converted for ts, in chunks
-// of the staging limits.
-func (s *writeStaging) rows(ts *tableSchema, batches []arrow.RecordBatch, versioned bool) *rowSource {
-	return &rowSource{ts: ts, batches: batches, versioned: versioned, maxRows: s.chunk.rows, maxBytes: s.chunk.bytes}
+// rows returns a source of the rows read from in converted for ts, in
+// chunks of the staging limits.
+func (s *writeStaging) rows(ts *tableSchema, in *replay, versioned bool) *rowSource {
+	return &rowSource{ts: ts, in: in, versioned: versioned, maxRows: s.chunk.rows, maxBytes: s.chunk.bytes}
 }
 
 // tableLocks are the tables held by staged writes, by table row id.
@@ -282,8 +280,11 @@ type stagedWrite struct {
 
 // stage adds every chunk of src but the last, first (already converted)
 // included, one transaction each, converting the next chunk while one is
-// written; begin runs in the first transaction before its rows. It returns
-// the last chunk, for the transaction that commits the write.
+// written; begin runs in the first transaction before its rows. Each
+// chunk's batches are released once it is written, and src stops keeping
+// batches for a restart once the first chunk has committed (the write
+// cannot start over from then on). It returns the last chunk, for the
+// transaction that commits the write.
 func (w *stagedWrite) stage(ctx context.Context, first *boundRows, src *rowSource, begin func(tx *Tx) error) (*boundRows, error) {
 	cur := first
 	for !src.done() {
@@ -298,19 +299,25 @@ func (w *stagedWrite) stage(ctx context.Context, first *boundRows, src *rowSourc
 				return w.add(ctx, tx, c)
 			})
 		}(cur, w.chunks == 0)
-		next, convErr := src.next()
-		if err := <-written; err != nil {
-			return nil, err
-		}
-		w.chunks++
-		w.rows += int64(cur.rows)
-		if h := w.db.staging.hooks.chunk; h != nil {
-			if err := h(w.chunks); err != nil {
-				return nil, err
+		next, err := src.next()
+		writeErr := <-written
+		cur.release()
+		if writeErr == nil {
+			w.chunks++
+			w.rows += int64(cur.rows)
+			if w.chunks == 1 {
+				src.settle()
+			}
+			if h := w.db.staging.hooks.chunk; h != nil {
+				writeErr = h(w.chunks)
 			}
 		}
-		if convErr != nil {
-			return nil, convErr
+		if writeErr != nil {
+			next.release()
+			return nil, writeErr
+		}
+		if err != nil {
+			return nil, err
 		}
 		cur = next
 	}

@@ -37,6 +37,11 @@ var stagedSchema = arrow.NewSchema([]arrow.Field{
 // labels word and l<id mod 3>, and a vector derived from the id, in two
 // batches (slices of one record, so offsets are exercised).
 func rowsData(from, n int, word string) store.Data {
+	return store.NewData(stagedSchema, rowsBatches(from, n, word)...)
+}
+
+// rowsBatches returns the batches of rowsData.
+func rowsBatches(from, n int, word string) []arrow.RecordBatch {
 	b := array.NewRecordBuilder(memory.DefaultAllocator, stagedSchema)
 	defer b.Release()
 	lb := b.Field(2).(*array.ListBuilder)
@@ -51,7 +56,7 @@ func rowsData(from, n int, word string) store.Data {
 	}
 	rec := b.NewRecordBatch()
 	cut := int64(n / 3)
-	return store.Data{Schema: stagedSchema, Batches: []arrow.RecordBatch{rec.NewSlice(0, cut), rec.NewSlice(cut, int64(n))}}
+	return []arrow.RecordBatch{rec.NewSlice(0, cut), rec.NewSlice(cut, int64(n))}
 }
 
 // openStaged opens a database whose writes stage in chunks of chunkRows.
@@ -180,13 +185,13 @@ var stagedWrites = []struct {
 		return db.Insert(ctx, []string{"t"}, store.InsertOverwrite, rowsData(100, 95, "staged"))
 	}},
 	{"OverwriteNewSchema", "t", func(ctx context.Context, db *DB) (store.WriteResult, error) {
-		d := rowsData(100, 95, "staged")
-		d.Schema = arrow.NewSchema(append(slices.Clone(stagedSchema.Fields()), arrow.Field{Name: "extra", Type: arrow.PrimitiveTypes.Int32, Nullable: true}), nil)
-		for i, b := range d.Batches {
+		schema := arrow.NewSchema(append(slices.Clone(stagedSchema.Fields()), arrow.Field{Name: "extra", Type: arrow.PrimitiveTypes.Int32, Nullable: true}), nil)
+		var batches []arrow.RecordBatch
+		for _, b := range rowsBatches(100, 95, "staged") {
 			extra := array.MakeArrayOfNull(memory.DefaultAllocator, arrow.PrimitiveTypes.Int32, int(b.NumRows()))
-			d.Batches[i] = array.NewRecordBatch(d.Schema, append(slices.Clone(b.Columns()), extra), b.NumRows())
+			batches = append(batches, array.NewRecordBatch(schema, append(slices.Clone(b.Columns()), extra), b.NumRows()))
 		}
-		return db.Insert(ctx, []string{"t"}, store.InsertOverwrite, d)
+		return db.Insert(ctx, []string{"t"}, store.InsertOverwrite, store.NewData(schema, batches...))
 	}},
 	{"Merge", "t", func(ctx context.Context, db *DB) (store.WriteResult, error) {
 		return db.MergeInsert(ctx, []string{"t"}, store.Merge{On: []string{"id"}, WhenMatchedUpdateAll: true,

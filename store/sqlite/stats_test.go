@@ -85,8 +85,8 @@ func TestIndexCoverageFollowsVersions(t *testing.T) {
 	}
 	defer db.Close()
 	id := []string{"t"}
-	data := testRows(0, 2001)
-	if _, _, err := db.CreateTable(ctx, id, store.NewTable{Data: data}); err != nil { // version 1
+	data := testBatch(0, 2001)
+	if _, _, err := db.CreateTable(ctx, id, store.NewTable{Data: store.NewData(data.Schema(), data)}); err != nil { // version 1
 		t.Fatal(err)
 	}
 	if _, err := db.Update(ctx, id, []store.ColumnUpdate{{Path: "text", Expr: "'u'"}}, "id < 3"); err != nil { // version 2

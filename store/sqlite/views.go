@@ -52,7 +52,7 @@ func (db *DB) CreateView(ctx context.Context, id []string, def store.ViewDefinit
 	} else {
 		refresh = false
 	}
-	empty, err := db.staging.rows(c.ts, nil, true).next()
+	empty, err := db.staging.rows(c.ts, replayOf(nil), true).next()
 	if err != nil {
 		return nil, store.WriteResult{}, "", err
 	}
@@ -317,9 +317,6 @@ func (db *DB) RefreshView(ctx context.Context, job store.RefreshView) (store.Wri
 		if err := conformView(ts, rows.Schema); err != nil {
 			return store.WriteResult{}, err
 		}
-		if err := checkAllNulls(ts, rows.Batches); err != nil {
-			return store.WriteResult{}, err
-		}
 		w := &rowsWrite{overwrite: true, ts: ts, op: "RefreshMaterializedView", after: func(ctx context.Context, tx *Tx, t *tableRow) error {
 			_, err := tx.ExecCached(ctx, `UPDATE materialized_views SET source_version = ?, refreshed_at = ? WHERE table_id = ?`,
 				rows.Version, tx.Now().UnixMilli(), t.rowID)
@@ -328,12 +325,7 @@ func (db *DB) RefreshView(ctx context.Context, job store.RefreshView) (store.Wri
 			}
 			return nil
 		}}
-		src := db.staging.rows(ts, rows.Batches, true)
-		first, err := src.next()
-		if err != nil {
-			return store.WriteResult{}, err
-		}
-		res, err := db.writeRows(ctx, viewID, job.ViewUUID, ts.version, w, first, src)
+		res, err := db.refreshRows(ctx, viewID, job.ViewUUID, ts, w, store.NewData(rows.Schema, rows.Batches...))
 		if !errors.Is(err, errStale) {
 			return res, err
 		}
@@ -341,4 +333,20 @@ func (db *DB) RefreshView(ctx context.Context, job store.RefreshView) (store.Wri
 			return store.WriteResult{}, err
 		}
 	}
+}
+
+// refreshRows replaces the rows of view id (which must still have the
+// given uuid and schema ts, or errStale) with the query's rows in d, as w
+// says.
+func (db *DB) refreshRows(ctx context.Context, id []string, uuid string, ts *tableSchema, w *rowsWrite, d store.Data) (store.WriteResult, error) {
+	rows := replayOf(d.Batches)
+	defer rows.settle()
+	src := db.staging.rows(ts, rows, true)
+	defer src.close()
+	first, err := src.next()
+	if err != nil {
+		return store.WriteResult{}, err
+	}
+	defer first.release()
+	return db.writeRows(ctx, id, uuid, ts.version, w, first, src)
 }

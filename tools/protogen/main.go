@@ -113,4 +113,3 @@ func callPlugin(ctx context.Context, req *pluginpb.CodeGeneratorRequest) (*plugi
 	}
 	return resp, nil
 }
-
