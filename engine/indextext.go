@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"runtime"
 	"slices"
@@ -388,7 +389,12 @@ func (s *textSearch) rows(c fts.Column) (fts.View, error) {
 		if err != nil {
 			return fts.View{}, dataError(s.rd.ref.id, err)
 		}
-		seg := t.order[t.segs[segmentKey{frag: frag.ID, file: file, rows: frag.PhysicalRows}]]
+		k, ok := t.segs[segmentKey{frag: frag.ID, file: file, rows: frag.PhysicalRows}]
+		if !ok {
+			return fts.View{}, &store.Error{Code: store.CodeInternal, Message: "a full-text index lacks a fragment it was grown to",
+				Cause: fmt.Errorf("fragment %d of %s", frag.ID, c.Name)}
+		}
+		seg := t.order[k]
 		del, err := s.rd.deletions(s.ctx, frag)
 		if err != nil {
 			return fts.View{}, dataError(s.rd.ref.id, err)
