@@ -36,7 +36,7 @@ func (e *Engine) QueueBackfill(ctx context.Context, id []string, column, where s
 	if _, err := computedBinding(s, column); err != nil {
 		return "", err
 	}
-	if _, _, err := planFilter(s.arrow, where); err != nil {
+	if _, err := planFilter(s.arrow, where); err != nil {
 		return "", err
 	}
 	return e.cat.RecordWork(ctx, r.t.UUID, store.JobBackfillColumn, store.TxQueued,

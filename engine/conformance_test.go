@@ -15,8 +15,8 @@ import (
 )
 
 // engineGroups are the groups of the conformance suite the engine serves
-// over HTTP today; indexes come next.
-var engineGroups = []string{"Data", "SchemaEvolution", "VectorSearch"}
+// over HTTP.
+var engineGroups = []string{"Data", "SchemaEvolution", "ScalarIndexes", "VectorSearch", "VectorIndexes", "FullTextSearch"}
 
 // storeGroups are the groups run against the engine directly: those of
 // the interfaces the API reaches through the server only (views, branches
@@ -28,6 +28,7 @@ func capabilities() conformance.Capabilities {
 	c := conformance.Catalog()
 	c.ManagedData, c.SchemaEvolution, c.VectorSearch = true, true, true
 	c.Views, c.BranchedData, c.VersionCleanup = true, true, true
+	c.ScalarIndexes, c.VectorIndexes, c.FullTextSearch = true, true, true
 	return c
 }
 

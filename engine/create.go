@@ -187,7 +187,11 @@ func (e *Engine) Insert(ctx context.Context, id []string, mode store.InsertMode,
 		return store.WriteResult{}, err
 	}
 	if mode == store.InsertOverwrite {
-		return e.overwrite(ctx, r, s.ds.Manifest().Schema, conf, d)
+		res, err := e.overwrite(ctx, r, s.ds.Manifest().Schema, conf, d)
+		if err == nil && e.branch == "" {
+			e.rebuildUncovered(ctx, r)
+		}
+		return res, err
 	}
 	var rows int64
 	frags, err := e.writeFragments(ctx, r.id, s.ds.Store(), s.ds.Manifest().Schema, e.fileOptions(s.ds.Manifest()), conformed(conf, d, &rows))

@@ -47,8 +47,8 @@ func fragmentBytes(f *table.Fragment) uint64 {
 }
 
 // Stats implements store.ManagedData: the latest version's rows, the size
-// of its fragments' data files (deleted rows included), its indexes (by
-// name) and the rows of each fragment, deleted ones included.
+// of its fragments' data files (deleted rows included), its indexes
+// (numIndices) and the rows of each fragment, deleted ones included.
 func (e *Engine) Stats(ctx context.Context, id []string) (*store.TableStats, error) {
 	r, err := e.findData(ctx, id)
 	if err != nil {
@@ -76,10 +76,8 @@ func (e *Engine) Stats(ctx context.Context, id []string) (*store.TableStats, err
 			out.TotalBytes += size
 		}
 	}
-	names := map[string]bool{}
-	for _, ix := range m.Indexes {
-		names[ix.Name] = true
+	if out.NumIndices, err = rd.numIndices(ctx); err != nil {
+		return nil, err
 	}
-	out.NumIndices = int64(len(names))
 	return out, nil
 }

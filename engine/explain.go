@@ -28,7 +28,15 @@ func (e *Engine) ExplainQuery(ctx context.Context, id []string, q store.Query, a
 	var run func(*scanStats) error
 	switch {
 	case q.Text != nil:
-		return "", store.Errorf(store.CodeUnsupported, "full-text search needs a full-text index, which tables of the Lance engine do not have yet")
+		text, err := rd.explainText(ctx, q)
+		if err != nil {
+			return "", err
+		}
+		sb.WriteString(text)
+		run = func(st *scanStats) error {
+			_, err := rd.searchText(ctx, q, st)
+			return err
+		}
 	case q.Vector != nil:
 		fi, err := vectorField(s.arrow, q.Vector.Column)
 		if err != nil {
@@ -39,8 +47,12 @@ func (e *Engine) ExplainQuery(ctx context.Context, id []string, q store.Query, a
 			k = defaultK
 		}
 		f := s.arrow.Field(fi)
-		fmt.Fprintf(&sb, "KNNVectorDistance: exact (flat) search of table %s at version %d, %d fragments, %d rows\n  column: %s (%s)\n  k: %d, queries: %d\n",
-			displayID(id), m.Version, len(m.Fragments), m.Rows(), f.Name, f.Type, k, len(q.Vector.Vectors))
+		how, detail, err := rd.explainVectorIndex(ctx, q.Vector, fi)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(&sb, "KNNVectorDistance: %s of table %s at version %d, %d fragments, %d rows\n  column: %s (%s)\n  k: %d, queries: %d\n%s",
+			how, displayID(id), m.Version, len(m.Fragments), m.Rows(), f.Name, f.Type, k, len(q.Vector.Vectors), detail)
 		if q.Filter != "" {
 			mode := "prefilter"
 			if q.Vector.Postfilter {
@@ -76,6 +88,13 @@ func (e *Engine) ExplainQuery(ctx context.Context, id []string, q store.Query, a
 				how = "over cached values"
 			}
 			line("FilterExec: %s (evaluated in memory %s, columns [%s]; then the rows kept taken)", q.Filter, how, boundNames(plan.filter.cols))
+			narrowed, err := rd.explainNarrowing(ctx, q.Filter)
+			if err != nil {
+				return "", err
+			}
+			if narrowed != "" {
+				line("%s", narrowed)
+			}
 		}
 		line("LanceScan: table=%s, version=%d, uri=%s, fragments=%d, rows=%d, format=%s %s",
 			displayID(id), m.Version, r.t.Location, len(m.Fragments), m.Rows(), m.DataFormat.FileFormat, m.DataFormat.Version)

@@ -50,6 +50,20 @@ func (rd *reader) filterChunks(ctx context.Context, frag *table.Fragment, f *fil
 		return err
 	}
 	n := int(frag.PhysicalRows)
+	if f != nil && rd.narrowed != nil {
+		if candidates, ok := rd.narrowed.frags[frag.ID]; ok {
+			// Scalar indexes leave few rows: one chunk of them.
+			rows, err := rd.selectedAmong(ctx, frag, f, candidates, del)
+			if err == nil {
+				c := chunk{n: len(rows), size: n}
+				if !countOnly {
+					c.rows = rows
+				}
+				emit(c)
+			}
+			return err
+		}
+	}
 	if f == nil {
 		for start := 0; start < n; start += size {
 			end := min(n, start+size)

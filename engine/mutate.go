@@ -337,6 +337,9 @@ func (e *Engine) Restore(ctx context.Context, id []string, version int64) (store
 	if err != nil {
 		return store.WriteResult{}, dataError(id, err)
 	}
+	if e.branch == "" {
+		e.rebuildUncovered(ctx, r)
+	}
 	return store.WriteResult{Version: int64(ds.Version()), TransactionID: c.txID,
 		Inserted: int64(old.ds.Manifest().Rows()), Deleted: int64(s.ds.Manifest().Rows())}, nil
 }

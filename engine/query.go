@@ -14,9 +14,8 @@ import (
 	"github.com/lancens/lancens/store"
 )
 
-// Query implements store.ManagedData: a scan, or a vector search.
-// Full-text search belongs to the full-text indexes, which this engine
-// does not have yet (Unsupported, 0).
+// Query implements store.ManagedData: a scan (narrowed by scalar indexes),
+// a vector search or a full-text search (through indexes, see index.go).
 func (e *Engine) Query(ctx context.Context, id []string, q store.Query) (*store.Result, error) {
 	switch {
 	case len(q.OrderBy) > 0 && (q.Vector != nil || q.Text != nil):
@@ -38,10 +37,14 @@ func (e *Engine) Query(ctx context.Context, id []string, q store.Query) (*store.
 		res, err := rd.searchVectors(ctx, q, nil)
 		return res, dataError(id, err)
 	case q.Text != nil:
-		return nil, store.Errorf(store.CodeUnsupported, "full-text search needs a full-text index, which tables of the Lance engine do not have yet")
+		res, err := rd.searchText(ctx, q, nil)
+		return res, dataError(id, err)
 	}
 	plan, err := rd.planScan(q)
 	if err != nil {
+		return nil, err
+	}
+	if err := rd.narrowFilter(ctx, q.Filter); err != nil {
 		return nil, err
 	}
 	res, err := rd.scan(ctx, plan, nil)
@@ -488,6 +491,9 @@ func (e *Engine) CountRows(ctx context.Context, id []string, version *int64, pre
 		return int64(s.ds.Manifest().Rows()), v, nil
 	}
 	rd := e.reader(r, s)
+	if err := rd.narrowFilter(ctx, predicate); err != nil {
+		return 0, 0, err
+	}
 	var n int64
 	for _, frag := range s.ds.Manifest().Fragments {
 		k, err := rd.count(ctx, frag, f)

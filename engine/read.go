@@ -23,6 +23,7 @@ import (
 //	col/<file>/<field id>                 a field's values, every physical row of the file
 //	del/<branch>/<fragment>/<deletion>    a fragment's deleted offsets
 //	vec/<file>/<field id>                 a vector column as float32s (search.go)
+//	ix/<index uuid>/<build>               a loaded index build (index.go)
 //
 // where <file> names a data file by the root it is under (the branch's,
 // or a base path's) and its path. Data and deletion files are written
@@ -35,6 +36,12 @@ type reader struct {
 	e   *Engine
 	ref *tableRef
 	s   *snapshot
+	// narrowed, when set, is what scalar indexes say of the filter a
+	// read evaluates (narrowFilter, indexscalar.go): filterChunks evaluates
+	// it only on the rows they leave.
+	narrowed *narrowing
+	// recs are the table's index records, once read (indexRecords).
+	recs []*indexRecord
 }
 
 func (e *Engine) reader(r *tableRef, s *snapshot) *reader { return &reader{e: e, ref: r, s: s} }

@@ -110,7 +110,10 @@ func (e *Engine) RunCleanup(ctx context.Context, job store.CleanupVersions) (sto
 	return main.cleanup(ctx, r, before)
 }
 
-// Optimize implements store.VersionCleanup.
+// Optimize implements store.VersionCleanup: it compacts table id, removes
+// the versions committed before before that nothing keeps, and queues a
+// rebuild of the indexes that no longer cover every fragment. It returns
+// the errors of each step; the steps before a failed one stay done.
 func (e *Engine) Optimize(ctx context.Context, id []string, before time.Time) (store.CleanupResult, string, error) {
 	main := &Engine{shared: e.shared}
 	r, err := main.cleanable(ctx, id)
@@ -126,6 +129,9 @@ func (e *Engine) Optimize(ctx context.Context, id []string, before time.Time) (s
 		return res, "", err
 	}
 	res.FragmentsRemoved, res.FragmentsAdded = int64(stats.FragmentsRemoved), int64(stats.FragmentsAdded)
+	if _, err := main.OptimizeIndexes(ctx, id); err != nil {
+		return res, "", err
+	}
 	txID, err := e.cat.RecordWork(ctx, r.t.UUID, "OptimizeTable", store.TxSucceeded, cleanupProperties(res), nil)
 	return res, txID, err
 }

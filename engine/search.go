@@ -190,11 +190,9 @@ func (rd *reader) searchVectors(ctx context.Context, q store.Query, stats *scanS
 	if err != nil {
 		return nil, err
 	}
-	metric := vecindex.L2
-	if vs.Metric != "" {
-		if metric, err = vecindex.ParseMetric(vs.Metric); err != nil {
-			return nil, store.Errorf(store.CodeInvalidInput, "unknown distance_type %q", vs.Metric)
-		}
+	used, metric, err := rd.vectorIndexFor(ctx, vs, fi)
+	if err != nil {
+		return nil, err
 	}
 	field := rd.s.arrow.Field(fi)
 	dt := field.Type.(*arrow.FixedSizeListType)
@@ -214,6 +212,11 @@ func (rd *reader) searchVectors(ctx context.Context, q store.Query, stats *scanS
 	if err != nil {
 		return nil, err
 	}
+	if f != nil && !vs.Postfilter {
+		if err := rd.narrowFilter(ctx, q.Filter); err != nil {
+			return nil, err
+		}
+	}
 	live := int(rd.s.ds.Manifest().Rows())
 	k := int(q.Limit)
 	if k <= 0 {
@@ -228,16 +231,25 @@ func (rd *reader) searchVectors(ctx context.Context, q store.Query, stats *scanS
 	}
 	type fragVectors struct {
 		frag    *table.Fragment
-		vc      *vectorColumn
+		vc      *vectorColumn // nil for a fragment the index covers
 		allowed func(int64) bool
 	}
 	var frags []fragVectors
+	// indexed are the fragments the index covers, searched through it
+	// (see indexAllow).
+	var indexed indexAllow
 	for _, frag := range rd.s.ds.Manifest().Fragments {
 		stats.fragments++
-		stats.rowsScanned += int64(frag.PhysicalRows)
-		vc, err := rd.vectors(ctx, frag, fi)
-		if err != nil {
-			return nil, dataError(rd.ref.id, err)
+		covered := used.covers(frag)
+		if !covered && used != nil && vs.FastSearch {
+			continue // fast_search stays inside the index
+		}
+		var vc *vectorColumn
+		if !covered {
+			stats.rowsScanned += int64(frag.PhysicalRows)
+			if vc, err = rd.vectors(ctx, frag, fi); err != nil {
+				return nil, dataError(rd.ref.id, err)
+			}
 		}
 		del, err := rd.deletions(ctx, frag)
 		if err != nil {
@@ -254,6 +266,10 @@ func (rd *reader) searchVectors(ctx context.Context, q store.Query, stats *scanS
 				keep.Add(uint32(r))
 			}
 		}
+		if covered {
+			indexed.add(frag.ID, del, keep)
+			continue
+		}
 		null := vc.null
 		frags = append(frags, fragVectors{frag: frag, vc: vc, allowed: func(id int64) bool {
 			off := uint32(id)
@@ -263,6 +279,11 @@ func (rd *reader) searchVectors(ctx context.Context, q store.Query, stats *scanS
 	var hits []hit
 	for qi, qv := range vs.Vectors {
 		var cands []vecindex.Candidate
+		if used != nil {
+			if cands, err = rd.indexCandidates(ctx, used, fi, qv, k, vs, indexed.allow(used)); err != nil {
+				return nil, err
+			}
+		}
 		for _, f := range frags {
 			if metric == vecindex.Hamming {
 				qb := make([]byte, len(qv))

@@ -28,9 +28,10 @@ type ManagedTables interface {
 
 // Backend is what lancens runs on: the Catalog, what it keeps for the
 // engine that stores the rows of tables (EngineCatalog), the queue of
-// deferred work, the operators' probe, and the location locks that keep
-// the processes sharing it apart. Every backend implements it
-// (store/sqlite, store/postgres).
+// deferred work, the operators' probe, the location locks that keep the
+// processes sharing it apart, the history of table locations, and the
+// records of the indexes of tables stored as Lance datasets. Every
+// backend implements it (store/sqlite, store/postgres).
 type Backend interface {
 	Catalog
 	EngineCatalog
@@ -38,6 +39,7 @@ type Backend interface {
 	Probe
 	LocationLocker
 	LocationHistory
+	DatasetIndexes
 }
 
 // ManagedBackend is a Backend that also keeps managed tables

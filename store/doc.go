@@ -33,6 +33,8 @@
 //     lay, and in which namespace, so that the server places a table
 //     where another namespace's table lay only for a principal that may
 //     write that namespace.
+//   - DatasetIndexes: the records of the indexes of tables stored as
+//     Lance datasets, whose files the engine keeps beside the data.
 //
 // A backend that also keeps the rows of managed tables (store/sqlite)
 // implements ManagedTables — ManagedData, BranchedData, Indexes, Views and

@@ -78,10 +78,11 @@ func EngineFromEnv() string {
 	return "rows"
 }
 
-// withEngine returns st with the engine eng serving the rows of its tables
-// from wh, and the committer the server must share with it (nil for the
-// row store).
-func withEngine(tb testing.TB, eng string, st store.Backend, wh *warehouse.Warehouse) (store.Backend, *coord.Committer) {
+// WithEngine returns st with the engine eng ("" or "rows": st's own row
+// store; "lance": the Lance engine) serving the rows of its tables from
+// wh, and the committer the server must share with it (nil for the row
+// store), for tests that build a server of their own.
+func WithEngine(tb testing.TB, eng string, st store.Backend, wh *warehouse.Warehouse) (store.Backend, *coord.Committer) {
 	tb.Helper()
 	switch eng {
 	case "", "rows":
@@ -153,7 +154,7 @@ func Start(t testing.TB, opts Options) *Server {
 	if opts.Engine == "" {
 		opts.Engine = EngineFromEnv()
 	}
-	served, commits := withEngine(t, opts.Engine, st, wh)
+	served, commits := WithEngine(t, opts.Engine, st, wh)
 	cfg := server.Config{Store: served, Warehouse: wh, Commits: commits, JobsQueued: jobsQueued, APIKeys: opts.APIKeys}
 	if opts.Tune != nil {
 		opts.Tune(&cfg)

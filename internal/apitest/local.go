@@ -39,7 +39,7 @@ func StartLocal(tb testing.TB) *Local {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	served, commits := withEngine(tb, EngineFromEnv(), db, wh)
+	served, commits := WithEngine(tb, EngineFromEnv(), db, wh)
 	srv, err := server.New(server.Config{Store: served, Warehouse: wh, Commits: commits, JobsQueued: jobsQueued})
 	if err != nil {
 		tb.Fatal(err)

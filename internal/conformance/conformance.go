@@ -123,13 +123,16 @@ type Capabilities struct {
 	Probe bool
 	// LocationLocks: locks on table locations (store.LocationLocker).
 	LocationLocks bool
+	// DatasetIndexes: the records of the indexes of Lance datasets
+	// (store.DatasetIndexes).
+	DatasetIndexes bool
 }
 
 // Full returns every capability: what lancens with SQLite offers, the
 // store tested directly.
 func Full() Capabilities {
 	c := Data()
-	c.Jobs, c.Probe, c.LocationLocks = true, true, true
+	c.Jobs, c.Probe, c.LocationLocks, c.DatasetIndexes = true, true, true, true
 	c.Views, c.BranchedData, c.VersionCleanup = true, true, true
 	return c
 }
@@ -144,11 +147,11 @@ func Data() Capabilities {
 }
 
 // Backend returns what a backend that keeps no rows offers tested
-// directly (store/postgres): the catalog, the job queue, the probe and
-// the location locks.
+// directly (store/postgres): the catalog, the job queue, the probe, the
+// location locks and the records of dataset indexes.
 func Backend() Capabilities {
 	c := Catalog()
-	c.Jobs, c.Probe, c.LocationLocks = true, true, true
+	c.Jobs, c.Probe, c.LocationLocks, c.DatasetIndexes = true, true, true, true
 	return c
 }
 
@@ -207,6 +210,7 @@ var groups = []Group{
 	{"Jobs", "claiming, finishing and releasing queued work; a queued deletion holds its location", []string{"Tables", "Jobs"}, (*suite).jobs},
 	{"Probe", "readiness, pending jobs and size", []string{"Tables", "Probe"}, (*suite).probe},
 	{"LocationLocks", "locks on table locations are released and taken again", []string{"LocationLocks"}, (*suite).locationLocks},
+	{"DatasetIndexes", "records of the indexes of Lance datasets: create, build, rebuild, fail, replace, drop", []string{"Tables", "Jobs", "DatasetIndexes"}, (*suite).datasetIndexes},
 }
 
 // Groups returns the groups of the suite in run order.
@@ -268,6 +272,8 @@ func (c Capabilities) has(name string) bool {
 		return c.Probe
 	case "LocationLocks":
 		return c.LocationLocks
+	case "DatasetIndexes":
+		return c.DatasetIndexes
 	}
 	panic("conformance: unknown capability " + name)
 }
