@@ -187,6 +187,15 @@ func (m *Committer) lock(ctx context.Context, locations []string) (func(), error
 	}, nil
 }
 
+// Lock takes the commit lock of the table at location, in this process
+// and across every process sharing the store, as a commit does, and
+// returns the function that releases it: work that must not run beside a
+// commit of the table (removing its old versions) holds it. It returns
+// the error of the shared store's locks (ctx's when ctx ends first).
+func (m *Committer) Lock(ctx context.Context, location string) (func(), error) {
+	return m.lock(ctx, []string{location})
+}
+
 // lockHere takes this process's commit locks of the given locations, in a
 // fixed order, and returns the function that releases them.
 func (m *Committer) lockHere(locations []string) func() {

@@ -37,6 +37,10 @@ type ServicesConfig struct {
 	Store store.Backend
 	// Warehouse is where table files live. Required.
 	Warehouse Warehouse
+	// Committer is the commit coordinator, for a store whose engine
+	// commits through one it was built with (package engine), so that
+	// both take the same lock per location. Default: a new one.
+	Committer *Committer
 	// JobsQueued wakes the job runner: the signal whose Notify the store
 	// calls when it queues a job (sqlite.Options.OnJobQueued). Without it
 	// the runner looks for jobs every DefaultPoll only.
@@ -68,8 +72,11 @@ func NewServices(cfg ServicesConfig) *Services {
 	if cfg.RetainVersionsFor == 0 {
 		cfg.RetainVersionsFor = store.DefaultRetainVersionsFor
 	}
+	if cfg.Committer == nil {
+		cfg.Committer = NewCommitter(cfg.Store, cfg.Warehouse, cfg.Logger)
+	}
 	s := &Services{
-		Committer: NewCommitter(cfg.Store, cfg.Warehouse, cfg.Logger),
+		Committer: cfg.Committer,
 		Jobs:      NewRunner(cfg.Store, cfg.JobsQueued, cfg.Logger),
 		retain:    max(cfg.RetainVersionsFor, 0),
 	}

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -130,11 +131,18 @@ func (a Analyzer) stem(w string) string {
 }
 
 // stems caches Snowball stems by language and word: text repeats its
-// words, and stemming is most of the cost of analysing it. The cache is
+// words, and stemming is most of the cost of analysing it. Readers look
+// words up in an immutable map without locking (analysers run on every
+// core, and a shared lock's counter alone took most of their time);
+// new stems go to a map of their own under a mutex, which is merged into
+// a new immutable map once looking words up there has cost as many locks
+// as it holds words (as sync.Map promotes its writes). The cache is
 // emptied when it reaches stemCacheSize entries.
 var stems struct {
-	sync.RWMutex
-	m map[[2]string]string
+	read   atomic.Pointer[map[[2]string]string]
+	mu     sync.Mutex
+	dirty  map[[2]string]string
+	misses int
 }
 
 const stemCacheSize = 1 << 17
@@ -143,22 +151,43 @@ const stemCacheSize = 1 << 17
 // has none.
 func stemCached(w, language string) string {
 	key := [2]string{language, w}
-	stems.RLock()
-	s, ok := stems.m[key]
-	stems.RUnlock()
-	if ok {
-		return s
+	read := stems.read.Load()
+	if read != nil {
+		if s, ok := (*read)[key]; ok {
+			return s
+		}
 	}
-	s, err := snowball.Stem(w, language, true)
-	if err != nil {
-		s = ""
+	stems.mu.Lock()
+	defer stems.mu.Unlock()
+	s, ok := stems.dirty[key]
+	if !ok {
+		var err error
+		if s, err = snowball.Stem(w, language, true); err != nil {
+			s = ""
+		}
+		if stems.dirty == nil {
+			stems.dirty = map[[2]string]string{}
+		}
+		stems.dirty[key] = s
 	}
-	stems.Lock()
-	if stems.m == nil || len(stems.m) >= stemCacheSize {
-		stems.m = make(map[[2]string]string, 1024)
+	stems.misses++
+	size := 0
+	if read != nil {
+		size = len(*read)
 	}
-	stems.m[key] = s
-	stems.Unlock()
+	if stems.misses >= len(stems.dirty) {
+		merged := make(map[[2]string]string, size+len(stems.dirty))
+		if read != nil && size+len(stems.dirty) <= stemCacheSize {
+			for k, v := range *read {
+				merged[k] = v
+			}
+		}
+		for k, v := range stems.dirty {
+			merged[k] = v
+		}
+		stems.read.Store(&merged)
+		stems.dirty, stems.misses = nil, 0
+	}
 	return s
 }
 

@@ -3,6 +3,7 @@ package fts
 import (
 	"math/bits"
 	"slices"
+	"sync"
 )
 
 // Scores holds the rows a full-text query matches with their scores, in
@@ -111,15 +112,30 @@ func scaled(a Scores, f float32) Scores {
 }
 
 // accumulator sums the scores of rows, densely by row id, for queries that
-// add up the scores of many terms.
+// add up the scores of many terms. Accumulators are reused: scores hands
+// one back zeroed, touching only the rows it scored.
 type accumulator struct {
 	vals []float32
 	hit  RowSet
 }
 
-// newAccumulator returns an accumulator sized for row ids below rows.
-func newAccumulator(rows int) accumulator {
-	return accumulator{vals: make([]float32, rows), hit: make(RowSet, rows/64+1)}
+// accumulators holds zeroed accumulators for reuse.
+var accumulators sync.Pool
+
+// newAccumulator returns a zeroed accumulator sized for row ids below
+// rows.
+func newAccumulator(rows int) *accumulator {
+	a, _ := accumulators.Get().(*accumulator)
+	if a == nil {
+		a = &accumulator{}
+	}
+	if len(a.vals) < rows {
+		a.vals = make([]float32, rows)
+	}
+	if len(a.hit) < rows/64+1 {
+		a.hit = make(RowSet, rows/64+1)
+	}
+	return a
 }
 
 func (a *accumulator) add(id int64, v float32) {
@@ -133,17 +149,24 @@ func (a *accumulator) add(id int64, v float32) {
 	a.hit[id>>6] |= 1 << (id & 63)
 }
 
-// scores returns the rows scored so far, in row order.
+// scores returns the rows scored, in row order, and hands the
+// accumulator back for reuse: it must not be used after.
 func (a *accumulator) scores() Scores {
 	n := a.hit.Count()
 	out := Scores{IDs: make([]int64, 0, n), Vals: make([]float32, 0, n)}
 	for w, word := range a.hit {
+		if word == 0 {
+			continue
+		}
+		a.hit[w] = 0
 		for word != 0 {
 			id := int64(w*64 + bits.TrailingZeros64(word))
 			word &= word - 1
 			out.push(id, a.vals[id])
+			a.vals[id] = 0
 		}
 	}
+	accumulators.Put(a)
 	return out
 }
 

@@ -1,6 +1,8 @@
 package fts
 
 import (
+	"cmp"
+	"slices"
 	"strings"
 
 	"github.com/lancens/lancens/store"
@@ -35,6 +37,53 @@ type Search struct {
 	// Allowed are the rows that may match: visible ones that pass the
 	// query's filter.
 	Allowed RowSet
+	// Rows, when not nil, gives each column's index its own numbering of
+	// the rows (Visible and Allowed then go unused): the rows of the
+	// index the search sees and may match, and how its row ids map to the
+	// ids Eval returns, which the query's clauses combine. It is called
+	// after Open, with the index read-locked.
+	Rows func(Column) (View, error)
+}
+
+// View is how one column's index numbers the rows of a search (see
+// Search.Rows).
+type View struct {
+	Visible, Allowed RowSet
+	// IDs replaces row ids of the index, given in ascending order, with
+	// the ids Eval returns (in any order); an id Eval returns stands for
+	// one row of the index.
+	IDs func(ids []int64)
+}
+
+// view returns the rows column c's index p sees, may match and how its
+// ids map to Eval's.
+func (s *Search) view(c Column) (View, error) {
+	if s.Rows == nil {
+		return View{Visible: s.Visible, Allowed: s.Allowed}, nil
+	}
+	return s.Rows(c)
+}
+
+// common maps the row ids of scores to Eval's ids (see View.ID), keeping
+// them in ascending order.
+func (v View) common(sc Scores) Scores {
+	if v.IDs == nil {
+		return sc
+	}
+	v.IDs(sc.IDs)
+	if !slices.IsSorted(sc.IDs) {
+		order := make([]int, len(sc.IDs))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortFunc(order, func(a, b int) int { return cmp.Compare(sc.IDs[a], sc.IDs[b]) })
+		out := Scores{IDs: make([]int64, len(order)), Vals: make([]float32, len(order))}
+		for i, j := range order {
+			out.IDs[i], out.Vals[i] = sc.IDs[j], sc.Vals[j]
+		}
+		return out
+	}
+	return sc
 }
 
 // Eval returns the rows matching query q with their BM25 scores. It
@@ -174,7 +223,11 @@ func (s *Search) match(m store.FtsMatch) (Scores, error) {
 		if err != nil {
 			return Scores{}, err
 		}
-		c := p.statsFor(s.Key, s.Visible)
+		rows, err := s.view(ix)
+		if err != nil {
+			return Scores{}, err
+		}
+		c := p.statsFor(s.Key, rows.Visible)
 		// Or sums every term's scores in one accumulator; And intersects
 		// the rows of each term.
 		var col Scores
@@ -188,7 +241,7 @@ func (s *Search) match(m store.FtsMatch) (Scores, error) {
 				acc = newAccumulator(len(p.docLen))
 			}
 			for _, v := range variants {
-				p.score(c, v, s.Visible, s.Allowed, &acc)
+				p.score(c, v, rows.Visible, rows.Allowed, acc)
 			}
 			switch {
 			case !and:
@@ -201,7 +254,7 @@ func (s *Search) match(m store.FtsMatch) (Scores, error) {
 		if !and {
 			col = acc.scores()
 		}
-		out = union(out, scaled(col, boost))
+		out = union(out, scaled(rows.common(col), boost))
 	}
 	return out, nil
 }
@@ -225,17 +278,21 @@ func (s *Search) phrase(ph store.FtsPhrase) (Scores, error) {
 		if err != nil {
 			return Scores{}, err
 		}
+		rows, err := s.view(ix)
+		if err != nil {
+			return Scores{}, err
+		}
 		terms := ix.Analyzer.Terms(ph.Terms)
 		if len(terms) == 0 {
 			continue
 		}
-		matched := p.phrase(terms, ph.Slop, s.Allowed)
-		c := p.statsFor(s.Key, s.Visible)
+		matched := p.phrase(terms, ph.Slop, rows.Allowed)
+		c := p.statsFor(s.Key, rows.Visible)
 		acc := newAccumulator(len(p.docLen))
 		for _, term := range terms {
-			p.score(c, term, s.Visible, matched, &acc)
+			p.score(c, term, rows.Visible, matched, acc)
 		}
-		out = union(out, acc.scores())
+		out = union(out, rows.common(acc.scores()))
 	}
 	return out, nil
 }

@@ -168,3 +168,7 @@ func (catalogOnly) QueueCleanups(context.Context, time.Time) (int, error) { retu
 func (catalogOnly) RunCleanup(context.Context, store.CleanupVersions) (store.CleanupResult, error) {
 	return store.CleanupResult{}, errNoManagedTables("OptimizeTable")
 }
+
+func (catalogOnly) Optimize(context.Context, []string, time.Time) (store.CleanupResult, string, error) {
+	return store.CleanupResult{}, "", errNoManagedTables("OptimizeTable")
+}

@@ -133,8 +133,9 @@ func TestShutdownRequeuesIndexBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := &blockedBuilds{ManagedBackend: db, started: make(chan struct{}, 1)}
-	services := coord.NewServices(coord.ServicesConfig{Store: st, Warehouse: wh, JobsQueued: jobsQueued})
+	served, commits := apitest.WithEngine(t, apitest.EngineFromEnv(), db, wh)
+	st := &blockedBuilds{ManagedBackend: served.(store.ManagedBackend), started: make(chan struct{}, 1)}
+	services := coord.NewServices(coord.ServicesConfig{Store: st, Warehouse: wh, Committer: commits, JobsQueued: jobsQueued})
 	srv, err := server.New(server.Config{Store: st, Warehouse: wh, Services: services})
 	if err != nil {
 		t.Fatal(err)

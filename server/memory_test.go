@@ -157,9 +157,23 @@ func TestDecodeBudget(t *testing.T) {
 
 	six := arrowtest.Stream(t, vec.Schema(), []arrow.RecordBatch{arrowtest.ZeroVectors(190_000, 8)}, ipc.WithLZ4()) // 6 MB
 	pr, pw := io.Pipe()
+	t.Cleanup(func() { pw.CloseWithError(io.ErrUnexpectedEOF) }) // a failed test must not leave the upload waiting
+	// The first upload holds its batch until its stream ends: an insert
+	// into the row store stages it in a chunk it commits last, while the
+	// Lance engine writes each batch as it comes (and returns its budget at
+	// once), so there the first upload is a merge_insert (into an empty
+	// table, where no row matches), whose source rows are all needed before
+	// any can be matched.
+	firstPath := "/v1/table/v/insert"
+	if lanceEngine() {
+		if _, err := s.Client.CreateTable(ctx, []string{"w"}, vec.Schema(), nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		firstPath = "/v1/table/w/merge_insert?on=v&when_not_matched_insert_all=true"
+	}
 	first := make(chan int, 1)
 	go func() {
-		req, _ := http.NewRequest(http.MethodPost, s.URL+"/v1/table/v/insert", pr)
+		req, _ := http.NewRequest(http.MethodPost, s.URL+firstPath, pr)
 		req.Header.Set("Content-Type", "application/vnd.apache.arrow.stream")
 		res, err := s.HTTP.Do(req)
 		if err != nil {

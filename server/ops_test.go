@@ -18,7 +18,6 @@ import (
 	"github.com/lancens/lancens/internal/testkit/apitest"
 	"github.com/lancens/lancens/server"
 	"github.com/lancens/lancens/store"
-	"github.com/lancens/lancens/store/sqlite"
 )
 
 var keyHeader = http.Header{"X-Api-Key": {"k"}}
@@ -60,7 +59,7 @@ func TestProbesNeedNoCredentials(t *testing.T) {
 }
 
 // brokenProbe is a store whose readiness check fails.
-type brokenProbe struct{ *sqlite.DB }
+type brokenProbe struct{ store.ManagedBackend }
 
 func (brokenProbe) Ready(context.Context) error { return errors.New("schema not migrated") }
 
@@ -95,7 +94,7 @@ func TestReadiness(t *testing.T) {
 		t.Fatalf("warehouse back: %d %s", status, body)
 	}
 
-	broken := apitest.Start(t, apitest.Options{Tune: func(c *server.Config) { c.Store = brokenProbe{c.Store.(*sqlite.DB)} }})
+	broken := apitest.Start(t, apitest.Options{Tune: func(c *server.Config) { c.Store = brokenProbe{c.Store.(store.ManagedBackend)} }})
 	status, body, _ = broken.Do(t, "GET", "/readyz", nil, nil)
 	if status != http.StatusServiceUnavailable || apitest.ErrorCode(body) != int(store.CodeServiceUnavailable) {
 		t.Fatalf("store not ready: %d %s, want 503 code 17", status, body)

@@ -16,11 +16,14 @@ import (
 //	POST /v1/table/{id}/optimize[?delimiter=…]
 //	{"older_than_seconds": 3600}        (optional body)
 //
-// It cleans up managed table {id} now, as the background retention does
-// on its own: it removes the versions older than older_than_seconds
-// (default: the server's --retain-versions-for) that nothing keeps — the
-// latest version of each branch, tagged versions and the versions branches
-// fork from stay — then the row versions no remaining version shows, and
+// It optimizes table {id} now, as LanceDB's optimize() does: it compacts
+// the table (small fragments are merged, and rows deleted are dropped from
+// the fragments that have many, as one new version; a row store has no
+// fragments), then cleans it up as the background retention does on its
+// own: it removes the versions older than older_than_seconds (default:
+// the server's --retain-versions-for) that nothing keeps — the latest
+// version of each branch, tagged versions and the versions branches fork
+// from stay — then the rows and files no remaining version needs, and
 // gives the space back. It answers 200 with an OptimizeTableResponse;
 // errors are ErrorResponses: 404 code 4 for a missing table, 400 code 19
 // for a table whose rows lancens does not keep, 406 code 0 on a
@@ -40,6 +43,10 @@ type OptimizeTableResponse struct {
 	VersionsRemoved int64  `json:"versions_removed"`
 	RowsRemoved     int64  `json:"rows_removed"`
 	BytesFreed      int64  `json:"bytes_freed"`
+	// FragmentsRemoved and FragmentsAdded count what the compaction
+	// rewrote: the fragments it replaced and those it wrote instead.
+	FragmentsRemoved int64 `json:"fragments_removed"`
+	FragmentsAdded   int64 `json:"fragments_added"`
 }
 
 // extensionRoutes registers the routes lancens serves beyond the spec and
@@ -91,9 +98,10 @@ func (s *Server) OptimizeTable(c echo.Context) error {
 		}
 		keep = time.Duration(*req.OlderThanSeconds) * time.Second
 	}
-	res, txID, err := s.store.CleanupVersions(c.Request().Context(), id, time.Now().Add(-keep))
+	res, txID, err := s.store.Optimize(c.Request().Context(), id, time.Now().Add(-keep))
 	if err != nil {
 		return err
 	}
-	return ok(c, OptimizeTableResponse{TransactionID: txID, VersionsRemoved: res.Versions, RowsRemoved: res.Rows, BytesFreed: res.BytesFreed})
+	return ok(c, OptimizeTableResponse{TransactionID: txID, VersionsRemoved: res.Versions, RowsRemoved: res.Rows, BytesFreed: res.BytesFreed,
+		FragmentsRemoved: res.FragmentsRemoved, FragmentsAdded: res.FragmentsAdded})
 }

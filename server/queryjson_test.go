@@ -35,7 +35,7 @@ const jsonTypesRows = `[
 // of members the query request does not have, naming the closest one.
 func TestQueryJSON(t *testing.T) {
 	s := apitest.Start(t, apitest.Options{})
-	if _, _, err := s.DB.CreateTable(t.Context(), []string{"t"}, store.NewTable{Data: store.NewData(jsonTypesSchema,
+	if _, _, err := s.Data.CreateTable(t.Context(), []string{"t"}, store.NewTable{Data: store.NewData(jsonTypesSchema,
 		arrowtest.Record(t, jsonTypesSchema, jsonTypesRows))}); err != nil {
 		t.Fatal(err)
 	}

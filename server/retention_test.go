@@ -65,11 +65,24 @@ func TestManagedVersionRemoval(t *testing.T) {
 	}
 	status, out := optimize(`{"older_than_seconds": 0}`)
 	var res server.OptimizeTableResponse
-	if status != http.StatusOK || json.Unmarshal(out, &res) != nil || res.VersionsRemoved != 1 || res.TransactionID == "" {
+	// On the Lance engine, optimize first compacts the fragments the
+	// updates left into one, as version 5: version 4 is then no longer the
+	// latest, and goes too.
+	removed := lanceOr[int64](1, 2)
+	if status != http.StatusOK || json.Unmarshal(out, &res) != nil || res.VersionsRemoved != removed || res.TransactionID == "" {
 		t.Fatalf("optimize: %d %s", status, out)
 	}
 	delete(want, 1)
-	for v := int64(1); v <= 4; v++ {
+	last := int64(4)
+	if lanceEngine() {
+		if res.FragmentsAdded != 1 || res.FragmentsRemoved < 2 || res.RowsRemoved == 0 || res.BytesFreed == 0 {
+			t.Fatalf("optimize compacted %d fragments into %d, removing %d rows and %d bytes; want several into one",
+				res.FragmentsRemoved, res.FragmentsAdded, res.RowsRemoved, res.BytesFreed)
+		}
+		delete(want, 4)
+		want[5], last = 3, 5
+	}
+	for v := int64(1); v <= last; v++ {
 		got, err := count(v)
 		if n, ok := want[v]; ok {
 			if err != nil || got != n {

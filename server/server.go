@@ -26,9 +26,9 @@ import (
 // Config configures a Server.
 type Config struct {
 	// Store holds the catalog. Required. A store that is also a
-	// store.ManagedBackend (store/sqlite) serves managed tables too; one
-	// that is not (store/postgres) answers their operations Unsupported
-	// (0).
+	// store.ManagedBackend (store/sqlite's row store, or any backend with
+	// package engine's Lance engine) serves managed tables too; one that
+	// is not answers their operations Unsupported (0).
 	Store store.Backend
 	// Warehouse is where declared tables get their locations. Required.
 	Warehouse *warehouse.Warehouse
@@ -37,8 +37,10 @@ type Config struct {
 	// options recorded with each table.
 	Vendor *vend.Vendor
 	// Services are the commit coordinator, job runner and retention of the
-	// Store, built by coord.NewServices. Required. The server commits
-	// through them; whoever built them starts them and stops them after
+	// Store, built by coord.NewServices (with the committer a Lance engine
+	// serving Store's managed tables commits through, so that both take
+	// one lock per table location). Required. The server commits through
+	// them; whoever built them starts them and stops them after
 	// the server has stopped.
 	Services *coord.Services
 	// APIKeys are admin keys without a scope (--api-key). With neither

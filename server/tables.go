@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"maps"
 	"net/http"
@@ -284,12 +285,14 @@ func (s *Server) DescribeTable(c echo.Context, _ gen.Id, p gen.DescribeTablePara
 		r.Namespace = ptr(t.Namespace())
 		r.Version = version
 	}
+	d, err := s.describeData(ctx, t, branch, version)
+	if err != nil {
+		return err
+	}
 	switch {
-	case t.Kind == store.Managed:
-		d, err := s.store.OnBranch(branch).Describe(ctx, id, version)
-		if err != nil {
-			return err
-		}
+	case d != nil:
+		r.Table = ptr(t.Name())
+		r.Namespace = ptr(t.Namespace())
 		r.Version = &d.Version
 		resp.Schema = schemaJSON(d.Schema)
 		r.Stats = &gen.TableBasicStats{NumDeletedRows: int(d.Deleted), NumFragments: int(d.Fragments)}
@@ -302,6 +305,27 @@ func (s *Server) DescribeTable(c echo.Context, _ gen.Id, p gen.DescribeTablePara
 		}
 	}
 	return ok(c, resp)
+}
+
+// describeData returns the schema and size of table t's data at a version
+// of a branch, from the store's managed tables: always for a table whose
+// rows the store keeps (store.Managed), and, when the store serves the
+// rows of any table with data (the Lance engine), for tables Lance
+// clients wrote; nil for a table declared without data, or one whose
+// data the store does not serve (it answers InvalidTableState or
+// Unsupported).
+func (s *Server) describeData(ctx context.Context, t *store.Table, branch string, version *int64) (*store.TableData, error) {
+	if t.Kind != store.Managed && t.Declared {
+		return nil, nil
+	}
+	d, err := s.store.OnBranch(branch).Describe(ctx, t.ID, version)
+	if err != nil && t.Kind != store.Managed {
+		switch store.ErrorCode(err) {
+		case store.CodeInvalidTableState, store.CodeUnsupported:
+			return nil, nil
+		}
+	}
+	return d, err
 }
 
 // TableExists handles POST /v1/table/{id}/exists: 200 with no body when the

@@ -26,17 +26,22 @@ type ManagedTables interface {
 	VersionCleanup
 }
 
-// Backend is what lancens runs on: the Catalog, the queue of deferred work,
-// the operators' probe, the location locks that keep the processes
-// sharing it apart and the read the commit coordinator makes under them.
-// Every backend implements it (store/sqlite, store/postgres).
+// Backend is what lancens runs on: the Catalog, what it keeps for the
+// engine that stores the rows of tables (EngineCatalog), the queue of
+// deferred work, the operators' probe, the location locks that keep the
+// processes sharing it apart and the read the commit coordinator makes
+// under them, the history of table locations, and the records of the
+// indexes of tables stored as Lance datasets. Every backend implements it
+// (store/sqlite, store/postgres).
 type Backend interface {
 	Catalog
+	EngineCatalog
 	Jobs
 	Probe
 	LocationLocker
 	VersionFinder
 	LocationHistory
+	DatasetIndexes
 }
 
 // ManagedBackend is a Backend that also keeps managed tables

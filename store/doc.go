@@ -17,6 +17,10 @@
 //
 //   - Catalog, the catalog the API serves: Namespaces, Tables, Versions,
 //     Batches, Tags, Branches and Transactions.
+//   - EngineCatalog: what the catalog keeps for the engine that stores the
+//     rows of tables as Lance datasets (package engine): the definitions
+//     of materialized views, the version records retention lets go, and
+//     records of the engine's own work.
 //   - Jobs: the queue of work done after the request that queued it
 //     (deleting a dropped table's data, building an index, …), kept in
 //     transaction records; coord's job runner claims and runs it.
@@ -32,10 +36,15 @@
 //     lay, and in which namespace, so that the server places a table
 //     where another namespace's table lay only for a principal that may
 //     write that namespace.
+//   - DatasetIndexes: the records of the indexes of tables stored as
+//     Lance datasets, whose files the engine keeps beside the data.
 //
 // A backend that also keeps the rows of managed tables (store/sqlite)
 // implements ManagedTables — ManagedData, BranchedData, Indexes, Views and
-// VersionCleanup — all of it or none: it is then a ManagedBackend. That is
+// VersionCleanup — all of it or none: it is then a ManagedBackend. Package
+// engine implements ManagedTables over any Backend's catalog, every table
+// a Lance dataset in the warehouse (engine.WithBackend makes the pair a
+// ManagedBackend): that is how a catalog-only backend serves rows. That is
 // the one optional part of the contract, and it is asked for in two
 // places, once each when lancens starts: the server, which otherwise
 // answers the managed-table operations Unsupported (0) before reading
@@ -73,7 +82,8 @@
 //
 // # Layering
 //
-// Data flows down: cmd → server → coord → store. Package store imports no
+// Data flows down: cmd → server → engine → coord → store (package engine,
+// the Lance engine, commits through coord's committer). Package store imports no
 // other package of lancens; store/sqlcatalog imports only store; a backend
 // imports store, store/sqlcatalog and the engines and libraries below it
 // (expr, fts, vecindex, lance/manifestname for the names of manifest

@@ -51,6 +51,13 @@ type TableDeclaration struct {
 	Location   string
 	Owned      bool
 	Properties map[string]string
+	// StorageOptions are recorded with the table (a table created through
+	// the remote API keeps the ones its create named).
+	StorageOptions map[string]string
+	// View, when set, records the table as a materialized view with the
+	// definition View, in the transaction that declares it (the engine's
+	// CreateView; the API's declare never sets it).
+	View *ViewRecord
 }
 
 // TableRegistration is what RegisterTable records.
@@ -149,6 +156,12 @@ type VersionCommit struct {
 	ManifestSize *int64
 	ETag         *string
 	Metadata     map[string]string
+	// ViewSourceVersion, when set, is the version of the source table a
+	// refresh of a materialized view computed this version from: the
+	// catalog records it, with the version, as the view's source version
+	// and the commit's time as its refresh time. Only an engine's refresh
+	// sets it; the API's commits never do.
+	ViewSourceVersion *int64
 }
 
 // VersionRange selects versions Start ≤ v < End; End −1 (any negative) means

@@ -68,6 +68,23 @@ type View struct {
 	SourceVersion *int64
 	RefreshedAt   time.Time
 	AutoRefresh   bool
+	// Query is what a refresh reads from the source, nil for a view whose
+	// source_query lancens does not run (filled by ViewCatalog only).
+	Query *Query
+}
+
+// ViewRecord is the definition of a materialized view as the catalog keeps
+// it beside the view's table entry.
+type ViewRecord struct {
+	Kind        string
+	SourceQuery string
+	// SourceUUID is the source table's uuid; "" for a view whose
+	// source_query lancens does not run, which is never refreshed.
+	SourceUUID string
+	// Query is what a refresh reads from the source (its Version
+	// ignored); nil when SourceUUID is "".
+	Query       *Query
+	AutoRefresh bool
 }
 
 // Views keeps materialized views.

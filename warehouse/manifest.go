@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/lancens/lancens/lance/blob"
 	"github.com/lancens/lancens/lance/manifestname"
 	"github.com/lancens/lancens/objstore"
 	"github.com/lancens/lancens/store"
@@ -362,4 +363,25 @@ func (f tableFiles) storeError(what, key string, err error) error {
 		return &store.Error{Code: store.CodeInternal, Message: "cannot publish the manifest", Cause: err}
 	}
 	return &store.Error{Code: store.CodeServiceUnavailable, Message: "the object store failed while publishing the manifest; retry the commit", Cause: err}
+}
+
+// Blobs returns the blob.Store of the files of the table at location, as
+// the Lance packages read and write them: the table's directory on local
+// disk, or the objects under its prefix on the warehouse's object store.
+// ok is false for a location lancens does not reach (an object store the
+// warehouse is not on). It returns InvalidInput (13) for a location the
+// warehouse refuses (outside its roots, or reached through a symbolic
+// link), and Unsupported (0) on an object store other than S3.
+func (w *Warehouse) Blobs(location string) (s blob.Store, ok bool, err error) {
+	f, ok, err := w.tableFiles(location)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	if f.local {
+		return blob.NewDir(f.dir), true, nil
+	}
+	if b, isS3 := f.bucket.(*objstore.S3Bucket); isS3 {
+		return b.Blobs(f.prefix), true, nil
+	}
+	return nil, false, store.Errorf(store.CodeUnsupported, "tables on %s:// object stores cannot be read by lancens's Lance engine yet", f.scheme)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lancens/lancens/lance/blob"
 	"github.com/lancens/lancens/lance/manifestname"
 	"github.com/lancens/lancens/objstore"
 	"github.com/lancens/lancens/store"
@@ -478,5 +479,34 @@ func TestPrepare(t *testing.T) {
 				t.Fatalf("publication %+v; want path %s, in place %v", p, tc.path, tc.inPlace)
 			}
 		})
+	}
+}
+
+// TestBlobs reaches a local table's files below its location only, and no
+// table outside the warehouse's roots or on another object store.
+func TestBlobs(t *testing.T) {
+	w, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc, err := w.Allocate(nil, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, ok, err := w.Blobs(loc)
+	if err != nil || !ok {
+		t.Fatalf("blobs of %s: %v, %v", loc, ok, err)
+	}
+	if err := blob.Put(t.Context(), s, "data/x.lance", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(loc, "data", "x.lance")); err != nil {
+		t.Fatalf("the object is not below the location: %v", err)
+	}
+	if _, _, err := w.Blobs(t.TempDir()); store.ErrorCode(err) != store.CodeInvalidInput {
+		t.Fatalf("a location outside the warehouse: %v, want code 13", err)
+	}
+	if _, ok, err := w.Blobs("s3://elsewhere/t.lance"); ok || err != nil {
+		t.Fatalf("a location on an object store the warehouse is not on: %v, %v", ok, err)
 	}
 }

@@ -22,6 +22,8 @@ import (
 
 	"github.com/lancens/lancens/client"
 	"github.com/lancens/lancens/coord"
+	"github.com/lancens/lancens/engine"
+	"github.com/lancens/lancens/internal/memcache"
 	"github.com/lancens/lancens/server"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/store/sqlite"
@@ -35,6 +37,7 @@ func main() {
 	scale := flag.Float64("scale", 1, "multiply workload sizes by this factor (e.g. 0.1 for a quick run)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of this process (lancens and the bench's client) to this file")
 	memProfile := flag.String("memprofile", "", "write an allocation profile of this process to this file at the end")
+	flag.StringVar(&tableEngine, "engine", tableEngine, "what serves the rows of tables: rows (the SQLite row store) or lance (Lance datasets), as lancens serve --engine")
 	flag.Parse()
 	err := profiled(*cpuProfile, *memProfile, func() error { return run(*suites, *scale) })
 	if err != nil {
@@ -187,8 +190,11 @@ type instance struct {
 	close  func()
 }
 
+// tableEngine is the -engine flag: what serves the rows of tables.
+var tableEngine = "rows"
+
 // startLancens starts lancens as `lancens serve` would, with the default
-// (durable) settings, in dir.
+// (durable) SQLite settings and the engine -engine names, in dir.
 func startLancens(dir string) (*instance, error) {
 	return startLancensWith(dir, store.DurabilityFull)
 }
@@ -211,7 +217,23 @@ func startLancensWith(dir string, d store.CommitDurability) (*instance, error) {
 		return nil, err
 	}
 	wh.SetCommitDurability(d)
-	srv, stop, err := newServer(db, wh, nil, jobsQueued)
+	var st store.Backend = db
+	var commits *coord.Committer
+	switch tableEngine {
+	case "lance":
+		commits = coord.NewCommitter(db, wh, slog.New(slog.DiscardHandler))
+		e, err := engine.New(engine.Options{Catalog: db, Warehouse: wh, Commits: commits, Cache: memcache.New(sqlite.DefaultCacheBytes())})
+		if err != nil {
+			db.Close()
+			return nil, err
+		}
+		st = engine.WithBackend(db, e)
+	case "rows":
+	default:
+		db.Close()
+		return nil, fmt.Errorf("unknown -engine %q (rows or lance)", tableEngine)
+	}
+	srv, stop, err := newServer(st, commits, wh, nil, jobsQueued)
 	if err != nil {
 		return nil, err
 	}
@@ -234,12 +256,13 @@ func startLancensWith(dir string, d store.CommitDurability) (*instance, error) {
 	}}, nil
 }
 
-// newServer builds a server over db and wh, vending v's options (nil:
-// none), with its background services started; stop stops them, once the
-// HTTP server has stopped.
-func newServer(db store.Backend, wh *warehouse.Warehouse, v *vend.Vendor, jobsQueued *coord.Signal) (srv *server.Server, stop func(), err error) {
+// newServer builds a server over db and wh, committing through commits
+// (nil: a committer of its own; pass the one an engine serving db commits
+// through), vending v's options (nil: none), with its background services
+// started; stop stops them, once the HTTP server has stopped.
+func newServer(db store.Backend, commits *coord.Committer, wh *warehouse.Warehouse, v *vend.Vendor, jobsQueued *coord.Signal) (srv *server.Server, stop func(), err error) {
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	services := coord.NewServices(coord.ServicesConfig{Store: db, Warehouse: wh, JobsQueued: jobsQueued, Logger: logger})
+	services := coord.NewServices(coord.ServicesConfig{Store: db, Committer: commits, Warehouse: wh, JobsQueued: jobsQueued, Logger: logger})
 	if srv, err = server.New(server.Config{Store: db, Warehouse: wh, Vendor: v, Services: services, Logger: logger}); err != nil {
 		return nil, nil, err
 	}

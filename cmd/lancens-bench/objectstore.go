@@ -86,7 +86,7 @@ func startObjectStoreLancens(dir, sync string, opts map[string]string) (string, 
 		db.Close()
 		return "", nil, err
 	}
-	srv, stop, err := newServer(db, wh, v, nil)
+	srv, stop, err := newServer(db, nil, wh, v, nil)
 	if err != nil {
 		db.Close()
 		return "", nil, err

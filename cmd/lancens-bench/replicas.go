@@ -61,7 +61,7 @@ func startReplicas(dir string) (*replicas, error) {
 			r.close()
 			return nil, err
 		}
-		srv, stop, err := newServer(db, wh, nil, jobsQueued)
+		srv, stop, err := newServer(db, nil, wh, nil, jobsQueued)
 		if err != nil {
 			r.close()
 			return nil, err

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -169,14 +170,25 @@ func (inst *instance) optimize(ctx context.Context, table string) error {
 	return inst.post(ctx, "/v1/table/"+table+"/optimize", `{"older_than_seconds": 0}`, &out)
 }
 
-// closeAndMeasure closes inst, whose database lies in dir, and returns
-// the size of its database file: closing checkpoints the write-ahead log
-// into it and removes the log.
+// closeAndMeasure closes inst, whose database and warehouse lie in dir,
+// and returns the size of its database file (closing checkpoints the
+// write-ahead log into it and removes the log) and of the files of its
+// warehouse (the Lance datasets of the Lance engine; none for the row
+// store).
 func closeAndMeasure(inst *instance, dir string) (int64, error) {
 	inst.close()
 	info, err := os.Stat(filepath.Join(dir, "lancens.db"))
 	if err != nil {
 		return 0, err
 	}
-	return info.Size(), nil
+	size := info.Size()
+	err = filepath.WalkDir(filepath.Join(dir, "warehouse"), func(_ string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		fi, err := d.Info()
+		size += fi.Size()
+		return err
+	})
+	return size, err
 }

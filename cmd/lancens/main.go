@@ -42,6 +42,9 @@ Usage:
   lancens export --table ID [flags] FILE
                           write a table, or a query of it, to a CSV,
                           JSON-lines or Parquet file (-h lists the flags)
+  lancens migrate --db FILE [--warehouse DIR]
+                          turn the tables an earlier lancens kept in its
+                          SQLite file into Lance datasets (-h lists the flags)
   lancens conformance --url URL [flags]
                           check any Lance Namespace REST server against the
                           conformance suite and openapi.yaml (-h lists the flags)
@@ -67,6 +70,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return importData(ctx, args[1:], getenv, stdout, stderr)
 	case "export":
 		return exportData(ctx, args[1:], getenv, stdout, stderr)
+	case "migrate":
+		return migrate(ctx, args[1:], getenv, stdout, stderr)
 	case "conformance":
 		return conformanceKit(ctx, args[1:], getenv, stdout, stderr)
 	case "version", "--version", "-version":

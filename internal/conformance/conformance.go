@@ -126,14 +126,17 @@ type Capabilities struct {
 	// VersionFinder: a table and one of its versions in one read
 	// (store.VersionFinder).
 	VersionFinder bool
+	// DatasetIndexes: the records of the indexes of Lance datasets
+	// (store.DatasetIndexes).
+	DatasetIndexes bool
 }
 
 // Full returns every capability: what lancens with SQLite offers, the
 // store tested directly.
 func Full() Capabilities {
 	c := Data()
-	c.Jobs, c.Probe, c.LocationLocks, c.VersionFinder = true, true, true, true
-	c.Views, c.VersionCleanup = true, true
+	c.Jobs, c.Probe, c.LocationLocks, c.VersionFinder, c.DatasetIndexes = true, true, true, true, true
+	c.Views, c.BranchedData, c.VersionCleanup = true, true, true
 	return c
 }
 
@@ -152,10 +155,10 @@ func Data() Capabilities {
 
 // Backend returns what a backend that keeps no rows offers tested
 // directly (store/postgres): the catalog, the job queue, the probe, the
-// location locks and the version finder.
+// location locks, the version finder and the records of dataset indexes.
 func Backend() Capabilities {
 	c := Catalog()
-	c.Jobs, c.Probe, c.LocationLocks, c.VersionFinder = true, true, true, true
+	c.Jobs, c.Probe, c.LocationLocks, c.VersionFinder, c.DatasetIndexes = true, true, true, true, true
 	return c
 }
 
@@ -215,6 +218,7 @@ var groups = []Group{
 	{"Probe", "readiness, pending jobs and size", []string{"Tables", "Probe"}, (*suite).probe},
 	{"LocationLocks", "locks on table locations are released and taken again", []string{"LocationLocks"}, (*suite).locationLocks},
 	{"VersionFinder", "a table and one of its versions in one read; missing versions, branches and tables", []string{"Tables", "Versions", "Branches", "VersionFinder"}, (*suite).versionFinder},
+	{"DatasetIndexes", "records of the indexes of Lance datasets: create, build, rebuild, fail, replace, drop", []string{"Tables", "Jobs", "DatasetIndexes"}, (*suite).datasetIndexes},
 }
 
 // Groups returns the groups of the suite in run order.
@@ -278,6 +282,8 @@ func (c Capabilities) has(name string) bool {
 		return c.LocationLocks
 	case "VersionFinder":
 		return c.VersionFinder
+	case "DatasetIndexes":
+		return c.DatasetIndexes
 	}
 	panic("conformance: unknown capability " + name)
 }

@@ -129,7 +129,7 @@ func TestGroupsFor(t *testing.T) {
 		want []string
 	}{
 		{"Catalog", conformance.Catalog(), catalog},
-		{"Backend", conformance.Backend(), append(slices.Clone(catalog), "Jobs", "Probe", "LocationLocks", "VersionFinder")},
+		{"Backend", conformance.Backend(), append(slices.Clone(catalog), "Jobs", "Probe", "LocationLocks", "VersionFinder", "DatasetIndexes")},
 		{"Data", conformance.Data(), data},
 		{"Full", conformance.Full(), func() (all []string) {
 			for _, g := range conformance.Groups() {

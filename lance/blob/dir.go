@@ -18,9 +18,9 @@ import (
 // it. Every operation goes through an os.Root on the directory, so no
 // path, and no symbolic link planted below it, reaches outside it. Writes
 // go to a temporary file beside their destination (named with tempPrefix,
-// which listings skip) that is synced before it takes its name, and the
-// directory is synced after, so an object is durable once Close or
-// PutIfAbsent returns.
+// which listings skip), which takes its name by a hard link (a rename when
+// the name is taken) and is synced, so an object is durable once Close or
+// PutIfAbsent returns (see dirWriter.Close).
 type Dir struct {
 	root string
 }
@@ -174,23 +174,56 @@ func createTemp(r *os.Root, p string) (*os.File, string, error) {
 }
 
 type dirWriter struct {
-	root   *os.Root
-	f      *os.File
-	tmp    string
-	dst    string
-	closed bool
+	root *os.Root
+	f    *os.File
+	// written counts the bytes written, flushed those whose writeback
+	// has started.
+	written, flushed int64
+	tmp              string
+	dst              string
+	closed           bool
 }
 
-func (w *dirWriter) Write(b []byte) (int, error) { return w.f.Write(b) }
+func (w *dirWriter) Write(b []byte) (int, error) {
+	n, err := w.f.Write(b)
+	w.written += int64(n)
+	if w.written-w.flushed >= writebackBytes {
+		// The disk starts on what is written while the rest is being
+		// encoded; the sync at Close then waits only for the tail.
+		startWriteback(w.f, w.flushed, w.written-w.flushed)
+		w.flushed = w.written
+	}
+	return n, err
+}
 
+// writebackBytes is how much of an object being written is handed to the
+// disk at a time, before Close syncs it.
+const writebackBytes = 1 << 20
+
+// Close makes the object durable under its name. A new name costs one
+// sync: the file is linked under it, then synced, which commits the link
+// with the data (linking changes the file's link count in the same
+// file-system transaction that adds the directory entry, and ext4, XFS
+// and btrfs journal it so). An existing name is replaced by a rename,
+// which the file's sync does not cover: the directory is synced as well.
 func (w *dirWriter) Close() error {
 	if w.closed {
 		return errors.New("blob: writer already closed")
 	}
 	w.closed = true
 	defer w.root.Close()
-	err := w.f.Sync()
-	err = errors.Join(err, w.f.Close())
+	err := w.root.Link(w.tmp, w.dst)
+	if err == nil {
+		err = errors.Join(w.f.Sync(), w.f.Close())
+		if err != nil {
+			_ = w.root.Remove(w.dst)
+		}
+		return errors.Join(err, ignoreMissing(w.root.Remove(w.tmp)))
+	}
+	if !errors.Is(err, fs.ErrExist) {
+		return errors.Join(err, w.f.Close(), ignoreMissing(w.root.Remove(w.tmp)))
+	}
+	err = errors.Join(w.f.Sync(), w.f.Close())
 	if err == nil {
 		err = w.root.Rename(w.tmp, w.dst)
 	}
@@ -209,8 +242,8 @@ func (w *dirWriter) Abort() error {
 	return errors.Join(w.f.Close(), ignoreMissing(w.root.Remove(w.tmp)))
 }
 
-// PutIfAbsent implements Store: the data is written and synced under a
-// temporary name, then hard-linked to p, which fails if p exists.
+// PutIfAbsent implements Store: the data is written under a temporary
+// name, hard-linked to p, which fails if p exists, then synced.
 func (d *Dir) PutIfAbsent(_ context.Context, p string, data []byte) error {
 	if _, err := CleanPath(p); err != nil {
 		return err
@@ -225,20 +258,22 @@ func (d *Dir) PutIfAbsent(_ context.Context, p string, data []byte) error {
 		return err
 	}
 	defer func() { _ = ignoreMissing(r.Remove(tmp)) }()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if err = errors.Join(err, f.Close()); err != nil {
+	defer f.Close()
+	if _, err := f.Write(data); err != nil {
 		return err
 	}
+	// One sync makes the new name durable with the data (see Close).
 	if err := r.Link(tmp, p); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("%w: %s", ErrExists, p)
 		}
 		return err
 	}
-	return syncDir(r, path.Dir(p))
+	if err := f.Sync(); err != nil {
+		_ = r.Remove(p)
+		return err
+	}
+	return nil
 }
 
 // syncDir makes the names in directory dir durable.

@@ -16,6 +16,11 @@ type CleanupOptions struct {
 	// older than UnverifiedAge, because a file no version refers to may
 	// belong to a commit in progress.
 	DeleteUnverified bool
+	// Remove, when set, chooses the versions to remove instead of Before:
+	// those it reports true for, except the newest and tagged ones (a
+	// catalog that records versions knows which it let go). Before then
+	// only bounds the age of the files no version refers to.
+	Remove func(version uint64) bool
 }
 
 // UnverifiedAge is how old a file no version refers to must be before
@@ -28,6 +33,9 @@ type CleanupStats struct {
 	// the sizes of both.
 	Versions, Files int
 	Bytes           int64
+	// Rows counts the rows, deleted ones included, of the data files
+	// removed that a removed version referred to (a fragment's rows once).
+	Rows uint64
 }
 
 // Cleanup removes the versions of d's branch committed before
@@ -64,7 +72,11 @@ func (d *Dataset) Cleanup(ctx context.Context, opts CleanupOptions) (CleanupStat
 		if err != nil {
 			return stats, err
 		}
-		old := m.Timestamp.Before(opts.Before) && v.Version != latest && !tagged[v.Version]
+		old := m.Timestamp.Before(opts.Before)
+		if opts.Remove != nil {
+			old = opts.Remove(v.Version)
+		}
+		old = old && v.Version != latest && !tagged[v.Version]
 		if old {
 			doomed = append(doomed, v)
 			removed.addManifest(m)
@@ -103,6 +115,7 @@ func (d *Dataset) Cleanup(ctx context.Context, opts CleanupOptions) (CleanupStat
 			}
 			stats.Files++
 			stats.Bytes += info.Size
+			stats.Rows += removed.rows[info.Path]
 		}
 	}
 	return stats, nil
@@ -153,10 +166,13 @@ func (d *Dataset) addBranchReferences(ctx context.Context, s *fileSet) error {
 type fileSet struct {
 	paths   map[string]bool
 	indexes map[string]bool
+	// rows holds the rows of the fragment each data file path is the
+	// first file of.
+	rows map[string]uint64
 }
 
 func newFileSet() *fileSet {
-	return &fileSet{paths: map[string]bool{}, indexes: map[string]bool{}}
+	return &fileSet{paths: map[string]bool{}, indexes: map[string]bool{}, rows: map[string]uint64{}}
 }
 
 // addManifest adds the files of m's own root that m refers to.
@@ -174,9 +190,12 @@ func (s *fileSet) addBased(m *Manifest, id uint32) {
 
 func (s *fileSet) addFiles(m *Manifest, under func(*uint32) bool) {
 	for _, f := range m.Fragments {
-		for _, df := range f.Files {
+		for i, df := range f.Files {
 			if under(df.BaseID) {
 				s.paths["data/"+df.Path] = true
+				if i == 0 {
+					s.rows["data/"+df.Path] = f.PhysicalRows
+				}
 			}
 		}
 		if f.Deletion != nil && under(f.Deletion.BaseID) {

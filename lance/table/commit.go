@@ -153,8 +153,12 @@ func commitTransaction(ctx context.Context, root, store blob.Store, opts Options
 		err = committer.Commit(ctx, c)
 		if err == nil {
 			// The hint only speeds up finding the newest version; readers
-			// that find it stale or missing probe and list instead.
-			_ = writeVersionHint(ctx, store, next.Version)
+			// that find it stale or missing probe and list instead. A
+			// catalog that resolves versions needs none (and writing it
+			// costs a synced file per commit).
+			if _, resolves := committer.(VersionResolver); !resolves {
+				_ = writeVersionHint(ctx, store, next.Version)
+			}
 			info := VersionInfo{Version: next.Version, Path: c.Path, Naming: naming, Size: int64(len(data)), ModTime: next.Timestamp}
 			return &Dataset{root: root, store: store, opts: opts, m: next, at: info}, nil
 		}

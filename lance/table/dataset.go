@@ -99,6 +99,33 @@ func OpenBranch(ctx context.Context, root blob.Store, branch string, opts Option
 	return d.checkoutLatest(ctx, normalizeBranch(branch))
 }
 
+// OpenVersion returns version v of a branch of the dataset at root ("" or
+// "main" is main) without asking which version is the newest: for a
+// catalog that already knows the version it wants. It returns an error
+// wrapping ErrNotFound when the version does not exist, and the other
+// errors of OpenBranch.
+func OpenVersion(ctx context.Context, root blob.Store, branch string, v uint64, opts Options) (*Dataset, error) {
+	store, err := branchStore(root, branch)
+	if err != nil {
+		return nil, err
+	}
+	d := &Dataset{root: root, store: store, opts: opts}
+	info, err := findVersion(ctx, store, v)
+	if err != nil {
+		return nil, err
+	}
+	return d.load(ctx, info, normalizeBranch(branch))
+}
+
+// WithOptions returns the same version of the dataset with other options:
+// a version opened for reading, given the Committer its next write goes
+// through, say. The manifest is shared, not read again.
+func (d *Dataset) WithOptions(opts Options) *Dataset {
+	c := *d
+	c.opts = opts
+	return &c
+}
+
 // Manifest returns the version's manifest, which the caller must not
 // change.
 func (d *Dataset) Manifest() *Manifest { return d.m }

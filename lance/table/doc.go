@@ -8,6 +8,7 @@
 //
 //	_versions/<name>.manifest        one manifest per version
 //	_versions/latest_version_hint.json   {"version":N}, rewritten after commits
+//	                                     (not when a VersionResolver knows the newest)
 //	_transactions/<read>-<uuid>.txn  what each commit did
 //	_deletions/<frag>-<read>-<id>.arrow|.bin   deleted rows of a fragment
 //	data/<name>.lance                data files (package lance/file)

@@ -105,6 +105,24 @@ func (d *Dataset) OpenFragment(ctx context.Context, f *Fragment, proj *schema.Sc
 	return fr, nil
 }
 
+// FileHolding returns the data file of f that holds the values of top, a
+// top-level field of the schema (with its children), or nil when no file
+// does (a column added without values reads as nulls). A later file
+// supersedes an earlier one. It returns an error wrapping ErrUnsupported
+// when a file holds only part of the field.
+func (f *Fragment) FileHolding(top *schema.Field) (*DataFile, error) {
+	for j := len(f.Files) - 1; j >= 0; j-- {
+		df := &f.Files[j]
+		switch holdsField(df, top) {
+		case 1:
+			return df, nil
+		case -1:
+			return nil, unsupportedf("fragment %d: data file %s holds part of field %s", f.ID, df.Path, top.Name)
+		}
+	}
+	return nil, nil
+}
+
 // holdsField reports whether df holds all of top's values (1), none (0)
 // or some (-1): a file lists the ids of the fields it has columns for.
 func holdsField(df *DataFile, top *schema.Field) int {

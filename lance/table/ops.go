@@ -342,6 +342,11 @@ func checkFileFormat(m *Manifest, fs []*Fragment) error {
 // maxFieldID returns the largest field id the version's schema or any of
 // its data files uses: new fields get ids above it, so that a data file
 // still holding a dropped field's values never supplies a new field.
+// MaxFieldID returns the largest field id the version uses, in its schema
+// or in its data files (fields dropped from the schema keep their values
+// in the files until compaction): new fields take ids above it.
+func (m *Manifest) MaxFieldID() int32 { return maxFieldID(m) }
+
 func maxFieldID(m *Manifest) int32 {
 	id := m.Schema.MaxID()
 	for _, f := range m.Fragments {

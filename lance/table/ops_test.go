@@ -434,6 +434,10 @@ func TestCommitter(t *testing.T) {
 	if m, err := DecodeManifest(last.Manifest); err != nil || m.Version != 2 {
 		t.Errorf("the committed manifest: %v", err)
 	}
+	// A committer that resolves versions needs no version hint.
+	if _, err := root.Stat(ctx, versionHintPath); !errors.Is(err, blob.ErrNotFound) {
+		t.Errorf("a version hint was written for a committer that resolves versions: %v", err)
+	}
 	// A manifest the committer does not know of is not the newest.
 	next := d.Manifest().next()
 	data, _ := EncodeManifest(next)
@@ -532,6 +536,40 @@ func TestCleanup(t *testing.T) {
 	}
 	if v1, err := d.Checkout(ctx, 1); err != nil || v1.Manifest().Rows() != 10 {
 		t.Errorf("the tagged version: %v", err)
+	}
+}
+
+// TestCleanupChosenVersions checks CleanupOptions.Remove: the versions it
+// chooses go whatever their age, except the newest and tagged ones, and
+// the rows of the data files removed with them are counted.
+func TestCleanupChosenVersions(t *testing.T) {
+	ctx := context.Background()
+	d, root := newTestDataset(t, CreateOptions{}, frag("a", 10, 0, 1))
+	for _, p := range []string{"data/a.lance", "data/b.lance", "data/c.lance"} {
+		if err := blob.Put(ctx, root, p, []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, _ = d.Overwrite(ctx, testSchema(), []*Fragment{frag("b", 4, 0)}, nil) // v2: a goes
+	d, _ = d.Overwrite(ctx, testSchema(), []*Fragment{frag("c", 2, 0)}, nil) // v3: b goes
+	if err := d.CreateTag(ctx, "keep", 2); err != nil {
+		t.Fatal(err)
+	}
+	var asked []uint64
+	stats, err := d.Cleanup(ctx, CleanupOptions{Remove: func(v uint64) bool {
+		asked = append(asked, v)
+		return true
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(asked, []uint64{1, 2, 3}) || stats.Versions != 1 || stats.Rows != 10 {
+		t.Errorf("asked about %v; removed %+v, want version 1 and its 10 rows", asked, stats)
+	}
+	for p, want := range map[string]bool{"data/a.lance": false, "data/b.lance": true, "data/c.lance": true} {
+		if _, err := root.Stat(ctx, p); (err == nil) != want {
+			t.Errorf("%s present: %v, want %v", p, err == nil, want)
+		}
 	}
 }
 

@@ -46,13 +46,21 @@ func (db *DB) ClaimJob(ctx context.Context, kinds ...string) (*store.Job, error)
 
 // FinishJob implements store.Jobs.
 func (db *DB) FinishJob(ctx context.Context, transactionID string, jobErr error) error {
-	status, patch := store.TxSucceeded, map[string]string{}
+	status, patch, message := store.TxSucceeded, map[string]string{}, ""
 	if jobErr != nil {
-		status, patch = store.TxFailed, map[string]string{"error": jobErr.Error()}
+		status, message = store.TxFailed, jobErr.Error()
+		patch = map[string]string{"error": message}
 	}
-	return db.endJob(ctx, transactionID, false, `UPDATE transactions SET status = $3, properties = properties || $4, updated_at = $5,
+	// A failed index build marks its index FAILED in the same statement
+	// (see store.Jobs), unless it was dropped, replaced or built meanwhile.
+	return db.endJob(ctx, transactionID, false, `WITH failed AS (
+			UPDATE dataset_indexes SET status = 'FAILED', error = $6
+			WHERE $3 = 'Failed' AND status = 'BUILDING' AND uuid = (
+				SELECT payload->>'index_uuid' FROM transactions
+				WHERE id = $1 AND status = 'Running' AND lease_owner = $2 AND kind = '`+store.JobBuildIndex+`'))
+		UPDATE transactions SET status = $3, properties = properties || $4, updated_at = $5,
 		lease_owner = NULL, lease_expires = NULL
-		WHERE id = $1 AND status = 'Running' AND lease_owner = $2`, string(status), patch, db.now().UnixMilli())
+		WHERE id = $1 AND status = 'Running' AND lease_owner = $2`, string(status), patch, db.now().UnixMilli(), message)
 }
 
 // ReleaseJob implements store.Jobs.

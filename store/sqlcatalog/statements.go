@@ -8,6 +8,7 @@ import "fmt"
 // still one fixed text. The comments list their parameters.
 type statements struct {
 	findTable        string // namespace row id, name
+	findTableByUUID  string // uuid
 	tablesUnder      string // namespace row id, idSeparator
 	insertTable      string
 	locationAncestor string // the ancestors' keys (a list), a row id to leave out
@@ -44,7 +45,8 @@ func newStatements(d Dialect, kinds bool) statements {
 	}
 	columns := fmt.Sprintf(tableColumns, kind)
 	return statements{
-		findTable: `SELECT ` + columns + ` FROM tables t WHERE t.namespace_id = ? AND t.name = ?`,
+		findTable:       `SELECT ` + columns + ` FROM tables t WHERE t.namespace_id = ? AND t.name = ?`,
+		findTableByUUID: `SELECT ` + columns + ` FROM tables t WHERE t.uuid = ?`,
 		tablesUnder: namespacePaths + `
 			SELECT p.path || t.name, ` + columns + ` FROM tables t JOIN ns_path p ON p.id = t.namespace_id`,
 		insertTable: `INSERT INTO tables (uuid, namespace_id, name, location, location_key, owned, managed_versioning,

@@ -143,10 +143,18 @@ func (c *Catalog) DeclareTable(ctx context.Context, id []string, decl store.Tabl
 }
 
 func (o *Ops) declareTable(ctx context.Context, tx Tx, id []string, decl store.TableDeclaration) (*store.Table, error) {
-	return o.InsertTable(ctx, tx, id, store.Table{
+	t, err := o.InsertTable(ctx, tx, id, store.Table{
 		Kind: store.External, Location: decl.Location, Owned: decl.Owned,
-		Properties: decl.Properties, ManagedVersioning: true, Declared: true,
+		Properties: decl.Properties, StorageOptions: decl.StorageOptions, ManagedVersioning: true, Declared: true,
 	})
+	if err != nil || decl.View == nil {
+		return t, err
+	}
+	var rowID int64
+	if err := tx.QueryRow(ctx, `SELECT id FROM tables WHERE uuid = ?`, t.UUID).Scan(&rowID); err != nil {
+		return nil, internal("find table", err)
+	}
+	return t, o.recordView(ctx, tx, rowID, decl.View)
 }
 
 // InsertTable adds a catalog entry for t under id, with a new UUID unless t
@@ -399,4 +407,29 @@ func (o *Ops) TableIDByUUID(ctx context.Context, tx Tx, uuid string) ([]string, 
 		return nil, store.Errorf(store.CodeTableNotFound, "table %s no longer exists", uuid)
 	}
 	return id, nil
+}
+
+// ConvertManaged makes the managed table of row rowID and uuid a table
+// whose rows are the Lance dataset at location, which the warehouse
+// allocated for it: its kind becomes external, lancens owns the location
+// and coordinates its commits. Its uuid, properties, versions, tags and
+// branches stay. Only a catalog whose tables have a kind (SQLite's, which
+// the row store of earlier releases kept managed tables in) has managed
+// tables. Returns TableNotFound (4) when no managed table has that row and
+// uuid any more, and InvalidInput (13) when location is, contains or lies
+// inside another table's (see checkLocationFree).
+func (o *Ops) ConvertManaged(ctx context.Context, tx Tx, rowID int64, uuid, location string) error {
+	if err := o.checkLocationFree(ctx, tx, location); err != nil {
+		return err
+	}
+	n, err := tx.Exec(ctx, `UPDATE tables SET kind = ?, location = ?, location_key = ?, owned = ?, managed_versioning = ?, declared = ?
+		WHERE id = ? AND uuid = ? AND kind = ?`, kindName(store.External), location, store.LocationKey(location), true, true, false,
+		rowID, uuid, kindName(store.Managed))
+	if err != nil {
+		return internal("convert table", err)
+	}
+	if n == 0 {
+		return store.Errorf(store.CodeTableNotFound, "managed table %s no longer exists", uuid)
+	}
+	return nil
 }

@@ -174,6 +174,9 @@ func (o *Ops) commitVersion(ctx context.Context, tx Tx, t *Table, vc store.Versi
 		}
 		return nil, "", internal("insert version", err)
 	}
+	if err := o.viewCommitted(ctx, tx, t, vc); err != nil {
+		return nil, "", err
+	}
 	if t.Declared {
 		if _, err := tx.Exec(ctx, `UPDATE tables SET declared = false WHERE id = ?`, t.RowID); err != nil {
 			return nil, "", internal("mark table created", err)
@@ -327,12 +330,30 @@ func (o *Ops) describeVersion(ctx context.Context, tx Tx, t *Table, branch strin
 
 // DeleteVersions implements store.Versions.
 func (c *Catalog) DeleteVersions(ctx context.Context, id []string, branch string, ranges []store.VersionRange) (int64, string, error) {
+	return c.deleteVersions(ctx, id, branch, ranges, false)
+}
+
+// deleteVersions deletes the version records of table id on branch in
+// ranges and records the transaction; with refuseKept, a range holding a
+// version something keeps is refused (see Ops.refuseKept).
+func (c *Catalog) deleteVersions(ctx context.Context, id []string, branch string, ranges []store.VersionRange, refuseKept bool) (int64, string, error) {
 	var n int64
 	var txID string
 	err := c.db.WriteTable(ctx, func(tx Tx) error {
 		t, err := c.ops.FindTable(ctx, tx, id)
 		if err != nil {
 			return err
+		}
+		if refuseKept {
+			if err := c.ops.lockTable(ctx, tx, t); err != nil {
+				return err
+			}
+			if err := c.ops.CheckBranch(ctx, tx, t, branch); err != nil {
+				return err
+			}
+			if err := c.ops.refuseKept(ctx, tx, t, branch, ranges); err != nil {
+				return err
+			}
 		}
 		if n, err = c.ops.deleteVersions(ctx, tx, t, branch, ranges); err != nil {
 			return err

@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/endian"
 
 	"github.com/lancens/lancens/store"
+	"github.com/lancens/lancens/store/sqlite/legacy"
 )
 
 // This file is the one place that converts between Arrow values and their
@@ -117,17 +118,7 @@ func storedField(f arrow.Field) arrow.Field {
 }
 
 // isVector reports whether dt is stored as a vector BLOB.
-func isVector(dt arrow.DataType) bool {
-	t, ok := dt.(*arrow.FixedSizeListType)
-	if !ok {
-		return false
-	}
-	switch t.Elem().ID() {
-	case arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64, arrow.UINT8, arrow.INT8:
-		return true
-	}
-	return false
-}
+func isVector(dt arrow.DataType) bool { return legacy.IsVector(dt) }
 
 // sqlType returns the declared SQLite type of a leaf column.
 func sqlType(dt arrow.DataType) string {
@@ -297,36 +288,6 @@ func formatDecimal(n *big.Int, scale int32) string {
 		s = "-" + s
 	}
 	return s
-}
-
-// parseDecimal reads a decimal written by formatDecimal back into its
-// unscaled integer.
-func parseDecimal(s string, scale int32) (*big.Int, error) {
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	intPart, frac, _ := strings.Cut(s, ".")
-	if scale < 0 {
-		n, ok := new(big.Int).SetString(intPart, 10)
-		if !ok {
-			return nil, fmt.Errorf("bad decimal %q", s)
-		}
-		n.Quo(n, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(-scale)), nil))
-		if neg {
-			n.Neg(n)
-		}
-		return n, nil
-	}
-	for len(frac) < int(scale) {
-		frac += "0"
-	}
-	n, ok := new(big.Int).SetString(intPart+frac[:scale], 10)
-	if !ok {
-		return nil, fmt.Errorf("bad decimal %q", s)
-	}
-	if neg {
-		n.Neg(n)
-	}
-	return n, nil
 }
 
 // vectorBlob encodes vectors as little-endian element bytes. On a

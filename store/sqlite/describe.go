@@ -59,7 +59,7 @@ func (db *DB) Stats(ctx context.Context, id []string) (*store.TableStats, error)
 		// Fixed-width values count 8 bytes; text and blobs their length.
 		var size []string
 		for _, fl := range ts.fields {
-			for _, c := range fl.columns() {
+			for _, c := range fl.Columns() {
 				size = append(size, fmt.Sprintf("coalesce(CASE typeof(%[1]s) WHEN 'text' THEN length(CAST(%[1]s AS BLOB)) WHEN 'blob' THEN length(%[1]s) ELSE 8 END, 0)", quoteColumn(c)))
 			}
 		}

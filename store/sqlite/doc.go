@@ -55,7 +55,9 @@
 // writes a new layout. Older versions read their own layout, so their
 // columns stay as they were. codec.go converts Arrow values to SQLite
 // values (its header has the table: vectors are little-endian blobs, lists
-// and maps JSON) and decode.go converts them back.
+// and maps JSON); package legacy reads them back (its decode.go) and the
+// field layouts (FieldLayout), for this engine and for the conversion of
+// these tables into Lance datasets (legacy/convert), which outlives it.
 //
 // # Indexes
 //

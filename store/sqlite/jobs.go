@@ -7,6 +7,8 @@ import (
 	"errors"
 
 	"github.com/lancens/lancens/store"
+	"github.com/lancens/lancens/store/sqlcatalog"
+	"github.com/lancens/lancens/store/sqlite/internal/sqlitedb"
 )
 
 var _ store.Jobs = (*DB)(nil)
@@ -76,9 +78,10 @@ func failIndex(ctx context.Context, tx *Tx, payload, message string) error {
 	if err := json.Unmarshal([]byte(payload), &job); err != nil {
 		return nil // nothing names the index
 	}
-	if _, err := tx.ExecCached(ctx, `UPDATE table_indexes SET status = ?, error = ? WHERE uuid = ? AND status = ?`,
-		store.IndexFailed, message, job.IndexUUID, store.IndexBuilding); err != nil {
-		return internal("record index failure", err)
+	for _, q := range []sqlitedb.Const{`UPDATE table_indexes SET status = ?, error = ? WHERE uuid = ? AND status = ?`, sqlcatalog.FailDatasetIndexStatement} {
+		if _, err := tx.ExecCached(ctx, q, store.IndexFailed, message, job.IndexUUID, store.IndexBuilding); err != nil {
+			return internal("record index failure", err)
+		}
 	}
 	return nil
 }

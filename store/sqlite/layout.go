@@ -13,19 +13,15 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 
 	"github.com/lancens/lancens/store"
+	"github.com/lancens/lancens/store/sqlite/legacy"
 )
 
 // maxVersion is the _to of rows still visible in the latest version.
 const maxVersion = int64(1<<63 - 1)
 
-// fieldLayout says where one field of a managed table is stored: Column is
-// the physical column of a leaf, or the validity column of a struct, whose
-// fields are Children.
-type fieldLayout struct {
-	Name     string         `json:"name"`
-	Column   string         `json:"column"`
-	Children []*fieldLayout `json:"children,omitempty"`
-}
+// fieldLayout says where one field of a managed table is stored (see
+// legacy.FieldLayout, which reads it back).
+type fieldLayout = legacy.FieldLayout
 
 // tableSchema is the logical schema of a managed table at a version and
 // where its fields are stored.
@@ -50,15 +46,6 @@ func encodeSchema(s *arrow.Schema) ([]byte, error) {
 		return nil, internal("encode schema", err)
 	}
 	return buf.Bytes(), nil
-}
-
-func decodeSchema(b []byte) (*arrow.Schema, error) {
-	r, err := ipc.NewReader(bytes.NewReader(b))
-	if err != nil {
-		return nil, internal("decode schema", err)
-	}
-	defer r.Release()
-	return r.Schema(), nil
 }
 
 // columnDef is a physical column to add: its name and declared SQL type.
@@ -97,7 +84,7 @@ func planColumns(fields []arrow.Field, next int) ([]*fieldLayout, []columnDef, i
 func layoutColumns(fields []*fieldLayout) []string {
 	var out []string
 	for _, fl := range fields {
-		out = append(out, fl.columns()...)
+		out = append(out, fl.Columns()...)
 	}
 	return out
 }
@@ -162,8 +149,8 @@ func loadSchema(ctx context.Context, tx *Tx, t *tableRow, version int64) (*table
 	if err != nil {
 		return nil, internal("load schema", err)
 	}
-	if out.arrow, err = decodeSchema(b); err != nil {
-		return nil, err
+	if out.arrow, err = legacy.DecodeSchema(b); err != nil {
+		return nil, internal("decode schema", err)
 	}
 	if err := json.Unmarshal([]byte(l), &out.fields); err != nil {
 		return nil, internal("decode layout", err)
@@ -207,16 +194,6 @@ func (s *tableSchema) lookup(path []string) (arrow.Field, *fieldLayout, bool) {
 		f, fl = st.Field(j), fl.Children[j]
 	}
 	return f, fl, true
-}
-
-// columns returns the physical columns of a field in the order the row
-// codec reads them: the column itself, then its children's, depth first.
-func (fl *fieldLayout) columns() []string {
-	out := []string{fl.Column}
-	for _, c := range fl.Children {
-		out = append(out, c.columns()...)
-	}
-	return out
 }
 
 // formatPath renders a field path for messages, quoting names with dots.

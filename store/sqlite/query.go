@@ -58,13 +58,13 @@ func buildProjection(ts *tableSchema, q store.Query) (*projection, error) {
 	switch {
 	case q.Projection.Columns == nil && q.Projection.Aliases == nil:
 		for i, f := range ts.arrow.Fields() {
-			p.add(f, quoteAll(ts.fields[i].columns()), nil)
+			p.add(f, quoteAll(ts.fields[i].Columns()), nil)
 		}
 	case q.Projection.Aliases != nil:
 		for _, a := range q.Projection.Aliases {
 			if f, fl, ok := ts.lookup(splitPath(a.Expr)); ok {
 				f.Name = a.Name
-				p.add(f, quoteAll(fl.columns()), nil)
+				p.add(f, quoteAll(fl.Columns()), nil)
 				continue
 			}
 			c, err := compileValue(a.Expr, r)
@@ -87,7 +87,7 @@ func buildProjection(ts *tableSchema, q store.Query) (*projection, error) {
 			if len(path) > 1 {
 				f.Name = name
 			}
-			p.add(f, quoteAll(fl.columns()), nil)
+			p.add(f, quoteAll(fl.Columns()), nil)
 		}
 	}
 	return p, nil

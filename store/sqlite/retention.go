@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/lancens/lancens/store"
-	"github.com/lancens/lancens/store/sqlite/internal/sqlitedb"
+	"github.com/lancens/lancens/store/sqlite/legacy"
 )
 
 // Version retention of managed tables. A cleanup has three steps, each in
@@ -37,9 +37,6 @@ var _ store.VersionCleanup = (*DB)(nil)
 
 // sweepChunk bounds the row versions one sweep transaction deletes.
 const sweepChunk = 20000
-
-// vacuumPages bounds the pages one incremental vacuum transaction frees.
-const vacuumPages = 4096
 
 // removable is the SQL condition of a version record v (of table ?1,
 // committed before ?2) that nothing keeps: not the latest of its branch,
@@ -80,6 +77,12 @@ func (db *DB) CleanupVersions(ctx context.Context, id []string, before time.Time
 		return err
 	})
 	return res, txID, err
+}
+
+// Optimize implements store.VersionCleanup: rows are not kept in
+// fragments here, so there is nothing to compact, and it cleans up.
+func (db *DB) Optimize(ctx context.Context, id []string, before time.Time) (store.CleanupResult, string, error) {
+	return db.CleanupVersions(ctx, id, before)
 }
 
 // RunCleanup implements store.VersionCleanup.
@@ -163,7 +166,7 @@ func (db *DB) cleanup(ctx context.Context, uuid string, beforeMillis int64) (sto
 			return res, err
 		}
 	}
-	if err := db.giveBackSpace(ctx); err != nil {
+	if err := legacy.GiveBackSpace(ctx, db); err != nil {
 		return res, err
 	}
 	endBytes, err := db.fileBytes(ctx)
@@ -299,37 +302,6 @@ func queryInts(ctx context.Context, tx *Tx, query string, args ...any) ([]int64,
 		out = append(out, v)
 	}
 	return out, rows.Err()
-}
-
-// giveBackSpace returns the database's free pages to the file system, a
-// bounded number per transaction. A database whose auto_vacuum is not
-// INCREMENTAL (made before lancens set it) keeps them for reuse.
-func (db *DB) giveBackSpace(ctx context.Context) error {
-	for {
-		var free int64
-		err := db.write(ctx, func(tx *Tx) error {
-			var mode int
-			if err := tx.QueryRow(ctx, `PRAGMA auto_vacuum`).Scan(&mode); err != nil {
-				return internal("vacuum", err)
-			}
-			if mode != sqlitedb.AutoVacuumIncremental {
-				return nil
-			}
-			if err := tx.QueryRow(ctx, `PRAGMA freelist_count`).Scan(&free); err != nil {
-				return internal("vacuum", err)
-			}
-			if free == 0 {
-				return nil
-			}
-			if _, err := tx.Exec(ctx, fmt.Sprintf(`PRAGMA incremental_vacuum(%d)`, vacuumPages)); err != nil {
-				return internal("vacuum", err)
-			}
-			return nil
-		})
-		if err != nil || free <= vacuumPages {
-			return err
-		}
-	}
 }
 
 // fileBytes returns the size of the database: its pages.

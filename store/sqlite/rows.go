@@ -11,6 +11,7 @@ import (
 
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/store/sqlite/internal/sqlitedb"
+	"github.com/lancens/lancens/store/sqlite/legacy"
 )
 
 // conform checks that data with schema ds can be written to a table with
@@ -253,42 +254,8 @@ type fieldReader struct {
 // newFieldReader reads a stored field of type dt.
 func newFieldReader(mem memory.Allocator, dt arrow.DataType) *fieldReader {
 	r := &fieldReader{builder: array.NewBuilder(mem, dt)}
-	r.width, r.read = structuredRead(dt)
+	r.width, r.read = legacy.FieldDecoder(dt)
 	return r
-}
-
-// structuredRead returns how many SQL columns a field of type dt spans and
-// how to append one row of them.
-func structuredRead(dt arrow.DataType) (int, func(b array.Builder, vals []any) error) {
-	st, ok := dt.(*arrow.StructType)
-	if !ok {
-		return 1, func(b array.Builder, vals []any) error { return appendSQL(b, vals[0]) }
-	}
-	width := 1
-	type child struct {
-		offset, width int
-		read          func(b array.Builder, vals []any) error
-	}
-	children := make([]child, st.NumFields())
-	for j, f := range st.Fields() {
-		w, rd := structuredRead(f.Type)
-		children[j] = child{width, w, rd}
-		width += w
-	}
-	return width, func(b array.Builder, vals []any) error {
-		sb := b.(*array.StructBuilder)
-		if vals[0] == nil {
-			sb.AppendNull()
-			return nil
-		}
-		sb.Append(true)
-		for j, c := range children {
-			if err := c.read(sb.FieldBuilder(j), vals[c.offset:c.offset+c.width]); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
 }
 
 // batchSize is the number of rows per record batch a query returns.

@@ -206,7 +206,7 @@ func TestConformanceCatalogOnly(t *testing.T) {
 	res := conformance.NewRunner(conformance.RunnerOptions{}).Run(t.Context(), func(t conformance.T) { conformance.Run(t, cfg) })
 	data := map[string]bool{"Data": true, "Streams": true, "SchemaEvolution": true, "ScalarIndexes": true, "VectorSearch": true, "VectorIndexes": true,
 		"FullTextSearch": true, "Views": true, "BranchedData": true, "VersionCleanup": true, "Jobs": true, "Probe": true, "LocationLocks": true,
-		"VersionFinder": true}
+		"VersionFinder": true, "DatasetIndexes": true}
 	for _, g := range res.Children {
 		switch {
 		case data[g.Path]:

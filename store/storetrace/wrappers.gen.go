@@ -46,6 +46,13 @@ func (tr *backend) CreateBranch(ctx context.Context, id []string, name string, f
 	return r0, r1
 }
 
+func (tr *backend) CreateDatasetIndex(ctx context.Context, id []string, ix store.DatasetIndex, replace bool, props map[string]string) (string, *store.DatasetIndex, error) {
+	ctx, span := start(ctx, "CreateDatasetIndex", id)
+	r0, r1, r2 := tr.b.CreateDatasetIndex(ctx, id, ix, replace, props)
+	end(span, r2)
+	return r0, r1, r2
+}
+
 func (tr *backend) CreateNamespace(ctx context.Context, id []string, mode store.CreateMode, properties map[string]string) (*store.Namespace, error) {
 	ctx, span := start(ctx, "CreateNamespace", id)
 	r0, r1 := tr.b.CreateNamespace(ctx, id, mode, properties)
@@ -81,6 +88,13 @@ func (tr *backend) DeleteTag(ctx context.Context, id []string, name string) (str
 	return r0, r1
 }
 
+func (tr *backend) DeleteUnkeptVersions(ctx context.Context, id []string, branch string, ranges []store.VersionRange) (int64, string, error) {
+	ctx, span := start(ctx, "DeleteUnkeptVersions", id)
+	r0, r1, r2 := tr.b.DeleteUnkeptVersions(ctx, id, branch, ranges)
+	end(span, r2)
+	return r0, r1, r2
+}
+
 func (tr *backend) DeleteVersions(ctx context.Context, id []string, branch string, ranges []store.VersionRange) (int64, string, error) {
 	ctx, span := start(ctx, "DeleteVersions", id)
 	r0, r1, r2 := tr.b.DeleteVersions(ctx, id, branch, ranges)
@@ -109,6 +123,13 @@ func (tr *backend) DescribeTable(ctx context.Context, id []string) (*store.Table
 	return r0, r1
 }
 
+func (tr *backend) DescribeTableByUUID(ctx context.Context, uuid string) (*store.Table, error) {
+	ctx, span := start(ctx, "DescribeTableByUUID", nil)
+	r0, r1 := tr.b.DescribeTableByUUID(ctx, uuid)
+	end(span, r1)
+	return r0, r1
+}
+
 func (tr *backend) DescribeTransaction(ctx context.Context, id []string) (*store.Transaction, error) {
 	ctx, span := start(ctx, "DescribeTransaction", id)
 	r0, r1 := tr.b.DescribeTransaction(ctx, id)
@@ -121,6 +142,20 @@ func (tr *backend) DescribeVersion(ctx context.Context, id []string, branch stri
 	r0, r1 := tr.b.DescribeVersion(ctx, id, branch, v)
 	end(span, r1)
 	return r0, r1
+}
+
+func (tr *backend) DescribeView(ctx context.Context, uuid string) (*store.View, error) {
+	ctx, span := start(ctx, "DescribeView", nil)
+	r0, r1 := tr.b.DescribeView(ctx, uuid)
+	end(span, r1)
+	return r0, r1
+}
+
+func (tr *backend) DropDatasetIndex(ctx context.Context, id []string, name string) (string, *store.DatasetIndex, error) {
+	ctx, span := start(ctx, "DropDatasetIndex", id)
+	r0, r1, r2 := tr.b.DropDatasetIndex(ctx, id, name)
+	end(span, r2)
+	return r0, r1, r2
 }
 
 func (tr *backend) DropNamespace(ctx context.Context, id []string, mode store.DropMode, behavior store.DropBehavior) (*store.Namespace, []string, error) {
@@ -137,11 +172,25 @@ func (tr *backend) DropTable(ctx context.Context, id []string) (*store.Table, st
 	return r0, r1, r2
 }
 
+func (tr *backend) FindDatasetIndex(ctx context.Context, uuid string) ([]string, *store.DatasetIndex, error) {
+	ctx, span := start(ctx, "FindDatasetIndex", nil)
+	r0, r1, r2 := tr.b.FindDatasetIndex(ctx, uuid)
+	end(span, r2)
+	return r0, r1, r2
+}
+
 func (tr *backend) FindVersion(ctx context.Context, id []string, branch string, v int64) (*store.Table, *store.TableVersion, error) {
 	ctx, span := start(ctx, "FindVersion", id)
 	r0, r1, r2 := tr.b.FindVersion(ctx, id, branch, v)
 	end(span, r2)
 	return r0, r1, r2
+}
+
+func (tr *backend) FinishDatasetIndex(ctx context.Context, uuid string, version int64, build string) error {
+	ctx, span := start(ctx, "FinishDatasetIndex", nil)
+	r0 := tr.b.FinishDatasetIndex(ctx, uuid, version, build)
+	end(span, r0)
+	return r0
 }
 
 func (tr *backend) FinishJob(ctx context.Context, transactionID string, jobErr error) error {
@@ -170,6 +219,13 @@ func (tr *backend) ListBranches(ctx context.Context, id []string, page store.Pag
 	r0, r1, r2 := tr.b.ListBranches(ctx, id, page)
 	end(span, r2)
 	return r0, r1, r2
+}
+
+func (tr *backend) ListDatasetIndexes(ctx context.Context, id []string) ([]store.DatasetIndex, error) {
+	ctx, span := start(ctx, "ListDatasetIndexes", id)
+	r0, r1 := tr.b.ListDatasetIndexes(ctx, id)
+	end(span, r1)
+	return r0, r1
 }
 
 func (tr *backend) ListNamespaces(ctx context.Context, parent []string, page store.Page) ([]string, string, error) {
@@ -221,11 +277,39 @@ func (tr *backend) PendingJobs(ctx context.Context) ([]store.JobCount, error) {
 	return r0, r1
 }
 
+func (tr *backend) QueueVersionCleanups(ctx context.Context, before time.Time) (int, error) {
+	ctx, span := start(ctx, "QueueVersionCleanups", nil)
+	r0, r1 := tr.b.QueueVersionCleanups(ctx, before)
+	end(span, r1)
+	return r0, r1
+}
+
+func (tr *backend) QueueViewRefresh(ctx context.Context, uuid string, sourceVersion *int64) (string, error) {
+	ctx, span := start(ctx, "QueueViewRefresh", nil)
+	r0, r1 := tr.b.QueueViewRefresh(ctx, uuid, sourceVersion)
+	end(span, r1)
+	return r0, r1
+}
+
 func (tr *backend) Ready(ctx context.Context) error {
 	ctx, span := start(ctx, "Ready", nil)
 	r0 := tr.b.Ready(ctx)
 	end(span, r0)
 	return r0
+}
+
+func (tr *backend) RebuildDatasetIndex(ctx context.Context, id []string, uuid string, props map[string]string) (string, error) {
+	ctx, span := start(ctx, "RebuildDatasetIndex", id)
+	r0, r1 := tr.b.RebuildDatasetIndex(ctx, id, uuid, props)
+	end(span, r1)
+	return r0, r1
+}
+
+func (tr *backend) RecordWork(ctx context.Context, uuid string, kind string, status store.TransactionStatus, props map[string]string, payload any) (string, error) {
+	ctx, span := start(ctx, "RecordWork", nil)
+	r0, r1 := tr.b.RecordWork(ctx, uuid, kind, status, props, payload)
+	end(span, r1)
+	return r0, r1
 }
 
 func (tr *backend) RecoverJobs(ctx context.Context) (int, error) {
@@ -252,6 +336,13 @@ func (tr *backend) ReleaseJob(ctx context.Context, transactionID string) error {
 func (tr *backend) ReleasedLocationNamespaces(ctx context.Context, location string) ([][]string, error) {
 	ctx, span := start(ctx, "ReleasedLocationNamespaces", nil)
 	r0, r1 := tr.b.ReleasedLocationNamespaces(ctx, location)
+	end(span, r1)
+	return r0, r1
+}
+
+func (tr *backend) RemoveOldVersions(ctx context.Context, uuid string, before time.Time) (int64, error) {
+	ctx, span := start(ctx, "RemoveOldVersions", nil)
+	r0, r1 := tr.b.RemoveOldVersions(ctx, uuid, before)
 	end(span, r1)
 	return r0, r1
 }
@@ -458,6 +549,13 @@ func (tr *managed) ListIndices(ctx context.Context, id []string, version *int64,
 
 func (tr *managed) OnBranch(branch string) store.ManagedData {
 	return &data{d: tr.m.OnBranch(branch)}
+}
+
+func (tr *managed) Optimize(ctx context.Context, id []string, before time.Time) (store.CleanupResult, string, error) {
+	ctx, span := start(ctx, "Optimize", id)
+	r0, r1, r2 := tr.m.Optimize(ctx, id, before)
+	end(span, r2)
+	return r0, r1, r2
 }
 
 func (tr *managed) PrewarmIndex(ctx context.Context, id []string, name string) error {

@@ -2,7 +2,8 @@
 // in the layering that store/doc.go and the README state:
 //
 //	cmd (and examples, tools, the test and conformance kits)
-//	  → server → coord → store's backends → store/sqlcatalog
+//	  → server → engine (the Lance engine, which commits through coord)
+//	  → coord → store's backends → store/sqlcatalog
 //	  → the engines and libraries (expr, fts, vecindex, lance, objstore,
 //	    warehouse, vend, auth, console, gen, internal/...)
 //	  → store, the domain, which imports nothing of lancens
@@ -48,13 +49,14 @@ const (
 	sqlcatalog               // store/sqlcatalog
 	backend                  // store/sqlite, store/postgres
 	coordLayer               // coord
+	engineLayer              // engine
 	serverLayer              // server
 	top                      // commands, examples, tools, kits
 	standalone               // client and the generated client
 	api                      // gen: the server's generated API types
 )
 
-var layerNames = [...]string{"the domain (store)", "the libraries", "store/sqlcatalog", "a store backend", "coord", "server", "the top layer",
+var layerNames = [...]string{"the domain (store)", "the libraries", "store/sqlcatalog", "a store backend", "coord", "engine", "server", "the top layer",
 	"the standalone client", "the generated server API (gen)"}
 
 func (l layer) String() string { return layerNames[l] }
@@ -67,8 +69,9 @@ var mayImport = map[layer][]layer{
 	sqlcatalog:  {domain},
 	backend:     {domain, library, sqlcatalog},
 	coordLayer:  {domain, library},
+	engineLayer: {domain, library, coordLayer},
 	serverLayer: {domain, library, coordLayer, api, standalone},
-	top:         {domain, library, sqlcatalog, backend, coordLayer, serverLayer, standalone, api},
+	top:         {domain, library, sqlcatalog, backend, coordLayer, engineLayer, serverLayer, standalone, api},
 	standalone:  nil,
 	api:         nil,
 }
@@ -106,6 +109,8 @@ func layerOf(path string) (layer, string) {
 		return serverLayer, "server"
 	case under("coord"):
 		return coordLayer, "coord"
+	case under("engine"):
+		return engineLayer, "engine"
 	case under("store/sqlite"):
 		return backend, "store/sqlite"
 	case under("store/postgres"):

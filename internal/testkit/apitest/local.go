@@ -39,8 +39,9 @@ func StartLocal(tb testing.TB) *Local {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	services := coord.NewServices(coord.ServicesConfig{Store: db, Warehouse: wh, JobsQueued: jobsQueued})
-	srv, err := server.New(server.Config{Store: db, Warehouse: wh, Services: services})
+	served, commits := WithEngine(tb, EngineFromEnv(), db, wh)
+	services := coord.NewServices(coord.ServicesConfig{Store: served, Warehouse: wh, Committer: commits, JobsQueued: jobsQueued})
+	srv, err := server.New(server.Config{Store: served, Warehouse: wh, Services: services})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package sqlite
+package legacy
 
 import (
 	"bytes"
@@ -9,19 +9,93 @@ import (
 	"math"
 	"math/big"
 	"strconv"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/decimal256"
+	"github.com/apache/arrow-go/v18/arrow/endian"
 	"github.com/apache/arrow-go/v18/arrow/float16"
 )
 
-// appendSQL appends one stored leaf value (as database/sql scanned it: nil,
-// int64, float64, string or []byte) to a builder of the field's type. It
-// returns an error when the stored value does not fit the type.
-func appendSQL(b array.Builder, v any) error {
+// This file reads the values of the row store back, as its writer
+// (store/sqlite's codec.go) stored them:
+//
+//	bool                         INTEGER 0/1
+//	int8…int64, uint8…uint32     INTEGER
+//	uint64                       INTEGER (the same 64 bits)
+//	float16, float32, float64    REAL
+//	utf8, large_utf8             TEXT
+//	binary (all kinds)           BLOB
+//	date32 / date64              INTEGER days / milliseconds since the epoch
+//	timestamp, time, duration    INTEGER count of the type's unit
+//	decimal, precision ≤ 18      INTEGER unscaled value
+//	decimal, precision > 18      TEXT decimal
+//	vector: fixed_size_list of float16/float32/float64/uint8/int8
+//	                             BLOB, little-endian elements
+//	other lists, maps            TEXT, JSON: structs as objects, maps as
+//	                             [key, value] pairs, binary as base64,
+//	                             NaN and infinities as strings
+//	struct                       one column per child, plus a validity
+//	                             column (1, or NULL for a null struct)
+//	null                         INTEGER, always NULL
+
+// FieldDecoder returns how many SQL columns a stored field of type dt spans
+// (a struct: its validity column, then its children's, depth first, as
+// FieldLayout.Columns lists them) and how to append one row of them to a
+// builder of dt. The function it returns fails when a stored value does
+// not fit the type.
+func FieldDecoder(dt arrow.DataType) (int, func(b array.Builder, vals []any) error) {
+	st, ok := dt.(*arrow.StructType)
+	if !ok {
+		return 1, func(b array.Builder, vals []any) error { return AppendValue(b, vals[0]) }
+	}
+	width := 1
+	type child struct {
+		offset, width int
+		read          func(b array.Builder, vals []any) error
+	}
+	children := make([]child, st.NumFields())
+	for j, f := range st.Fields() {
+		w, rd := FieldDecoder(f.Type)
+		children[j] = child{width, w, rd}
+		width += w
+	}
+	return width, func(b array.Builder, vals []any) error {
+		sb := b.(*array.StructBuilder)
+		if vals[0] == nil {
+			sb.AppendNull()
+			return nil
+		}
+		sb.Append(true)
+		for j, c := range children {
+			if err := c.read(sb.FieldBuilder(j), vals[c.offset:c.offset+c.width]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// IsVector reports whether dt is stored as a vector BLOB.
+func IsVector(dt arrow.DataType) bool {
+	t, ok := dt.(*arrow.FixedSizeListType)
+	if !ok {
+		return false
+	}
+	switch t.Elem().ID() {
+	case arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64, arrow.UINT8, arrow.INT8:
+		return true
+	}
+	return false
+}
+
+// AppendValue appends one stored leaf value (as database/sql scanned it:
+// nil, int64, float64, string or []byte) to a builder of the field's type.
+// It returns an error when the stored value does not fit the type.
+func AppendValue(b array.Builder, v any) error {
 	if v == nil {
 		b.AppendNull()
 		return nil
@@ -32,7 +106,7 @@ func appendSQL(b array.Builder, v any) error {
 		bb.AppendNull()
 		return nil
 	case *array.FixedSizeListBuilder:
-		if isVector(dt) {
+		if IsVector(dt) {
 			return appendVector(bb, v)
 		}
 	}
@@ -250,6 +324,11 @@ func appendVector(b *array.FixedSizeListBuilder, v any) error {
 		if len(p) != 4*n {
 			return fmt.Errorf("vector blob of %d bytes, want %d", len(p), 4*n)
 		}
+		if !endian.IsBigEndian {
+			// The blob is the vector's own little-endian floats.
+			vb.AppendValues(arrow.Float32Traits.CastFromBytes(p), nil)
+			break
+		}
 		for j := range n {
 			vb.Append(math.Float32frombits(binary.LittleEndian.Uint32(p[4*j:])))
 		}
@@ -355,7 +434,7 @@ func appendJSON(b array.Builder, v any) error {
 			if err != nil {
 				return err
 			}
-			return appendSQL(b, p)
+			return AppendValue(b, p)
 		}
 		if d, ok := b.Type().(arrow.DecimalType); ok {
 			n, err := parseDecimal(x, d.GetScale())
@@ -364,7 +443,7 @@ func appendJSON(b array.Builder, v any) error {
 			}
 			return appendDecimal(b, n)
 		}
-		return appendSQL(b, x)
+		return AppendValue(b, x)
 	}
 	return fmt.Errorf("stored %T for %s", v, b.Type())
 }
@@ -395,7 +474,7 @@ func appendNumber(b array.Builder, n json.Number) error {
 				return err
 			}
 		}
-		return appendSQL(b, f)
+		return AppendValue(b, f)
 	case arrow.UINT64:
 		u, err := strconv.ParseUint(string(n), 10, 64)
 		if err != nil {
@@ -408,5 +487,35 @@ func appendNumber(b array.Builder, n json.Number) error {
 	if err != nil {
 		return err
 	}
-	return appendSQL(b, i)
+	return AppendValue(b, i)
+}
+
+// parseDecimal reads a decimal stored as text (precision above 18) back into its
+// unscaled integer.
+func parseDecimal(s string, scale int32) (*big.Int, error) {
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	intPart, frac, _ := strings.Cut(s, ".")
+	if scale < 0 {
+		n, ok := new(big.Int).SetString(intPart, 10)
+		if !ok {
+			return nil, fmt.Errorf("bad decimal %q", s)
+		}
+		n.Quo(n, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(-scale)), nil))
+		if neg {
+			n.Neg(n)
+		}
+		return n, nil
+	}
+	for len(frac) < int(scale) {
+		frac += "0"
+	}
+	n, ok := new(big.Int).SetString(intPart+frac[:scale], 10)
+	if !ok {
+		return nil, fmt.Errorf("bad decimal %q", s)
+	}
+	if neg {
+		n.Neg(n)
+	}
+	return n, nil
 }
