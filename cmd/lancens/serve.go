@@ -624,7 +624,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if retain == 0 {
 		retain = -1 // the flag's 0 keeps nothing extra; the Config's is the default
 	}
-	commits := coord.NewCommitter(db, wh, logger)
+	// With tracing, the committer's store calls are spans of their own, as
+	// the server's are (st is wrapped below, once the engine is on it).
+	var committed store.Backend = db
+	if tracing {
+		committed = storetrace.Wrap(db)
+	}
+	commits := coord.NewCommitter(committed, wh, logger)
 	st, err := tableEngine(cfg, db, wh, commits, logger)
 	if err != nil {
 		return err
