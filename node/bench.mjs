@@ -1,6 +1,6 @@
 // Benchmark peer: runs the workloads of `make bench` on LanceDB embedded
 // (local mode, or on S3 directly and in namespace mode for the object-store
-// suite) and prints one JSON object of measurements on stdout.
+// and remote-s3 suites) and prints one JSON object of measurements on stdout.
 //
 //   node bench.mjs <workload> <json arguments>
 import * as lancedb from "@lancedb/lancedb";
@@ -200,6 +200,36 @@ Object.assign(workloads, {
     const expected = (commits + 2) * rows;
     if (await tbl.countRows() !== expected) throw new Error(`${table}: ${await tbl.countRows()} rows, want ${expected}`);
     return { lat };
+  },
+});
+
+Object.assign(workloads, {
+  // One remote-mode query (kind: count, query or vector) of a table in a
+  // bucket, read straight from storage: cold is the connect, openTable and
+  // first query of this process, lat the `iterations` queries after it.
+  // digest is the first answer, spelled as the bench spells lancens's: the
+  // count, the number of rows, or the ids found in ascending order.
+  async s3read({ uri, storageOptions, table, kind, filter, columns, limit, queriesFile, k, iterations }) {
+    const queries = queriesFile ? JSON.parse(readFileSync(queriesFile, "utf8")) : [];
+    let tbl;
+    const run = async (i) => {
+      switch (kind) {
+        case "count": return String(await tbl.countRows(filter));
+        case "query": return String((await tbl.query().where(filter).select(columns).limit(limit).toArrow()).numRows);
+        case "vector": {
+          const res = await tbl.vectorSearch(queries[i % queries.length]).limit(k).select(["id"]).toArrow();
+          const ids = Array.from(res.getChild("id").toArray(), Number).sort((a, b) => a - b);
+          return `[${ids.join(" ")}]`;
+        }
+      }
+      throw new Error(`no query kind ${kind}`);
+    };
+    const t0 = now();
+    tbl = await (await lancedb.connect(uri, { storageOptions })).openTable(table);
+    const digest = await run(0);
+    const cold = now() - t0;
+    const lat = await times(iterations, (i) => run(i + 1));
+    return { cold, lat, digest };
   },
 });
 

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -32,7 +31,7 @@ import (
 )
 
 func main() {
-	suites := flag.String("suite", "catalog,data,search,objectstore,soak,lance", "comma-separated suites to run: catalog, data, search, objectstore, soak, lance")
+	suites := flag.String("suite", "catalog,data,search,objectstore,remote-s3,replicas,soak,lance", "comma-separated suites to run: catalog, data, search, objectstore, remote-s3, replicas, soak, lance")
 	flag.StringVar(&nodeDir, "node", nodeDir, "directory of the Node project with the LanceDB peer")
 	scale := flag.Float64("scale", 1, "multiply workload sizes by this factor (e.g. 0.1 for a quick run)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of this process (lancens and the bench's client) to this file")
@@ -88,12 +87,12 @@ type result struct {
 // soon as it is measured.
 type suite func(dir string, inst *instance, scale float64, rep *report) error
 
-var suites = map[string]suite{"catalog": catalogSuite, "data": dataSuite, "search": searchSuite, "objectstore": objectStoreSuite, "soak": soakSuite, "lance": lanceSuite}
+var suites = map[string]suite{"catalog": catalogSuite, "data": dataSuite, "search": searchSuite, "objectstore": objectStoreSuite, "remote-s3": remoteS3Suite, "replicas": replicasSuite, "soak": soakSuite, "lance": lanceSuite}
 
 // ownServers are the suites that start the lancens servers they need
-// themselves (on object storage, one per table), or need none (lance, which
-// measures the Lance library): they get no shared one.
-var ownServers = map[string]bool{"objectstore": true, "soak": true, "lance": true}
+// themselves (on object storage, on PostgreSQL, one per table), or need
+// none (lance, which measures the Lance library): they get no shared one.
+var ownServers = map[string]bool{"objectstore": true, "remote-s3": true, "replicas": true, "soak": true, "lance": true}
 
 func run(names string, scale float64) error {
 	rep := &report{w: os.Stdout}
@@ -221,13 +220,10 @@ func startLancensWith(dir string, d store.CommitDurability) (*instance, error) {
 	var commits *coord.Committer
 	switch tableEngine {
 	case "lance":
-		commits = coord.NewCommitter(db, wh, slog.New(slog.DiscardHandler))
-		e, err := engine.New(engine.Options{Catalog: db, Warehouse: wh, Commits: commits, Cache: memcache.New(sqlite.DefaultCacheBytes())})
-		if err != nil {
+		if st, commits, err = withLanceEngine(db, wh); err != nil {
 			db.Close()
 			return nil, err
 		}
-		st = engine.WithBackend(db, e)
 	case "rows":
 	default:
 		db.Close()
@@ -237,23 +233,30 @@ func startLancensWith(dir string, d store.CommitDurability) (*instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	url, c, stopServing, err := listen(srv)
 	if err != nil {
-		return nil, err
-	}
-	hs := &http.Server{Handler: srv}
-	go hs.Serve(ln)
-	url := "http://" + ln.Addr().String()
-	transport := &http.Transport{MaxIdleConnsPerHost: 64}
-	c, err := client.New(url, client.WithHTTPClient(&http.Client{Transport: transport}))
-	if err != nil {
+		stop()
+		db.Close()
 		return nil, err
 	}
 	return &instance{url: url, db: db, wh: wh, client: c, close: func() {
-		hs.Close()
+		stopServing()
 		stop()
 		db.Close()
 	}}, nil
+}
+
+// withLanceEngine returns db with the Lance engine serving the rows of its
+// tables from wh, within a read cache of the default size, as `lancens
+// serve --engine lance` does, and the committer both commit through (pass
+// it to newServer). It returns engine.New's error.
+func withLanceEngine(db store.Backend, wh *warehouse.Warehouse) (store.Backend, *coord.Committer, error) {
+	commits := coord.NewCommitter(db, wh, slog.New(slog.DiscardHandler))
+	e, err := engine.New(engine.Options{Catalog: db, Warehouse: wh, Commits: commits, Cache: memcache.New(sqlite.DefaultCacheBytes())})
+	if err != nil {
+		return nil, nil, err
+	}
+	return engine.WithBackend(db, e), commits, nil
 }
 
 // newServer builds a server over db and wh, committing through commits
