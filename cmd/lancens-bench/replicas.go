@@ -26,7 +26,7 @@ type replicas struct {
 // startReplicas starts a PostgreSQL cluster and two lancens servers on it,
 // with the warehouse in dir, each with the Lance engine serving the rows
 // of tables when lanceEngine (with an engine and a cache of its own, as
-// two `lancens serve --engine lance` would), or PostgreSQL's row store.
+// two `lancens serve --engine lance` would), or else the store itself.
 // It returns nil, with a note on stderr, when PostgreSQL is not installed
 // (`make postgres` installs it).
 func startReplicas(dir string, lanceEngine bool) (*replicas, error) {
