@@ -264,6 +264,10 @@ func (m *miniLayout) read(ctx context.Context, f encoding.File, pg *encoding.Pag
 		if err = applyRepIndex(chunks, got[len(got)-1], int(l.GetRepetitionIndexDepth()), pg.Length); err == nil {
 			runs, err = planChunks(chunks, local)
 		}
+	case len(chunks) == 0:
+		if pg.Length != 0 {
+			err = corrupt("mini-block page of %d rows has no chunks", pg.Length)
+		}
 	default:
 		// Lists without an index: decode the whole page.
 		runs = []chunkRun{{first: 0, last: len(chunks) - 1, firstRow: 0, endRow: int(pg.Length)}}
