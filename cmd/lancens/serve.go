@@ -624,7 +624,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if retain == 0 {
 		retain = -1 // the flag's 0 keeps nothing extra; the Config's is the default
 	}
-	commits := coord.NewCommitter(db, wh, logger)
+	// The committer records versions in the catalog: through the traced
+	// catalog when tracing, so that a commit's span shows the store's.
+	var catalog coord.CommitStore = db
+	if tracing {
+		catalog = storetrace.Wrap(db)
+	}
+	commits := coord.NewCommitter(catalog, wh, logger)
 	st, err := tableEngine(cfg, db, wh, commits, logger)
 	if err != nil {
 		return err
