@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/lancens/lancens/lance/file"
 	"github.com/lancens/lancens/lance/schema"
@@ -91,6 +92,17 @@ func (e *Engine) discardLocation(ctx context.Context, id []string, loc string) {
 	}
 }
 
+// refuseDeclaredBranch returns InvalidTableState (19) when e writes on a
+// branch and r is declared without data: such a table has no branch yet,
+// and its first rows make main's first version, which a write on a
+// branch must not do. It returns nil on main.
+func (e *Engine) refuseDeclaredBranch(r *tableRef) error {
+	if e.branch == "" {
+		return nil
+	}
+	return notDataTable(r.t, fmt.Sprintf("is declared but has no data yet, so no branch %q; create it or insert into it first", e.branch))
+}
+
 // materialise writes the first version of a table declared without data,
 // at its location.
 // It takes no lock: the catalog records version 1 once, and a second
@@ -165,6 +177,9 @@ func (e *Engine) Insert(ctx context.Context, id []string, mode store.InsertMode,
 		return store.WriteResult{}, err
 	}
 	if r.t.Declared {
+		if err := e.refuseDeclaredBranch(r); err != nil {
+			return store.WriteResult{}, err
+		}
 		tbl, ls, err := newTableSchema(d.Schema)
 		if err != nil {
 			return store.WriteResult{}, err

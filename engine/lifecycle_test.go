@@ -280,3 +280,45 @@ func TestBranchMadeAgain(t *testing.T) {
 		}
 	}
 }
+
+// TestBranchWriteToDeclaredTable checks that a write on a branch of a
+// table declared without data is refused with InvalidTableState (19), as
+// the row store answers, and writes nothing: the table has no branch yet,
+// and the rows must not land on main.
+func TestBranchWriteToDeclaredTable(t *testing.T) {
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "lancens.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	wh := must[*warehouse.Warehouse](t)(warehouse.Open(t.TempDir()))
+	e := must[*engine.Engine](t)(engine.New(engine.Options{Catalog: db, Warehouse: wh}))
+	b := engine.WithBackend(db, e)
+	ctx := t.Context()
+	dev := b.OnBranch("dev")
+	for name, write := range map[string]func(id []string) error{
+		"Insert": func(id []string) error {
+			_, err := dev.Insert(ctx, id, store.InsertAppend, numberRows(t, 1, 3))
+			return err
+		},
+		"MergeInsert": func(id []string) error {
+			_, err := dev.MergeInsert(ctx, id, store.Merge{On: []string{"id"}, WhenMatchedUpdateAll: true, WhenNotMatchedInsertAll: true,
+				Data: numberRows(t, 1, 3)})
+			return err
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			id := []string{name}
+			loc := must[string](t)(wh.Allocate(nil, name))
+			if _, _, err := b.DeclareTable(ctx, id, store.TableDeclaration{Location: loc, Owned: true}); err != nil {
+				t.Fatal(err)
+			}
+			if err := write(id); store.ErrorCode(err) != store.CodeInvalidTableState {
+				t.Fatalf("got %v, want code 19", err)
+			}
+			if tbl := must[*store.Table](t)(b.DescribeTable(ctx, id)); !tbl.Declared {
+				t.Fatal("the branch's rows made main's first version")
+			}
+		})
+	}
+}

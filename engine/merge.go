@@ -101,6 +101,9 @@ func (e *Engine) MergeInsert(ctx context.Context, id []string, m store.Merge) (s
 		return store.WriteResult{}, err
 	}
 	if r.t.Declared {
+		if err := e.refuseDeclaredBranch(r); err != nil {
+			return store.WriteResult{}, err
+		}
 		_, res, err := e.CreateTable(ctx, id, store.NewTable{Mode: store.ModeCreate, Data: m.Data})
 		return res, err
 	}

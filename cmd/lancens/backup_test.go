@@ -30,7 +30,10 @@ type backupRow struct {
 func TestBackupDuringWrites(t *testing.T) {
 	dir := t.TempDir()
 	dbPath := filepath.Join(dir, "live.db")
-	addr, stop := startServe(t, "--db", dbPath)
+	// The copy is served over the same warehouse: the Lance engine keeps
+	// the rows there, and the database only the catalog.
+	wh := filepath.Join(dir, "wh")
+	addr, stop := startServe(t, "--db", dbPath, "--warehouse", wh)
 	c, err := client.New("http://" + addr)
 	if err != nil {
 		t.Fatal(err)
@@ -115,7 +118,7 @@ func TestBackupDuringWrites(t *testing.T) {
 		t.Fatal("a backup overwrote an existing file")
 	}
 
-	copySrv := apitest.Start(t, apitest.Options{DBPath: out})
+	copySrv := apitest.Start(t, apitest.Options{DBPath: out, Warehouse: wh})
 	rows, err := client.ScanAll[backupRow](ctx, copySrv.Client.Table("rows").Query())
 	if err != nil {
 		t.Fatal(err)

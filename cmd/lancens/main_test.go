@@ -141,7 +141,7 @@ func TestSecondServerRefused(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--db", db, "--warehouse", filepath.Join(dir, "wh")},
-			func(string) string { return "" }, w, io.Discard)
+			testEnv, w, io.Discard)
 		w.Close()
 	}()
 	if _, err := bufio.NewReader(stdout).ReadString('\n'); err != nil {

@@ -89,7 +89,7 @@ func serveOn(t *testing.T, args ...string) (string, error) {
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(dir, "lancens.db"), "--sync", "NORMAL"}, args...),
-			func(string) string { return "" }, w, io.Discard)
+			testEnv, w, io.Discard)
 		w.Close()
 	}()
 	line, _ := bufioLine(out)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -14,6 +15,16 @@ import (
 
 	"github.com/lancens/lancens/store"
 )
+
+// testEnv is the environment the tests give serve: none of the caller's
+// variables but LANCENS_ENGINE, so that a test run takes these servers to
+// the engine the API test kits serve (apitest.EngineFromEnv).
+func testEnv(k string) string {
+	if k == "LANCENS_ENGINE" {
+		return os.Getenv(k)
+	}
+	return ""
+}
 
 // startServe runs `lancens serve` with args on a free port and returns its
 // address and a function that stops it and returns how long the stop took
@@ -32,7 +43,7 @@ func startServeLogging(t *testing.T, stderr io.Writer, args ...string) (addr str
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(dir, "lancens.db"),
-			"--warehouse", filepath.Join(dir, "wh")}, args...), func(string) string { return "" }, w, stderr)
+			"--warehouse", filepath.Join(dir, "wh")}, args...), testEnv, w, stderr)
 		w.Close()
 	}()
 	line, err := bufio.NewReader(stdout).ReadString('\n')

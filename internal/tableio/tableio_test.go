@@ -254,6 +254,56 @@ func TestWriteReadBack(t *testing.T) {
 	}
 }
 
+// TestWriteNoRows closes each writer without a batch, as an export of a
+// query that matched nothing does (a server may answer it with no batch at
+// all): a CSV file still has its header line, a JSON-lines file is empty,
+// and a Parquet file still has the schema.
+func TestWriteNoRows(t *testing.T) {
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "name", Type: arrow.BinaryTypes.String, Nullable: true},
+	}, nil)
+	for _, f := range []Format{CSV, JSONL, Parquet} {
+		t.Run(string(f), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "out."+string(f))
+			out, err := os.Create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, err := NewWriter(out, f, schema)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			out.Close()
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch f {
+			case CSV:
+				if string(b) != "id,name\n" {
+					t.Errorf("wrote %q, want the header line", b)
+				}
+			case JSONL:
+				if len(b) != 0 {
+					t.Errorf("wrote %q, want nothing", b)
+				}
+			case Parquet:
+				src, err := Open(path, f, Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got, want := FormatSchema(src.Schema().Fields()), FormatSchema(schema.Fields()); got != want {
+					t.Errorf("schema %s, want %s", got, want)
+				}
+			}
+		})
+	}
+}
+
 // TestParquetListsBecomeVectors reads a Parquet file without an Arrow
 // schema whose float lists all have one length: they read as vectors,
 // null lists included; with --schema they stay lists.

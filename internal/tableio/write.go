@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	arrowcsv "github.com/apache/arrow-go/v18/arrow/csv"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
@@ -57,8 +58,10 @@ func (p parquetWriter) Close() error                      { return p.w.Close() }
 // csvWriter writes with Arrow's CSV writer, with a header, empty cells for
 // nulls, and JSON for the lists and structs it has no format for.
 type csvWriter struct {
-	w   *arrowcsv.Writer
-	out *bufio.Writer
+	w      *arrowcsv.Writer
+	out    *bufio.Writer
+	schema *arrow.Schema
+	wrote  bool // a batch went to w, and with it the header
 }
 
 func newCSVWriter(w io.Writer, schema *arrow.Schema) *csvWriter {
@@ -79,12 +82,27 @@ func newCSVWriter(w io.Writer, schema *arrow.Schema) *csvWriter {
 			}
 			return cells, true
 		}))
-	return &csvWriter{w: cw, out: out}
+	return &csvWriter{w: cw, out: out, schema: schema}
 }
 
-func (c *csvWriter) Write(rec arrow.RecordBatch) error { return c.w.Write(rec) }
+func (c *csvWriter) Write(rec arrow.RecordBatch) error {
+	c.wrote = true
+	return c.w.Write(rec)
+}
 
+// Close writes the header if no batch did (Arrow's writer writes it with
+// the first batch), then flushes.
 func (c *csvWriter) Close() error {
+	if !c.wrote {
+		b := array.NewRecordBuilder(memory.DefaultAllocator, c.schema)
+		empty := b.NewRecordBatch()
+		b.Release()
+		err := c.Write(empty)
+		empty.Release()
+		if err != nil {
+			return err
+		}
+	}
 	c.w.Flush()
 	if err := c.w.Error(); err != nil {
 		return err
