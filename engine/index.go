@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -365,7 +364,7 @@ func checkIndexColumn(spec store.IndexSpec, col indexColumn) error {
 	f := col.field
 	switch {
 	case store.IsVectorIndex(spec.Type):
-		if !isVector(f.Type) {
+		if !store.IsVectorType(f.Type) {
 			return store.Errorf(store.CodeInvalidInput, "a %s index needs a vector column, and %s is %s", spec.Type, spec.Column, f.Type)
 		}
 		if len(col.path) > 0 {
@@ -377,14 +376,14 @@ func checkIndexColumn(spec store.IndexSpec, col indexColumn) error {
 		}
 	case spec.Type == store.IndexLabelList:
 		lt, ok := f.Type.(arrow.ListLikeType)
-		if !ok || isVector(f.Type) {
+		if !ok || store.IsVectorType(f.Type) {
 			return store.Errorf(store.CodeInvalidInput, "a LABEL_LIST index needs a list column, and %s is %s", spec.Column, f.Type)
 		}
 		if _, nested := lt.Elem().(arrow.NestedType); nested {
 			return store.Errorf(store.CodeInvalidInput, "a LABEL_LIST index needs a list of scalars, and %s is %s", spec.Column, f.Type)
 		}
 	default:
-		if _, nested := f.Type.(arrow.NestedType); nested || isVector(f.Type) {
+		if _, nested := f.Type.(arrow.NestedType); nested || store.IsVectorType(f.Type) {
 			return store.Errorf(store.CodeInvalidInput, "a %s index needs a scalar column, and %s is %s", spec.Type, spec.Column, f.Type)
 		}
 	}
@@ -537,7 +536,7 @@ func (rd *reader) indexInfo(ix *indexRecord) (store.IndexInfo, error) {
 	if ix.build != nil {
 		info.SizeBytes = ix.build.Size
 	}
-	d, err := json.Marshal(indexDetails(ix))
+	d, err := json.Marshal(store.IndexDetails(ix.Type, ix.def.Metric, ix.def.Vector, ix.def.Text, ix.Error))
 	if err != nil {
 		return info, err
 	}
@@ -557,70 +556,6 @@ func (rd *reader) indexInfo(ix *indexRecord) (store.IndexInfo, error) {
 	}
 	info.NumIndexedRows, info.NumUnindexedRows = rd.rowsOf(cov)
 	return info, nil
-}
-
-// indexDetails returns the index_details of index ix, with Lance's names
-// (snake_case, as in the index details Lance records and LanceDB's
-// listIndices reports): metric_type, the IVF and quantizer parameters the
-// index was asked for (compression: pq or sq, with num_sub_vectors and
-// num_bits), or a full-text index's tokenizer settings. A failed build's
-// reason is under "error".
-func indexDetails(ix *indexRecord) map[string]any {
-	d := map[string]any{}
-	setInt := func(m map[string]any, key string, v int) {
-		if v != 0 {
-			m[key] = v
-		}
-	}
-	setBool := func(key string, v *bool) {
-		if v != nil {
-			d[key] = *v
-		}
-	}
-	switch {
-	case store.IsVectorIndex(ix.Type):
-		vp := ix.def.Vector
-		d["metric_type"] = strings.ToUpper(ix.def.Metric)
-		setInt(d, "num_partitions", vp.NumPartitions)
-		setInt(d, "target_partition_size", vp.TargetPartitionSize)
-		setInt(d, "sample_rate", vp.SampleRate)
-		setInt(d, "max_iterations", vp.MaxIterations)
-		switch ix.Type {
-		case store.IndexIVFPQ, store.IndexIVFHNSWPQ:
-			c := map[string]any{"type": "pq"}
-			setInt(c, "num_sub_vectors", vp.NumSubVectors)
-			setInt(c, "num_bits", vp.NumBits)
-			d["compression"] = c
-		case store.IndexIVFSQ, store.IndexIVFHNSWSQ:
-			c := map[string]any{"type": "sq"}
-			setInt(c, "num_bits", vp.NumBits)
-			d["compression"] = c
-		}
-		if ix.Type == store.IndexIVFHNSWPQ || ix.Type == store.IndexIVFHNSWSQ {
-			setInt(d, "m", vp.M)
-			setInt(d, "ef_construction", vp.EfConstruction)
-		}
-	case ix.Type == store.IndexInverted:
-		tp := ix.def.Text
-		if tp.BaseTokenizer != "" {
-			d["base_tokenizer"] = tp.BaseTokenizer
-		}
-		if tp.Language != "" {
-			d["language"] = tp.Language
-		}
-		setBool("with_position", tp.WithPosition)
-		setBool("lower_case", tp.LowerCase)
-		setBool("stem", tp.Stem)
-		setBool("remove_stop_words", tp.RemoveStopWords)
-		setBool("ascii_folding", tp.ASCIIFolding)
-		if tp.MaxTokenLength != nil {
-			d["max_token_length"] = *tp.MaxTokenLength
-		}
-	}
-	if ix.Error != "" {
-		d["error"] = ix.Error
-	}
-	return d
 }
 
 // DropIndex implements store.Indexes: the record goes, then the index's

@@ -32,20 +32,6 @@ func checkSearchRows(q store.Query, rows int64, what string) error {
 	return nil
 }
 
-// isVector reports whether dt is a vector type: a fixed-size list of
-// floats or of 8-bit integers.
-func isVector(dt arrow.DataType) bool {
-	t, ok := dt.(*arrow.FixedSizeListType)
-	if !ok {
-		return false
-	}
-	switch t.Elem().ID() {
-	case arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64, arrow.UINT8, arrow.INT8:
-		return true
-	}
-	return false
-}
-
 // vectorField picks the searched column: the one named, or the only
 // vector column of the schema. It returns its index, TableColumnNotFound
 // (12) or InvalidInput (13).
@@ -55,7 +41,7 @@ func vectorField(s *arrow.Schema, name string) (int, error) {
 		if len(idx) == 0 {
 			return 0, store.Errorf(store.CodeTableColumnNotFound, "vector column %s not found", name)
 		}
-		if f := s.Field(idx[0]); !isVector(f.Type) {
+		if f := s.Field(idx[0]); !store.IsVectorType(f.Type) {
 			return 0, store.Errorf(store.CodeInvalidInput, "column %s is %s, not a vector column", name, f.Type)
 		}
 		return idx[0], nil
@@ -63,7 +49,7 @@ func vectorField(s *arrow.Schema, name string) (int, error) {
 	var found []int
 	var names []string
 	for i, f := range s.Fields() {
-		if isVector(f.Type) {
+		if store.IsVectorType(f.Type) {
 			found = append(found, i)
 			names = append(names, f.Name)
 		}

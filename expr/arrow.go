@@ -254,7 +254,7 @@ func (p *Program) Value(mem memory.Allocator, inputs ...arrow.RecordBatch) (arro
 // list; dictionaries are their values' type. Types lancens does not store
 // are KindNull.
 func TypeOf(dt arrow.DataType) Type {
-	if isVectorType(dt) {
+	if store.IsVectorType(dt) {
 		elem := TypeOf(dt.(*arrow.FixedSizeListType).Elem())
 		return Type{Kind: KindVector, Elem: &elem}
 	}
@@ -296,20 +296,6 @@ func TypeOf(dt arrow.DataType) Type {
 		return Type{Kind: KindDate64}
 	}
 	return Type{Kind: KindNull}
-}
-
-// isVectorType reports whether dt is a vector: a fixed_size_list of
-// float16, float32, float64, uint8 or int8.
-func isVectorType(dt arrow.DataType) bool {
-	t, ok := dt.(*arrow.FixedSizeListType)
-	if !ok {
-		return false
-	}
-	switch t.Elem().ID() {
-	case arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64, arrow.UINT8, arrow.INT8:
-		return true
-	}
-	return false
 }
 
 func unitOf(u arrow.TimeUnit) TimeUnit {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	arrays "github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/lancens/lancens/store"
 )
 
 // A column is read the way the row store stores its Arrow values (its
@@ -104,7 +105,7 @@ func arrowBits(buf []byte, offset, n int) []uint64 {
 // loadArray returns the values of arr, NULL outside valid.
 func loadArray(arr arrow.Array, valid []uint64) (vec, error) {
 	n := arr.Len()
-	if isVectorType(arr.DataType()) {
+	if store.IsVectorType(arr.DataType()) {
 		return vectorBlobs(arr.(*arrays.FixedSizeList), valid), nil
 	}
 	switch a := arr.(type) {

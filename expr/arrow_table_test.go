@@ -21,6 +21,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal256"
 	"github.com/apache/arrow-go/v18/arrow/float16"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/lancens/lancens/store"
 )
 
 // The Arrow differential tests run every expression twice over one
@@ -343,7 +344,7 @@ func physical(name string, parent []string, dt arrow.DataType, cells []any) []ph
 
 // storedSQLType is the declared type of the row store's column for dt.
 func storedSQLType(dt arrow.DataType) string {
-	if isVectorType(dt) {
+	if store.IsVectorType(dt) {
 		return "BLOB"
 	}
 	switch dt.ID() {
@@ -373,7 +374,7 @@ func storedCell(dt arrow.DataType, cell any) any {
 		}
 		return decimalText(n, int(t.GetScale()))
 	case *arrow.FixedSizeListType:
-		if isVectorType(dt) {
+		if store.IsVectorType(dt) {
 			var out []byte
 			for _, e := range cell.([]any) {
 				switch e := e.(type) {

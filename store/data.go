@@ -392,3 +392,18 @@ type ManagedData interface {
 	// the resulting metadata.
 	UpdateSchemaMetadata(ctx context.Context, id []string, set map[string]string) (WriteResult, map[string]string, error)
 }
+
+// IsVectorType reports whether dt is what lancens treats as a vector
+// column (searchable, vector-indexable, stored as one value): a
+// fixed_size_list of float16, float32, float64, uint8 or int8.
+func IsVectorType(dt arrow.DataType) bool {
+	t, ok := dt.(*arrow.FixedSizeListType)
+	if !ok {
+		return false
+	}
+	switch t.Elem().ID() {
+	case arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64, arrow.UINT8, arrow.INT8:
+		return true
+	}
+	return false
+}

@@ -142,3 +142,66 @@ type Indexes interface {
 	// table or an index whose build has not succeeded.
 	PrewarmIndex(ctx context.Context, id []string, name string) error
 }
+
+// IndexDetails returns the index_details of an index of type indexType
+// asked for with metric and params v and t, with Lance's names
+// (snake_case, as in the index details Lance records and LanceDB's
+// listIndices reports): metric_type, the IVF and quantizer parameters
+// (compression: pq or sq, with num_sub_vectors and num_bits), or a
+// full-text index's tokenizer settings. A failed build's reason (failure,
+// "" for none) is under "error".
+func IndexDetails(indexType, metric string, v VectorIndexParams, t TextIndexParams, failure string) map[string]any {
+	d := map[string]any{}
+	setInt := func(m map[string]any, key string, n int) {
+		if n != 0 {
+			m[key] = n
+		}
+	}
+	setBool := func(key string, b *bool) {
+		if b != nil {
+			d[key] = *b
+		}
+	}
+	switch {
+	case IsVectorIndex(indexType):
+		d["metric_type"] = strings.ToUpper(metric)
+		setInt(d, "num_partitions", v.NumPartitions)
+		setInt(d, "target_partition_size", v.TargetPartitionSize)
+		setInt(d, "sample_rate", v.SampleRate)
+		setInt(d, "max_iterations", v.MaxIterations)
+		switch indexType {
+		case IndexIVFPQ, IndexIVFHNSWPQ:
+			c := map[string]any{"type": "pq"}
+			setInt(c, "num_sub_vectors", v.NumSubVectors)
+			setInt(c, "num_bits", v.NumBits)
+			d["compression"] = c
+		case IndexIVFSQ, IndexIVFHNSWSQ:
+			c := map[string]any{"type": "sq"}
+			setInt(c, "num_bits", v.NumBits)
+			d["compression"] = c
+		}
+		if indexType == IndexIVFHNSWPQ || indexType == IndexIVFHNSWSQ {
+			setInt(d, "m", v.M)
+			setInt(d, "ef_construction", v.EfConstruction)
+		}
+	case indexType == IndexInverted:
+		if t.BaseTokenizer != "" {
+			d["base_tokenizer"] = t.BaseTokenizer
+		}
+		if t.Language != "" {
+			d["language"] = t.Language
+		}
+		setBool("with_position", t.WithPosition)
+		setBool("lower_case", t.LowerCase)
+		setBool("stem", t.Stem)
+		setBool("remove_stop_words", t.RemoveStopWords)
+		setBool("ascii_folding", t.ASCIIFolding)
+		if t.MaxTokenLength != nil {
+			d["max_token_length"] = *t.MaxTokenLength
+		}
+	}
+	if failure != "" {
+		d["error"] = failure
+	}
+	return d
+}

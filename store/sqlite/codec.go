@@ -15,7 +15,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/endian"
 
 	"github.com/lancens/lancens/store"
-	"github.com/lancens/lancens/store/sqlite/legacy"
 )
 
 // This file is the one place that converts between Arrow values and their
@@ -117,12 +116,9 @@ func storedField(f arrow.Field) arrow.Field {
 	return f
 }
 
-// isVector reports whether dt is stored as a vector BLOB.
-func isVector(dt arrow.DataType) bool { return legacy.IsVector(dt) }
-
 // sqlType returns the declared SQLite type of a leaf column.
 func sqlType(dt arrow.DataType) string {
-	if isVector(dt) {
+	if store.IsVectorType(dt) {
 		return "BLOB"
 	}
 	switch dt.ID() {
@@ -227,7 +223,7 @@ func leafValue(arr arrow.Array) valueFunc {
 		prec := arr.DataType().(arrow.DecimalType).GetPrecision()
 		return func(i int) (any, error) { return decimalSQL(arr, i, prec), nil }
 	case *array.FixedSizeList:
-		if isVector(arr.DataType()) {
+		if store.IsVectorType(arr.DataType()) {
 			return vectorBlob(a)
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -101,7 +100,7 @@ func sqlIndexName(t *tableRow, r *indexRow) string {
 func checkIndexColumn(spec store.IndexSpec, f arrow.Field) error {
 	switch {
 	case store.IsVectorIndex(spec.Type):
-		if !isVector(f.Type) {
+		if !store.IsVectorType(f.Type) {
 			return store.Errorf(store.CodeInvalidInput, "a %s index needs a vector column, and %s is %s", spec.Type, spec.Column, f.Type)
 		}
 	case spec.Type == store.IndexInverted:
@@ -109,11 +108,11 @@ func checkIndexColumn(spec store.IndexSpec, f arrow.Field) error {
 			return store.Errorf(store.CodeInvalidInput, "a full-text index needs a string column, and %s is %s", spec.Column, f.Type)
 		}
 	case spec.Type == store.IndexLabelList:
-		if _, ok := f.Type.(arrow.ListLikeType); !ok || isVector(f.Type) {
+		if _, ok := f.Type.(arrow.ListLikeType); !ok || store.IsVectorType(f.Type) {
 			return store.Errorf(store.CodeInvalidInput, "a LABEL_LIST index needs a list column, and %s is %s", spec.Column, f.Type)
 		}
 	default:
-		if _, nested := f.Type.(arrow.NestedType); nested || isVector(f.Type) {
+		if _, nested := f.Type.(arrow.NestedType); nested || store.IsVectorType(f.Type) {
 			return store.Errorf(store.CodeInvalidInput, "a %s index needs a scalar column, and %s is %s", spec.Type, spec.Column, f.Type)
 		}
 	}
@@ -565,7 +564,7 @@ func (r *indexRow) existsAt(v, latest int64) bool {
 func indexInfo(ctx context.Context, tx *Tx, t *tableRow, r *indexRow, v int64) (*store.IndexInfo, error) {
 	info := &store.IndexInfo{Name: r.name, UUID: r.uuid, Columns: []string{r.columnPath}, Type: r.indexType, Status: r.status,
 		Metric: r.metric, SizeBytes: r.size, CreatedAt: r.createdAt}
-	b, _ := json.Marshal(indexDetails(r))
+	b, _ := json.Marshal(store.IndexDetails(r.indexType, r.metric, r.params.Vector, r.params.Text, r.errText))
 	info.Details = string(b)
 	if !store.IsVectorIndex(r.indexType) {
 		size, err := sqlIndexSize(ctx, tx, t, r)
@@ -587,70 +586,6 @@ func indexInfo(ctx context.Context, tx *Tx, t *tableRow, r *indexRow, v int64) (
 		return nil, internal("index stats", err)
 	}
 	return info, nil
-}
-
-// indexDetails returns the index_details of index r, with Lance's names
-// (snake_case, as in the index details Lance records and LanceDB's
-// listIndices reports): metric_type, the IVF and quantizer parameters the
-// index was asked for (compression: pq or sq, with num_sub_vectors and
-// num_bits), or a full-text index's tokenizer settings. A failed build's
-// reason is under "error".
-func indexDetails(r *indexRow) map[string]any {
-	d := map[string]any{}
-	setInt := func(m map[string]any, key string, v int) {
-		if v != 0 {
-			m[key] = v
-		}
-	}
-	setBool := func(key string, v *bool) {
-		if v != nil {
-			d[key] = *v
-		}
-	}
-	switch {
-	case store.IsVectorIndex(r.indexType):
-		vp := r.params.Vector
-		d["metric_type"] = strings.ToUpper(r.metric)
-		setInt(d, "num_partitions", vp.NumPartitions)
-		setInt(d, "target_partition_size", vp.TargetPartitionSize)
-		setInt(d, "sample_rate", vp.SampleRate)
-		setInt(d, "max_iterations", vp.MaxIterations)
-		switch r.indexType {
-		case store.IndexIVFPQ, store.IndexIVFHNSWPQ:
-			c := map[string]any{"type": "pq"}
-			setInt(c, "num_sub_vectors", vp.NumSubVectors)
-			setInt(c, "num_bits", vp.NumBits)
-			d["compression"] = c
-		case store.IndexIVFSQ, store.IndexIVFHNSWSQ:
-			c := map[string]any{"type": "sq"}
-			setInt(c, "num_bits", vp.NumBits)
-			d["compression"] = c
-		}
-		if r.indexType == store.IndexIVFHNSWPQ || r.indexType == store.IndexIVFHNSWSQ {
-			setInt(d, "m", vp.M)
-			setInt(d, "ef_construction", vp.EfConstruction)
-		}
-	case r.indexType == store.IndexInverted:
-		tp := r.params.Text
-		if tp.BaseTokenizer != "" {
-			d["base_tokenizer"] = tp.BaseTokenizer
-		}
-		if tp.Language != "" {
-			d["language"] = tp.Language
-		}
-		setBool("with_position", tp.WithPosition)
-		setBool("lower_case", tp.LowerCase)
-		setBool("stem", tp.Stem)
-		setBool("remove_stop_words", tp.RemoveStopWords)
-		setBool("ascii_folding", tp.ASCIIFolding)
-		if tp.MaxTokenLength != nil {
-			d["max_token_length"] = *tp.MaxTokenLength
-		}
-	}
-	if r.errText != "" {
-		d["error"] = r.errText
-	}
-	return d
 }
 
 // sqlIndexSize returns the bytes the SQLite objects of a scalar or

@@ -39,7 +39,7 @@ func (r resolver) qualify(col string) string {
 
 // exprType describes a stored Arrow type to the expression compiler.
 func exprType(dt arrow.DataType) expr.Type {
-	if isVector(dt) {
+	if store.IsVectorType(dt) {
 		elem := exprType(dt.(*arrow.FixedSizeListType).Elem())
 		return expr.Type{Kind: expr.KindVector, Elem: &elem}
 	}

@@ -46,14 +46,14 @@ func vectorColumn(ts *tableSchema, name string) (arrow.Field, *fieldLayout, erro
 		if !ok {
 			return f, nil, store.Errorf(store.CodeTableColumnNotFound, "vector column %s not found", name)
 		}
-		if !isVector(f.Type) {
+		if !store.IsVectorType(f.Type) {
 			return f, nil, store.Errorf(store.CodeInvalidInput, "column %s is %s, not a vector column", name, f.Type)
 		}
 		return f, fl, nil
 	}
 	var found []int
 	for i, f := range ts.arrow.Fields() {
-		if isVector(f.Type) {
+		if store.IsVectorType(f.Type) {
 			found = append(found, i)
 		}
 	}

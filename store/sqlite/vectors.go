@@ -74,7 +74,7 @@ func (s *vectorSet) tail(after int64) (*vecindex.Vectors, *vecindex.ByteVectors)
 // of table t visible at version v.
 func loadVectors(ctx context.Context, tx *Tx, t *tableRow, f arrow.Field, col string, v int64) (*vectorSet, error) {
 	ft, ok := f.Type.(*arrow.FixedSizeListType)
-	if !ok || !isVector(f.Type) {
+	if !ok || !store.IsVectorType(f.Type) {
 		return nil, store.Errorf(store.CodeInvalidInput, "column %s is not a vector column", f.Name)
 	}
 	dim := int(ft.Len())

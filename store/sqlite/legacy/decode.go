@@ -18,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal256"
 	"github.com/apache/arrow-go/v18/arrow/endian"
 	"github.com/apache/arrow-go/v18/arrow/float16"
+	"github.com/lancens/lancens/store"
 )
 
 // This file reads the values of the row store back, as its writer
@@ -79,19 +80,6 @@ func FieldDecoder(dt arrow.DataType) (int, func(b array.Builder, vals []any) err
 	}
 }
 
-// IsVector reports whether dt is stored as a vector BLOB.
-func IsVector(dt arrow.DataType) bool {
-	t, ok := dt.(*arrow.FixedSizeListType)
-	if !ok {
-		return false
-	}
-	switch t.Elem().ID() {
-	case arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64, arrow.UINT8, arrow.INT8:
-		return true
-	}
-	return false
-}
-
 // AppendValue appends one stored leaf value (as database/sql scanned it:
 // nil, int64, float64, string or []byte) to a builder of the field's type.
 // It returns an error when the stored value does not fit the type.
@@ -106,7 +94,7 @@ func AppendValue(b array.Builder, v any) error {
 		bb.AppendNull()
 		return nil
 	case *array.FixedSizeListBuilder:
-		if IsVector(dt) {
+		if store.IsVectorType(dt) {
 			return appendVector(bb, v)
 		}
 	}
