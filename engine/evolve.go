@@ -301,7 +301,7 @@ func planCast(s *arrow.Schema, path string, dt arrow.DataType) (arrow.Field, err
 	if _, err := schema.LogicalType(dt); err != nil {
 		return arrow.Field{}, schemaError(err)
 	}
-	if _, ok := castName(dt); !ok || !castable(c.field.Type, dt) {
+	if _, ok := expr.CastTypeName(dt); !ok || !expr.Castable(c.field.Type, dt) {
 		return arrow.Field{}, store.Errorf(store.CodeTableSchemaValidationError, "cannot change column %s from %s to %s", path, c.field.Type, dt)
 	}
 	return arrow.Field{Name: c.field.Name, Type: dt, Nullable: c.field.Nullable, Metadata: c.field.Metadata}, nil
@@ -309,12 +309,8 @@ func planCast(s *arrow.Schema, path string, dt arrow.DataType) (arrow.Field, err
 
 // castProgram compiles CAST(column AS type) over the columns b binds.
 func castProgram(b *colBinder, names []string, dt arrow.DataType) (*expr.Program, error) {
-	name, _ := castName(dt)
-	quoted := make([]string, len(names))
-	for i, n := range names {
-		quoted[i] = "`" + strings.ReplaceAll(n, "`", "``") + "`"
-	}
-	x, err := expr.Parse(fmt.Sprintf("CAST(%s AS %s)", strings.Join(quoted, "."), name))
+	name, _ := expr.CastTypeName(dt)
+	x, err := expr.Parse(fmt.Sprintf("CAST(%s AS %s)", expr.QuotePath(names), name))
 	if err != nil {
 		return nil, err
 	}
@@ -323,51 +319,6 @@ func castProgram(b *colBinder, names []string, dt arrow.DataType) (*expr.Program
 		return nil, store.Errorf(store.CodeTableSchemaValidationError, "cannot change column %s to %s: %s", strings.Join(names, "."), dt, store.ErrorMessage(err))
 	}
 	return p, nil
-}
-
-// castName is the expression-language name of a type a column can be cast to.
-func castName(dt arrow.DataType) (string, bool) {
-	switch dt.ID() {
-	case arrow.BOOL:
-		return "BOOLEAN", true
-	case arrow.INT8:
-		return "TINYINT", true
-	case arrow.INT16:
-		return "SMALLINT", true
-	case arrow.INT32:
-		return "INT", true
-	case arrow.INT64:
-		return "BIGINT", true
-	case arrow.FLOAT16, arrow.FLOAT32:
-		return "FLOAT", true
-	case arrow.FLOAT64:
-		return "DOUBLE", true
-	case arrow.STRING, arrow.LARGE_STRING:
-		return "STRING", true
-	case arrow.DATE32:
-		return "DATE", true
-	}
-	if d, ok := dt.(arrow.DecimalType); ok {
-		return fmt.Sprintf("DECIMAL(%d,%d)", d.GetPrecision(), d.GetScale()), true
-	}
-	return "", false
-}
-
-// castable reports the conversions AlterColumns supports: among numbers,
-// anything to string, string to numbers and dates, date to string.
-func castable(from, to arrow.DataType) bool {
-	numeric := func(dt arrow.DataType) bool {
-		return arrow.IsInteger(dt.ID()) || arrow.IsFloating(dt.ID()) || arrow.IsDecimal(dt.ID()) || dt.ID() == arrow.BOOL
-	}
-	switch {
-	case numeric(from) && numeric(to):
-		return true
-	case to.ID() == arrow.STRING || to.ID() == arrow.LARGE_STRING:
-		return numeric(from) || from.ID() == arrow.STRING || from.ID() == arrow.LARGE_STRING || from.ID() == arrow.DATE32
-	case from.ID() == arrow.STRING || from.ID() == arrow.LARGE_STRING:
-		return numeric(to) || to.ID() == arrow.DATE32
-	}
-	return false
 }
 
 // checkNoNulls returns TableSchemaValidationError (20) when the column at

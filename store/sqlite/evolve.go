@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/lancens/lancens/expr"
 	"github.com/lancens/lancens/store"
 )
 
@@ -202,11 +202,11 @@ func castColumn(ctx context.Context, tx *Tx, t *tableRow, ts *tableSchema, path 
 		return err
 	}
 	dt = storedType(dt)
-	name, ok := castName(dt)
-	if !ok || !castable(f.Type, dt) {
+	name, ok := expr.CastTypeName(dt)
+	if !ok || !expr.Castable(f.Type, dt) {
 		return store.Errorf(store.CodeTableSchemaValidationError, "cannot change column %s from %s to %s", formatPath(path), f.Type, dt)
 	}
-	compiled, err := compileValue(fmt.Sprintf("CAST(%s AS %s)", quotePath(path), name), resolver{schema: ts})
+	compiled, err := compileValue(fmt.Sprintf("CAST(%s AS %s)", expr.QuotePath(path), name), resolver{schema: ts})
 	if err != nil {
 		return store.Errorf(store.CodeTableSchemaValidationError, "cannot change column %s to %s: %s", formatPath(path), dt, store.ErrorMessage(err))
 	}
@@ -226,60 +226,6 @@ func castColumn(ctx context.Context, tx *Tx, t *tableRow, ts *tableSchema, path 
 	*f = nf
 	fl.Column = cols[0].Column
 	return nil
-}
-
-// quotePath writes a field path in expression syntax, every name quoted.
-func quotePath(path []string) string {
-	parts := make([]string, len(path))
-	for i, p := range path {
-		parts[i] = "`" + strings.ReplaceAll(p, "`", "``") + "`"
-	}
-	return strings.Join(parts, ".")
-}
-
-// castName is the expression-language name of a type a column can be cast to.
-func castName(dt arrow.DataType) (string, bool) {
-	switch dt.ID() {
-	case arrow.BOOL:
-		return "BOOLEAN", true
-	case arrow.INT8:
-		return "TINYINT", true
-	case arrow.INT16:
-		return "SMALLINT", true
-	case arrow.INT32:
-		return "INT", true
-	case arrow.INT64:
-		return "BIGINT", true
-	case arrow.FLOAT16, arrow.FLOAT32:
-		return "FLOAT", true
-	case arrow.FLOAT64:
-		return "DOUBLE", true
-	case arrow.STRING, arrow.LARGE_STRING:
-		return "STRING", true
-	case arrow.DATE32:
-		return "DATE", true
-	}
-	if d, ok := dt.(arrow.DecimalType); ok {
-		return fmt.Sprintf("DECIMAL(%d,%d)", d.GetPrecision(), d.GetScale()), true
-	}
-	return "", false
-}
-
-// castable reports the conversions AlterColumns supports: among numbers,
-// anything to string, string to numbers and dates, date to string.
-func castable(from, to arrow.DataType) bool {
-	numeric := func(dt arrow.DataType) bool {
-		return arrow.IsInteger(dt.ID()) || arrow.IsFloating(dt.ID()) || arrow.IsDecimal(dt.ID()) || dt.ID() == arrow.BOOL
-	}
-	switch {
-	case numeric(from) && numeric(to):
-		return true
-	case to.ID() == arrow.STRING || to.ID() == arrow.LARGE_STRING:
-		return numeric(from) || from.ID() == arrow.STRING || from.ID() == arrow.LARGE_STRING || from.ID() == arrow.DATE32
-	case from.ID() == arrow.STRING || from.ID() == arrow.LARGE_STRING:
-		return numeric(to) || to.ID() == arrow.DATE32
-	}
-	return false
 }
 
 // DropColumns implements store.ManagedData.
