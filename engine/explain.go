@@ -44,7 +44,7 @@ func (e *Engine) ExplainQuery(ctx context.Context, id []string, q store.Query, a
 		}
 		k := q.Limit
 		if k <= 0 {
-			k = defaultK
+			k = store.DefaultSearchK
 		}
 		f := s.arrow.Field(fi)
 		how, detail, err := rd.explainVectorIndex(ctx, q.Vector, fi)

@@ -44,7 +44,7 @@ func (rd *reader) explainText(ctx context.Context, q store.Query) (string, error
 	}
 	k := q.Limit
 	if k <= 0 {
-		k = defaultK
+		k = store.DefaultSearchK
 	}
 	var sb strings.Builder
 	m := rd.s.ds.Manifest()

@@ -293,9 +293,9 @@ func (rd *reader) searchText(ctx context.Context, q store.Query, stats *scanStat
 	}
 	k := int(q.Limit)
 	if k <= 0 {
-		k = defaultK
+		k = store.DefaultSearchK
 	}
-	if err := checkSearchRows(q, int64(min(k, len(found.IDs))), "the matches up to k"); err != nil {
+	if err := q.CheckSearchRows(int64(min(k, len(found.IDs))), "the matches up to k"); err != nil {
 		return nil, err
 	}
 	top := found.Top(k)

@@ -15,23 +15,6 @@ import (
 	"github.com/lancens/lancens/store"
 )
 
-// checkMergeKeys returns InvalidInput (13) unless on names at least one key
-// column, each once and none empty.
-func checkMergeKeys(on []string) error {
-	if len(on) == 0 {
-		return store.Errorf(store.CodeInvalidInput, "merge_insert needs at least one key column in on")
-	}
-	for i, k := range on {
-		if k == "" {
-			return store.Errorf(store.CodeInvalidInput, "merge_insert key column %d of on is empty", i+1)
-		}
-		if slices.Contains(on[:i], k) {
-			return store.Errorf(store.CodeInvalidInput, "merge_insert key column %s is given twice in on", k)
-		}
-	}
-	return nil
-}
-
 // mergePlan is a merge_insert checked against the target's schema.
 type mergePlan struct {
 	m store.Merge
@@ -93,7 +76,7 @@ func (p *mergePlan) deletes() bool { return p.m.WhenNotMatchedBySourceDelete || 
 // changes nothing makes no version. A table declared without data is
 // created from the source rows.
 func (e *Engine) MergeInsert(ctx context.Context, id []string, m store.Merge) (store.WriteResult, error) {
-	if err := checkMergeKeys(m.On); err != nil {
+	if err := m.CheckKeys(); err != nil {
 		return store.WriteResult{}, err
 	}
 	r, err := e.find(ctx, id)

@@ -18,20 +18,6 @@ import (
 	"github.com/lancens/lancens/vecindex"
 )
 
-// defaultK is the number of results of a search that names none.
-const defaultK = 10
-
-// checkSearchRows returns InvalidInput (13) when a search would answer
-// rows rows (counted as what says), more than q allows.
-func checkSearchRows(q store.Query, rows int64, what string) error {
-	if q.MaxSearchRows > 0 && rows > q.MaxSearchRows {
-		return store.Errorf(store.CodeInvalidInput,
-			"the search would answer up to %d rows (%s), more than this server's limit of %d rows per search; ask for a smaller k",
-			rows, what, q.MaxSearchRows)
-	}
-	return nil
-}
-
 // vectorField picks the searched column: the one named, or the only
 // vector column of the schema. It returns its index, TableColumnNotFound
 // (12) or InvalidInput (13).
@@ -206,10 +192,10 @@ func (rd *reader) searchVectors(ctx context.Context, q store.Query, stats *scanS
 	live := int(rd.s.ds.Manifest().Rows())
 	k := int(q.Limit)
 	if k <= 0 {
-		k = defaultK
+		k = store.DefaultSearchK
 	}
 	k = min(k, max(1, live)) // the SDK's "no limit" is i64::MAX
-	if err := checkSearchRows(q, int64(k)*int64(len(vs.Vectors)), "k × query vectors"); err != nil {
+	if err := q.CheckSearchRows(int64(k)*int64(len(vs.Vectors)), "k × query vectors"); err != nil {
 		return nil, err
 	}
 	if stats == nil {

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"io"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -158,6 +159,23 @@ type Merge struct {
 	Data                               Data
 }
 
+// CheckKeys returns InvalidInput (13) unless m.On names at least one key
+// column, each once and none empty.
+func (m Merge) CheckKeys() error {
+	if len(m.On) == 0 {
+		return Errorf(CodeInvalidInput, "merge_insert needs at least one key column in on")
+	}
+	for i, k := range m.On {
+		if k == "" {
+			return Errorf(CodeInvalidInput, "merge_insert key column %d of on is empty", i+1)
+		}
+		if slices.Contains(m.On[:i], k) {
+			return Errorf(CodeInvalidInput, "merge_insert key column %s is given twice in on", k)
+		}
+	}
+	return nil
+}
+
 // ColumnUpdate sets one column to the value of an SQL expression.
 type ColumnUpdate struct {
 	Path string
@@ -198,6 +216,20 @@ type Query struct {
 	// search past it fails with InvalidInput naming the bound. Scans are not
 	// bounded by it: they answer at most the table.
 	MaxSearchRows int64
+}
+
+// DefaultSearchK is the k of a search whose Query.Limit names none.
+const DefaultSearchK = 10
+
+// CheckSearchRows returns InvalidInput (13) when a search would answer
+// rows rows (counted as what says), more than q.MaxSearchRows allows.
+func (q Query) CheckSearchRows(rows int64, what string) error {
+	if q.MaxSearchRows > 0 && rows > q.MaxSearchRows {
+		return Errorf(CodeInvalidInput,
+			"the search would answer up to %d rows (%s), more than this server's limit of %d rows per search; ask for a smaller k",
+			rows, what, q.MaxSearchRows)
+	}
+	return nil
 }
 
 // SortKey is one column a scan is sorted by.

@@ -78,7 +78,7 @@ func (db *DB) explainSearch(ctx context.Context, tx *Tx, t *tableRow, q store.Qu
 	var sb strings.Builder
 	k := q.Limit
 	if k <= 0 {
-		k = defaultK
+		k = store.DefaultSearchK
 	}
 	if vs := q.Vector; vs != nil {
 		f, fl, err := vectorColumn(ts, vs.Column)

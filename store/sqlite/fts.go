@@ -271,9 +271,9 @@ func (db *DB) searchText(ctx context.Context, tx *Tx, t *tableRow, q store.Query
 	}
 	k := int(q.Limit)
 	if k <= 0 {
-		k = defaultK
+		k = store.DefaultSearchK
 	}
-	if err := checkSearchRows(q, int64(min(k, len(found.IDs))), "the matches up to k"); err != nil {
+	if err := q.CheckSearchRows(int64(min(k, len(found.IDs))), "the matches up to k"); err != nil {
 		return nil, err
 	}
 	top := found.Top(k)

@@ -39,7 +39,7 @@ func (r mergeResolver) Resolve(path []string) (expr.Column, error) {
 // more than one chunk are staged into a staging table over several
 // transactions (staging.go); the merge itself runs in the last one.
 func (db *DB) MergeInsert(ctx context.Context, id []string, m store.Merge) (store.WriteResult, error) {
-	if err := checkMergeKeys(m.On); err != nil {
+	if err := m.CheckKeys(); err != nil {
 		return store.WriteResult{}, err
 	}
 	rows := replayOf(m.Data.Batches)
@@ -75,23 +75,6 @@ func (db *DB) mergeOnce(ctx context.Context, id []string, m store.Merge, rows *r
 		return store.WriteResult{}, err
 	}
 	return db.merge(ctx, id, t.UUID, ts, plan, rows)
-}
-
-// checkMergeKeys returns InvalidInput (13) unless on names at least one key
-// column, each once and none empty.
-func checkMergeKeys(on []string) error {
-	if len(on) == 0 {
-		return store.Errorf(store.CodeInvalidInput, "merge_insert needs at least one key column in on")
-	}
-	for i, k := range on {
-		if k == "" {
-			return store.Errorf(store.CodeInvalidInput, "merge_insert key column %d of on is empty", i+1)
-		}
-		if slices.Contains(on[:i], k) {
-			return store.Errorf(store.CodeInvalidInput, "merge_insert key column %s is given twice in on", k)
-		}
-	}
-	return nil
 }
 
 // mergePlan is a merge checked against the target's schema.

@@ -16,20 +16,6 @@ import (
 	"github.com/lancens/lancens/vecindex"
 )
 
-// defaultK is the number of results of a search that names none.
-const defaultK = 10
-
-// checkSearchRows returns InvalidInput (13) when a search would answer
-// rows rows (counted as what says), more than q allows.
-func checkSearchRows(q store.Query, rows int64, what string) error {
-	if q.MaxSearchRows > 0 && rows > q.MaxSearchRows {
-		return store.Errorf(store.CodeInvalidInput,
-			"the search would answer up to %d rows (%s), more than this server's limit of %d rows per search; ask for a smaller k",
-			rows, what, q.MaxSearchRows)
-	}
-	return nil
-}
-
 // hit is one search result: a row and its distance or score.
 type hit struct {
 	id    int64
@@ -120,10 +106,10 @@ func (db *DB) searchVectors(ctx context.Context, tx *Tx, t *tableRow, q store.Qu
 	}
 	k := int(q.Limit)
 	if k <= 0 {
-		k = defaultK
+		k = store.DefaultSearchK
 	}
 	k = min(k, max(1, len(set.ids()))) // "unlimited" k from the SDK is i64::MAX
-	if err := checkSearchRows(q, int64(k)*int64(len(vs.Vectors)), "k × query vectors"); err != nil {
+	if err := q.CheckSearchRows(int64(k)*int64(len(vs.Vectors)), "k × query vectors"); err != nil {
 		return nil, err
 	}
 	var hits []hit
