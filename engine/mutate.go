@@ -128,39 +128,12 @@ func planUpdates(s *arrow.Schema, updates []store.ColumnUpdate, b *colBinder) ([
 		if err != nil {
 			return nil, err
 		}
-		if err := assignable(u.Path, c.field, p.Type()); err != nil {
+		if err := expr.CheckAssignable(u.Path, c.field, p.Type()); err != nil {
 			return nil, err
 		}
 		out = append(out, columnUpdate{field: c.top, path: c.path, dt: c.field.Type, value: p})
 	}
 	return out, nil
-}
-
-// assignable checks that a value of type got can be stored in field f,
-// returning InvalidInput (13) otherwise.
-func assignable(path string, f arrow.Field, got expr.Type) error {
-	want := expr.TypeOf(f.Type)
-	if got.Kind == expr.KindNull {
-		if !f.Nullable {
-			return store.Errorf(store.CodeInvalidInput, "column %s is not nullable", path)
-		}
-		return nil
-	}
-	ok := got.Kind == want.Kind
-	switch want.Kind {
-	case expr.KindFloat:
-		ok = ok || got.Kind == expr.KindInt || got.Kind == expr.KindDecimal
-	case expr.KindTimestamp, expr.KindTime, expr.KindDuration:
-		ok = ok && got.Unit == want.Unit
-	case expr.KindDecimal:
-		ok = ok && got.Scale == want.Scale && got.Precision == want.Precision
-	case expr.KindVector, expr.KindStruct, expr.KindMap:
-		ok = false
-	}
-	if !ok {
-		return store.Errorf(store.CodeInvalidInput, "cannot set column %s of type %s to a value of type %s", path, f.Type, got)
-	}
-	return nil
 }
 
 // Update implements store.ManagedData: the rows matching predicate are

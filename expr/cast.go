@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/lancens/lancens/store"
 )
 
 // CastTypeName returns the name, in this language, of the type dt a
@@ -63,4 +64,34 @@ func QuotePath(path []string) string {
 		parts[i] = "`" + strings.ReplaceAll(p, "`", "``") + "`"
 	}
 	return strings.Join(parts, ".")
+}
+
+// CheckAssignable returns InvalidInput (13) unless a value of type got may
+// be stored in field f (named path in messages): null only where f is
+// nullable; otherwise the same kind (an integer or decimal also into a
+// float), with the same unit, or precision and scale; never a vector,
+// struct or map value.
+func CheckAssignable(path string, f arrow.Field, got Type) error {
+	want := TypeOf(f.Type)
+	if got.Kind == KindNull {
+		if !f.Nullable {
+			return store.Errorf(store.CodeInvalidInput, "column %s is not nullable", path)
+		}
+		return nil
+	}
+	ok := got.Kind == want.Kind
+	switch want.Kind {
+	case KindFloat:
+		ok = ok || got.Kind == KindInt || got.Kind == KindDecimal
+	case KindTimestamp, KindTime, KindDuration:
+		ok = ok && got.Unit == want.Unit
+	case KindDecimal:
+		ok = ok && got.Scale == want.Scale && got.Precision == want.Precision
+	case KindVector, KindStruct, KindMap:
+		ok = false
+	}
+	if !ok {
+		return store.Errorf(store.CodeInvalidInput, "cannot set column %s of type %s to a value of type %s", path, f.Type, got)
+	}
+	return nil
 }

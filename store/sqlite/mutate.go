@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/apache/arrow-go/v18/arrow"
-
 	"github.com/lancens/lancens/expr"
 	"github.com/lancens/lancens/internal/progress"
 	"github.com/lancens/lancens/store"
@@ -113,7 +111,7 @@ func updateRows(ctx context.Context, tx *Tx, t *tableRow, v int64, ts *tableSche
 		if err != nil {
 			return res, err
 		}
-		if err := assignable(u.Path, f, c.Type); err != nil {
+		if err := expr.CheckAssignable(u.Path, f, c.Type); err != nil {
 			return res, err
 		}
 		set[fl.Column] = c
@@ -194,33 +192,6 @@ func insertInChunks(ctx context.Context, tx *Tx, t *tableRow, q string, args []a
 		done.Add(n)
 	}
 	return inserted, nil
-}
-
-// assignable checks that a value of type got can be stored in field f,
-// returning InvalidInput (13) otherwise.
-func assignable(path string, f arrow.Field, got expr.Type) error {
-	want := exprType(f.Type)
-	if got.Kind == expr.KindNull {
-		if !f.Nullable {
-			return store.Errorf(store.CodeInvalidInput, "column %s is not nullable", path)
-		}
-		return nil
-	}
-	ok := got.Kind == want.Kind
-	switch want.Kind {
-	case expr.KindFloat:
-		ok = ok || got.Kind == expr.KindInt || got.Kind == expr.KindDecimal
-	case expr.KindTimestamp, expr.KindTime, expr.KindDuration:
-		ok = ok && got.Unit == want.Unit
-	case expr.KindDecimal:
-		ok = ok && got.Scale == want.Scale && got.Precision == want.Precision
-	case expr.KindVector, expr.KindStruct, expr.KindMap:
-		ok = false
-	}
-	if !ok {
-		return store.Errorf(store.CodeInvalidInput, "cannot set column %s of type %s to a value of type %s", path, f.Type, got)
-	}
-	return nil
 }
 
 // physicalColumns returns the data columns of t's rows table (c0, c1, …).
