@@ -188,7 +188,9 @@ func TestDecodeBudget(t *testing.T) {
 	}
 	four := arrowtest.Stream(t, vec.Schema(), []arrow.RecordBatch{arrowtest.ZeroVectors(125_000, 8)}, ipc.WithLZ4()) // 4 MB
 	var h http.Header
-	for range 100 { // until the first upload holds its batch
+	// Until the first upload holds its batch: on a loaded machine that can
+	// take seconds, so the wait is bounded by time, not by tries.
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); {
 		status, out, h = s.Do(t, http.MethodPost, "/v1/table/v/insert", arrowHeader, four)
 		if status != http.StatusOK {
 			break
