@@ -316,7 +316,7 @@ func (e *Engine) CreateIndex(ctx context.Context, id []string, spec store.IndexS
 		if metric == vecindex.Hamming && (spec.Type != store.IndexIVFFlat || col.field.Type.(*arrow.FixedSizeListType).Elem().ID() != arrow.UINT8) {
 			return "", store.Errorf(store.CodeInvalidInput, "hamming distance needs an IVF_FLAT index on a uint8 vector column")
 		}
-		def.Metric = metricName(metric)
+		def.Metric = metric.String()
 	}
 	defJSON, err := json.Marshal(def)
 	if err != nil {
@@ -388,18 +388,6 @@ func checkIndexColumn(spec store.IndexSpec, col indexColumn) error {
 		}
 	}
 	return nil
-}
-
-func metricName(m vecindex.Metric) string {
-	switch m {
-	case vecindex.Cosine:
-		return "cosine"
-	case vecindex.Dot:
-		return "dot"
-	case vecindex.Hamming:
-		return "hamming"
-	}
-	return "l2"
 }
 
 // BuildIndex implements store.Indexes: it builds the index a job names on

@@ -21,7 +21,7 @@ func (rd *reader) explainVectorIndex(ctx context.Context, vs *store.VectorSearch
 		return "", "", err
 	}
 	if used == nil {
-		return "exact search (flat; no index, or bypassed)", fmt.Sprintf("  metric: %s\n", metricName(metric)), nil
+		return "exact search (flat; no index, or bypassed)", fmt.Sprintf("  metric: %s\n", metric.String()), nil
 	}
 	rest := "the others searched exactly (flat)"
 	if vs.FastSearch {
@@ -29,7 +29,7 @@ func (rd *reader) explainVectorIndex(ctx context.Context, vs *store.VectorSearch
 	}
 	return fmt.Sprintf("search through %s index %s", used.rec.Type, used.rec.Name),
 		fmt.Sprintf("  index: metric %s, nprobes %d, ef %d, refine_factor %d; covers %d of %d fragments, %s\n",
-			metricName(metric), vs.Nprobes, vs.Ef, vs.RefineFactor, len(used.cov.covered), len(rd.s.ds.Manifest().Fragments), rest), nil
+			metric.String(), vs.Nprobes, vs.Ef, vs.RefineFactor, len(used.cov.covered), len(rd.s.ds.Manifest().Fragments), rest), nil
 }
 
 // explainText describes a full-text search. It returns InvalidInput (13)

@@ -157,7 +157,7 @@ func (rd *reader) vectorIndexFor(ctx context.Context, vs *store.VectorSearch, fi
 			return nil, 0, err
 		}
 	}
-	if pick.def.Metric != metricName(metric) {
+	if pick.def.Metric != metric.String() {
 		return nil, metric, nil // the index answers another metric: search exactly
 	}
 	col, ok := columnByID(rd.s, pick.def.FieldID)

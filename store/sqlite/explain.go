@@ -94,7 +94,7 @@ func (db *DB) explainSearch(ctx context.Context, tx *Tx, t *tableRow, q store.Qu
 		if idx != nil {
 			p := idx.ix.Params()
 			fmt.Fprintf(&sb, "  index: %v, metric %s, rows up to id %d indexed, nprobes %d, ef %d, refine %d\n",
-				p.Kind, metricName(p.Metric), idx.maxRowID, vs.Nprobes, vs.Ef, vs.RefineFactor)
+				p.Kind, p.Metric.String(), idx.maxRowID, vs.Nprobes, vs.Ef, vs.RefineFactor)
 			if !vs.FastSearch {
 				sb.WriteString("  unindexed rows: exact scan\n")
 			}

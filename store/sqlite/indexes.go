@@ -138,7 +138,7 @@ func (db *DB) CreateIndex(ctx context.Context, id []string, spec store.IndexSpec
 		if metric, err = vecindex.ParseMetric(m); err != nil {
 			return "", store.Errorf(store.CodeInvalidInput, "unknown distance_type %q", spec.Metric)
 		}
-		spec.Metric = metricName(metric)
+		spec.Metric = metric.String()
 	}
 	var txID string
 	var replaced *cacheIndex
@@ -209,18 +209,6 @@ func (db *DB) CreateIndex(ctx context.Context, id []string, spec store.IndexSpec
 		db.forgetIndex(*replaced)
 	}
 	return txID, err
-}
-
-func metricName(m vecindex.Metric) string {
-	switch m {
-	case vecindex.Cosine:
-		return "cosine"
-	case vecindex.Dot:
-		return "dot"
-	case vecindex.Hamming:
-		return "hamming"
-	}
-	return "l2"
 }
 
 // buildSQLIndex creates the SQLite object behind a scalar or full-text
