@@ -23,22 +23,11 @@ import (
 // of 100 rows, timed whole as a client sees it: the data file, the staged
 // manifest and the commit.
 func objectStoreSuite(dir string, _ *instance, scale float64, rep *report) error {
-	bin, err := s3test.Binary()
-	if err != nil {
-		return err
-	}
-	buckets := filepath.Join(dir, "s3")
-	if err := os.Mkdir(buckets, 0o755); err != nil {
-		return err
-	}
-	g, err := s3test.Launch(bin, buckets)
+	g, err := startGateway(dir)
 	if err != nil {
 		return err
 	}
 	defer g.Stop()
-	if err := g.MakeBucket("lance"); err != nil {
-		return err
-	}
 	commits := max(int(200*scale), 10)
 	var peer struct{ Lat []float64 }
 	if err := lancedb("s3commits", map[string]any{"uri": "s3://lance/peer", "storageOptions": g.Options(), "table": "peer", "rows": 100, "commits": commits}, &peer); err != nil {
@@ -104,4 +93,28 @@ func startObjectStoreLancens(dir, sync string, opts map[string]string) (string, 
 		stop()
 		db.Close()
 	}, nil
+}
+
+// startGateway starts a Versity S3 gateway keeping its buckets under
+// dir/s3, with a bucket named lance. It returns the errors of finding the
+// gateway's binary, starting it and making the bucket (the gateway is
+// stopped then).
+func startGateway(dir string) (*s3test.Gateway, error) {
+	bin, err := s3test.Binary()
+	if err != nil {
+		return nil, err
+	}
+	buckets := filepath.Join(dir, "s3")
+	if err := os.Mkdir(buckets, 0o755); err != nil {
+		return nil, err
+	}
+	g, err := s3test.Launch(bin, buckets)
+	if err != nil {
+		return nil, err
+	}
+	if err := g.MakeBucket("lance"); err != nil {
+		g.Stop()
+		return nil, err
+	}
+	return g, nil
 }

@@ -3,14 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/lancens/lancens/client"
 	"github.com/lancens/lancens/coord"
-	"github.com/lancens/lancens/internal/testkit/s3test"
 	"github.com/lancens/lancens/store/sqlite"
 	"github.com/lancens/lancens/warehouse"
 )
@@ -24,22 +22,11 @@ import (
 // process just started, warm the queries after it. Each cold run is
 // repeated coldRuns times, on a fresh server and a fresh process.
 func remoteS3Suite(dir string, _ *instance, scale float64, rep *report) error {
-	bin, err := s3test.Binary()
-	if err != nil {
-		return err
-	}
-	buckets := filepath.Join(dir, "s3")
-	if err := os.Mkdir(buckets, 0o755); err != nil {
-		return err
-	}
-	g, err := s3test.Launch(bin, buckets)
+	g, err := startGateway(dir)
 	if err != nil {
 		return err
 	}
 	defer g.Stop()
-	if err := g.MakeBucket("lance"); err != nil {
-		return err
-	}
 	ctx := context.Background()
 	opts := g.Options()
 	catalog := filepath.Join(dir, "lancens.db")
