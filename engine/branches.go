@@ -162,18 +162,3 @@ func (e *Engine) removeBranch(ctx context.Context, id []string, name string) err
 	}
 	return e.deleteBranchFiles(ctx, r, ds, name)
 }
-
-// DeleteVersions implements store.Versions. The versions of a table whose
-// location lancens chose and whose versions the catalog records (a table
-// created through the API, or declared without a location) follow the
-// retention rules: the latest version of a branch, a tagged version and
-// one a branch forks from are refused with InvalidInput (13), as the
-// versions of managed tables always were; the files of the versions
-// deleted go at the table's next cleanup. Other tables' version records
-// are deleted as Lance clients ask.
-func (b Backend) DeleteVersions(ctx context.Context, id []string, branch string, ranges []store.VersionRange) (int64, string, error) {
-	if t, err := b.Backend.DescribeTable(ctx, id); err == nil && t.Owned && t.ManagedVersioning {
-		return b.Backend.DeleteUnkeptVersions(ctx, id, branch, ranges)
-	}
-	return b.Backend.DeleteVersions(ctx, id, branch, ranges)
-}

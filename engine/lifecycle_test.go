@@ -322,3 +322,38 @@ func TestBranchWriteToDeclaredTable(t *testing.T) {
 		})
 	}
 }
+
+// TestDeleteLatestVersion checks that deleting the record of a table's
+// latest version, as Lance clients may (BatchDeleteTableVersions), rolls
+// the table back to the version before it, and that the next write takes
+// the deleted version's number over the manifest left behind.
+func TestDeleteLatestVersion(t *testing.T) {
+	b := sqliteEngine(t)
+	ctx := t.Context()
+	id := []string{"t"}
+	if _, _, err := b.CreateTable(ctx, id, store.NewTable{Data: numberRows(t, 1, 5)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Insert(ctx, id, store.InsertAppend, numberRows(t, 6, 8)); err != nil {
+		t.Fatal(err)
+	}
+	if n, _, err := b.DeleteVersions(ctx, id, "", []store.VersionRange{{Start: 2, End: -1}}); err != nil || n != 1 {
+		t.Fatalf("delete version 2: %d %v", n, err)
+	}
+	if n := count(t, b, id, nil, ""); n != 5 {
+		t.Fatalf("after deleting version 2 the table reads %d rows, want version 1's 5", n)
+	}
+	res := must[store.WriteResult](t)(b.Insert(ctx, id, store.InsertAppend, numberRows(t, 100, 101)))
+	if res.Version != 2 {
+		t.Fatalf("the next write made version %d, want 2", res.Version)
+	}
+	if n := count(t, b, id, nil, ""); n != 7 {
+		t.Fatalf("after the next write the table reads %d rows, want 7", n)
+	}
+	if n := count(t, b, id, nil, "id >= 6 AND id <= 8"); n != 0 {
+		t.Fatalf("%d rows of the deleted version came back", n)
+	}
+	if n, _, err := b.DeleteVersions(ctx, id, "", []store.VersionRange{{Start: 0, End: -1}}); err != nil || n != 2 {
+		t.Fatalf("delete every version: %d %v", n, err)
+	}
+}

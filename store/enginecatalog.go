@@ -50,13 +50,6 @@ type EngineCatalog interface {
 	// TableNotFound (4).
 	RemoveOldVersions(ctx context.Context, uuid string, before time.Time) (int64, error)
 
-	// DeleteUnkeptVersions deletes the version records of table id on
-	// branch in ranges, as Versions.DeleteVersions does, but refuses, with
-	// InvalidInput (13) naming them and deleting nothing, ranges holding a
-	// version something keeps. It returns how many it deleted and the id
-	// of the transaction recording it, and the errors of DeleteVersions.
-	DeleteUnkeptVersions(ctx context.Context, id []string, branch string, ranges []VersionRange) (int64, string, error)
-
 	// QueueVersionCleanups queues a JobCleanupVersions, removing the
 	// versions committed before before, for every table the retention
 	// applies to that has such a version nothing keeps, unless one is

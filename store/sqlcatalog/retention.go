@@ -2,8 +2,6 @@ package sqlcatalog
 
 import (
 	"context"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/lancens/lancens/store"
@@ -53,33 +51,6 @@ func (c *Catalog) RemoveOldVersions(ctx context.Context, uuid string, before tim
 		return internal("remove versions", err)
 	})
 	return n, err
-}
-
-// DeleteUnkeptVersions implements store.EngineCatalog.
-func (c *Catalog) DeleteUnkeptVersions(ctx context.Context, id []string, branch string, ranges []store.VersionRange) (int64, string, error) {
-	return c.deleteVersions(ctx, id, branch, ranges, true)
-}
-
-// refuseKept returns InvalidInput (13) naming the versions of t on branch
-// in ranges that something keeps, nil when there are none.
-func (o *Ops) refuseKept(ctx context.Context, tx Tx, t *Table, branch string, ranges []store.VersionRange) error {
-	var kept []string
-	for _, r := range ranges {
-		vs, err := queryRows(ctx, tx, func(r Row) (v int64, err error) { return v, r.Scan(&v) },
-			`SELECT v.version FROM table_versions v WHERE v.table_id = ? AND v.branch = ? AND v.version >= ?
-				AND (? < 0 OR v.version < ?) AND `+keptBy+` ORDER BY v.version`, t.RowID, branch, r.Start, r.End, r.End)
-		if err != nil {
-			return internal("find kept versions", err)
-		}
-		for _, v := range vs {
-			kept = append(kept, fmt.Sprint(v))
-		}
-	}
-	if len(kept) == 0 {
-		return nil
-	}
-	return store.Errorf(store.CodeInvalidInput, "versions %s of table %s on branch %s are kept (the latest version, a tagged version or one a branch forks from); "+
-		"delete the tag or the branch first", strings.Join(kept, ", "), DisplayID(t.ID), store.BranchName(branch))
 }
 
 // retainedTables are the queries of the tables QueueVersionCleanups looks

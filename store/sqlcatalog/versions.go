@@ -330,30 +330,12 @@ func (o *Ops) describeVersion(ctx context.Context, tx Tx, t *Table, branch strin
 
 // DeleteVersions implements store.Versions.
 func (c *Catalog) DeleteVersions(ctx context.Context, id []string, branch string, ranges []store.VersionRange) (int64, string, error) {
-	return c.deleteVersions(ctx, id, branch, ranges, false)
-}
-
-// deleteVersions deletes the version records of table id on branch in
-// ranges and records the transaction; with refuseKept, a range holding a
-// version something keeps is refused (see Ops.refuseKept).
-func (c *Catalog) deleteVersions(ctx context.Context, id []string, branch string, ranges []store.VersionRange, refuseKept bool) (int64, string, error) {
 	var n int64
 	var txID string
 	err := c.db.WriteTable(ctx, func(tx Tx) error {
 		t, err := c.ops.FindTable(ctx, tx, id)
 		if err != nil {
 			return err
-		}
-		if refuseKept {
-			if err := c.ops.lockTable(ctx, tx, t); err != nil {
-				return err
-			}
-			if err := c.ops.CheckBranch(ctx, tx, t, branch); err != nil {
-				return err
-			}
-			if err := c.ops.refuseKept(ctx, tx, t, branch, ranges); err != nil {
-				return err
-			}
 		}
 		if n, err = c.ops.deleteVersions(ctx, tx, t, branch, ranges); err != nil {
 			return err

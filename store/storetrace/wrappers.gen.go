@@ -88,13 +88,6 @@ func (tr *backend) DeleteTag(ctx context.Context, id []string, name string) (str
 	return r0, r1
 }
 
-func (tr *backend) DeleteUnkeptVersions(ctx context.Context, id []string, branch string, ranges []store.VersionRange) (int64, string, error) {
-	ctx, span := start(ctx, "DeleteUnkeptVersions", id)
-	r0, r1, r2 := tr.b.DeleteUnkeptVersions(ctx, id, branch, ranges)
-	end(span, r2)
-	return r0, r1, r2
-}
-
 func (tr *backend) DeleteVersions(ctx context.Context, id []string, branch string, ranges []store.VersionRange) (int64, string, error) {
 	ctx, span := start(ctx, "DeleteVersions", id)
 	r0, r1, r2 := tr.b.DeleteVersions(ctx, id, branch, ranges)
