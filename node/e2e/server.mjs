@@ -18,10 +18,11 @@ export const engine = process.env.LANCENS_ENGINE || "rows";
 // startServer runs `lancens serve` on a free port with a fresh database and
 // warehouse (or the given directory, to restart on the same data) and
 // resolves to { url, dir, stop }. warehouse replaces the local warehouse
-// (an s3:// URI, say); args are more flags.
-export async function startServer({ dir, apiKey, warehouse, args: extra = [] } = {}) {
+// (an s3:// URI, say); db replaces the SQLite file (a postgres:// URL, say);
+// args are more flags.
+export async function startServer({ dir, apiKey, warehouse, db, args: extra = [] } = {}) {
   dir ??= mkdtempSync(join(tmpdir(), "lancens-e2e-"));
-  const args = ["serve", "--addr", "127.0.0.1:0", "--db", join(dir, "lancens.db"), "--warehouse", warehouse ?? join(dir, "warehouse"),
+  const args = ["serve", "--addr", "127.0.0.1:0", "--db", db ?? join(dir, "lancens.db"), "--warehouse", warehouse ?? join(dir, "warehouse"),
     "--log-level", "warn", "--sync", "NORMAL", ...extra];
   if (apiKey) args.push("--api-key", apiKey);
   const proc = spawn(binary, args, { stdio: ["ignore", "pipe", "pipe"] });
