@@ -70,7 +70,11 @@ func (c *committer) Commit(ctx context.Context, cm *table.Commit) error {
 		return table.PutIfAbsentCommitter{}.Commit(ctx, cm)
 	}
 	staged := stagedName(cm.Version)
-	if err := blob.Put(ctx, cm.Store, staged, cm.Manifest); err != nil {
+	// Staged without a sync: publishing links the staged file under its
+	// final name and syncs it (with full commit durability), which makes
+	// its content durable with that name, before the catalog records it.
+	// A sync here would cost a second flush of the disk for nothing.
+	if err := blob.PutUnsynced(ctx, cm.Store, staged, cm.Manifest); err != nil {
 		return fmt.Errorf("staging the manifest of version %d: %w", cm.Version, err)
 	}
 	vc := store.VersionCommit{Branch: cm.Branch, Version: int64(cm.Version), StagedPath: c.stagedPath(cm.Branch, staged), ViewSourceVersion: c.viewSource}

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"runtime/trace"
 	"slices"
 	"strings"
 	"time"
@@ -36,19 +37,21 @@ func main() {
 	scale := flag.Float64("scale", 1, "multiply workload sizes by this factor (e.g. 0.1 for a quick run)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of this process (lancens and the bench's client) to this file")
 	memProfile := flag.String("memprofile", "", "write an allocation profile of this process to this file at the end")
+	traceFile := flag.String("trace", "", "write an execution trace of this process to this file (go tool trace: where the wall-clock time of writes goes, syscalls and waits included)")
 	flag.StringVar(&tableEngine, "engine", tableEngine, "what serves the rows of tables: rows (the SQLite row store) or lance (Lance datasets), as lancens serve --engine")
 	flag.Parse()
-	err := profiled(*cpuProfile, *memProfile, func() error { return run(*suites, *scale) })
+	err := profiled(*cpuProfile, *memProfile, *traceFile, func() error { return run(*suites, *scale) })
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "lancens-bench:", err)
 		os.Exit(1)
 	}
 }
 
-// profiled runs fn, writing a CPU profile of it to cpuFile and an
-// allocation profile at its end to memFile, each unless empty. It returns
-// fn's error, or the error of creating or writing a profile.
-func profiled(cpuFile, memFile string, fn func() error) error {
+// profiled runs fn, writing a CPU profile of it to cpuFile, an execution
+// trace of it to traceFile and an allocation profile at its end to
+// memFile, each unless empty. It returns fn's error, or the error of
+// creating or writing a profile or the trace.
+func profiled(cpuFile, memFile, traceFile string, fn func() error) error {
 	if cpuFile != "" {
 		f, err := os.Create(cpuFile)
 		if err != nil {
@@ -59,6 +62,17 @@ func profiled(cpuFile, memFile string, fn func() error) error {
 			return err
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if traceFile != "" {
+		f, err := os.Create(traceFile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := trace.Start(f); err != nil {
+			return err
+		}
+		defer trace.Stop()
 	}
 	if err := fn(); err != nil {
 		return err

@@ -140,6 +140,28 @@ func Put(ctx context.Context, s Store, p string, data []byte) error {
 	return w.Close()
 }
 
+// UnsyncedPutter is implemented by stores that can store an object
+// without waiting for it to reach the disk (Dir): the object is whole and
+// visible to every reader once PutUnsynced returns, and survives a crash
+// of the process, but not necessarily a power loss.
+type UnsyncedPutter interface {
+	// PutUnsynced writes data at p as Put does, without syncing it.
+	PutUnsynced(ctx context.Context, p string, data []byte) error
+}
+
+// PutUnsynced writes data at p as one whole object, replacing any object
+// there, without waiting for the disk where s allows it (an
+// UnsyncedPutter); on other stores it is Put. It is for an object whose
+// durability the caller gets some other way: a staged manifest that is
+// synced when it is published under its final name. It returns the error
+// of writing it.
+func PutUnsynced(ctx context.Context, s Store, p string, data []byte) error {
+	if u, ok := s.(UnsyncedPutter); ok {
+		return u.PutUnsynced(ctx, p, data)
+	}
+	return Put(ctx, s, p, data)
+}
+
 // Sub returns the store of the objects below dir in s: path p of the
 // result is dir/p of s, and listings give paths relative to dir.
 func Sub(s Store, dir string) Store {
@@ -180,6 +202,10 @@ func (s *subStore) Create(ctx context.Context, p string) (Writer, error) {
 
 func (s *subStore) PutIfAbsent(ctx context.Context, p string, data []byte) error {
 	return s.base.PutIfAbsent(ctx, s.full(p), data)
+}
+
+func (s *subStore) PutUnsynced(ctx context.Context, p string, data []byte) error {
+	return PutUnsynced(ctx, s.base, s.full(p), data)
 }
 
 func (s *subStore) List(ctx context.Context, prefix string) iter.Seq2[Info, error] {

@@ -25,6 +25,10 @@ type Dir struct {
 	root string
 }
 
+// syncFile syncs a file, or a directory, to disk (a variable so that tests
+// can count syncs).
+var syncFile = (*os.File).Sync
+
 // tempPrefix starts the names of files being written.
 const tempPrefix = ".blob-tmp-"
 
@@ -33,8 +37,9 @@ const tempPrefix = ".blob-tmp-"
 func NewDir(root string) *Dir { return &Dir{root: root} }
 
 var (
-	_ Store        = (*Dir)(nil)
-	_ RangesReader = (*Dir)(nil)
+	_ Store          = (*Dir)(nil)
+	_ RangesReader   = (*Dir)(nil)
+	_ UnsyncedPutter = (*Dir)(nil)
 )
 
 // open returns a handle on the directory, creating it when create is set.
@@ -214,7 +219,7 @@ func (w *dirWriter) Close() error {
 	defer w.root.Close()
 	err := w.root.Link(w.tmp, w.dst)
 	if err == nil {
-		err = errors.Join(w.f.Sync(), w.f.Close())
+		err = errors.Join(syncFile(w.f), w.f.Close())
 		if err != nil {
 			_ = w.root.Remove(w.dst)
 		}
@@ -223,7 +228,7 @@ func (w *dirWriter) Close() error {
 	if !errors.Is(err, fs.ErrExist) {
 		return errors.Join(err, w.f.Close(), ignoreMissing(w.root.Remove(w.tmp)))
 	}
-	err = errors.Join(w.f.Sync(), w.f.Close())
+	err = errors.Join(syncFile(w.f), w.f.Close())
 	if err == nil {
 		err = w.root.Rename(w.tmp, w.dst)
 	}
@@ -269,9 +274,36 @@ func (d *Dir) PutIfAbsent(_ context.Context, p string, data []byte) error {
 		}
 		return err
 	}
-	if err := f.Sync(); err != nil {
+	if err := syncFile(f); err != nil {
 		_ = r.Remove(p)
 		return err
+	}
+	return nil
+}
+
+// PutUnsynced implements UnsyncedPutter: the data is written under a
+// temporary name and renamed to p, with no sync; the object is whole and
+// visible once the rename is done, and the kernel keeps it if the process
+// dies.
+func (d *Dir) PutUnsynced(_ context.Context, p string, data []byte) error {
+	if _, err := CleanPath(p); err != nil {
+		return err
+	}
+	r, err := d.open(true)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	f, tmp, err := createTemp(r, p)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err = errors.Join(err, f.Close()); err == nil {
+		err = r.Rename(tmp, p)
+	}
+	if err != nil {
+		return errors.Join(err, ignoreMissing(r.Remove(tmp)))
 	}
 	return nil
 }
@@ -282,7 +314,7 @@ func syncDir(r *os.Root, dir string) error {
 	if err != nil {
 		return err
 	}
-	return errors.Join(f.Sync(), f.Close())
+	return errors.Join(syncFile(f), f.Close())
 }
 
 func ignoreMissing(err error) error {

@@ -55,3 +55,55 @@ func TestDirRefusesLinksOut(t *testing.T) {
 		t.Error("a file appeared outside the directory")
 	}
 }
+
+// TestDirPutUnsynced checks that PutUnsynced stores a whole object,
+// replacing what was there and leaving no temporary file in listings,
+// without a sync, where Put syncs: a staged manifest is synced once, when
+// it is published.
+func TestDirPutUnsynced(t *testing.T) {
+	ctx := context.Background()
+	syncs := blob.CountSyncs(t)
+	d := blob.NewDir(t.TempDir())
+	for _, tc := range []struct {
+		name string
+		s    blob.Store
+	}{
+		{"dir", d},
+		{"sub-store", blob.Sub(d, "t.lance")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			const p = "_versions/staged.manifest"
+			syncs.Store(0)
+			if err := blob.Put(ctx, tc.s, p, []byte("old")); err != nil {
+				t.Fatal(err)
+			}
+			if syncs.Load() == 0 {
+				t.Fatal("Put made no sync: the count does not see Dir's syncs")
+			}
+			syncs.Store(0)
+			if err := blob.PutUnsynced(ctx, tc.s, p, []byte("new content")); err != nil {
+				t.Fatal(err)
+			}
+			if n := syncs.Load(); n != 0 {
+				t.Errorf("PutUnsynced made %d syncs, want 0", n)
+			}
+			got, err := blob.ReadAll(ctx, tc.s, p, 100)
+			if err != nil || string(got) != "new content" {
+				t.Errorf("read back %q, %v; want %q", got, err, "new content")
+			}
+			var names []string
+			for info, err := range tc.s.List(ctx, "_versions/") {
+				if err != nil {
+					t.Fatal(err)
+				}
+				names = append(names, info.Path)
+			}
+			if len(names) != 1 || names[0] != p {
+				t.Errorf("listing %v, want [%s]", names, p)
+			}
+			if err := blob.PutUnsynced(ctx, tc.s, "../out", []byte("x")); err == nil {
+				t.Error("PutUnsynced of a path out of the store succeeded")
+			}
+		})
+	}
+}
