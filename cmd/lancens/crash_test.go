@@ -115,11 +115,12 @@ type crashFlags struct {
 
 // crashStats counts the writes of trials.
 type crashStats struct {
-	acked     int // acknowledged writes, all found after the restarts
-	commits   int // of those, namespace-mode version commits
-	uncertain int // writes without an answer: in flight at a kill, or sent after it
-	unsent    int // of those, how many found no server to connect to
-	applied   int // of those, how many had committed
+	acked     int            // acknowledged writes, all found after the restarts
+	commits   int            // of those, namespace-mode version commits
+	uncertain int            // writes without an answer: in flight at a kill, or sent after it
+	unsent    int            // of those, how many found no server to connect to
+	applied   int            // of those, how many had committed
+	files     warehouseCheck // the checks of the files after each kill
 }
 
 func (s *crashStats) add(o crashStats) {
@@ -128,11 +129,12 @@ func (s *crashStats) add(o crashStats) {
 	s.uncertain += o.uncertain
 	s.unsent += o.unsent
 	s.applied += o.applied
+	s.files.add(o.files)
 }
 
 func (s crashStats) String() string {
-	return fmt.Sprintf("%d acknowledged writes kept (%d namespace-mode commits); %d writes without an answer at a kill (%d of them never sent): %d committed whole, %d not at all",
-		s.acked, s.commits, s.uncertain, s.unsent, s.applied, s.uncertain-s.applied)
+	return fmt.Sprintf("%d acknowledged writes kept (%d namespace-mode commits); %d writes without an answer at a kill (%d of them never sent): %d committed whole, %d not at all; files after the kills: %s",
+		s.acked, s.commits, s.uncertain, s.unsent, s.applied, s.uncertain-s.applied, s.files)
 }
 
 // runCrashTrial runs one trial in a new directory.
@@ -155,10 +157,12 @@ func runCrashTrial(t *testing.T, flags crashFlags, seed int64) crashStats {
 		if round == crashRounds {
 			w.finish(t, c)
 			srv.kill(t)
+			w.checkFiles(t, dir)
 			break
 		}
 		w.run(t, c, srv, 200*time.Millisecond+time.Duration(r.Int64N(int64(1300*time.Millisecond))))
 		w.stats.unsent += srv.unsent
+		w.checkFiles(t, dir)
 	}
 	return w.stats
 }
