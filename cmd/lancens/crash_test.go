@@ -121,6 +121,9 @@ type crashStats struct {
 	unsent    int            // of those, how many found no server to connect to
 	applied   int            // of those, how many had committed
 	files     warehouseCheck // the checks of the files after each kill
+	// kinds counts the managed tables' acknowledged writes by kind, and
+	// what their optimizes removed and rewrote.
+	kinds map[string]int
 }
 
 func (s *crashStats) add(o crashStats) {
@@ -130,11 +133,12 @@ func (s *crashStats) add(o crashStats) {
 	s.unsent += o.unsent
 	s.applied += o.applied
 	s.files.add(o.files)
+	s.addKinds(o.kinds)
 }
 
 func (s crashStats) String() string {
 	return fmt.Sprintf("%d acknowledged writes kept (%d namespace-mode commits); %d writes without an answer at a kill (%d of them never sent): %d committed whole, %d not at all; files after the kills: %s",
-		s.acked, s.commits, s.uncertain, s.unsent, s.applied, s.uncertain-s.applied, s.files)
+		s.acked, s.commits, s.uncertain, s.unsent, s.applied, s.uncertain-s.applied, s.files) + kindsString(s.kinds)
 }
 
 // runCrashTrial runs one trial in a new directory.
@@ -280,6 +284,9 @@ func (s *crashServer) logTail() string {
 type crashConn struct {
 	c   *client.Client
 	api *apiclient.ClientWithResponses
+	// url and hc reach lancens's routes beyond the spec (optimize).
+	url string
+	hc  *http.Client
 }
 
 func newCrashConn(t *testing.T, url string) *crashConn {
@@ -293,7 +300,7 @@ func newCrashConn(t *testing.T, url string) *crashConn {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &crashConn{c: c, api: api}
+	return &crashConn{c: c, api: api, url: url, hc: hc}
 }
 
 // outcome is what a client knows of a write it sent.

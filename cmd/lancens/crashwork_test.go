@@ -426,11 +426,20 @@ type managedWorker struct {
 	indexes  map[string]bool
 	seq      int
 	newAcks  int
+	// newKinds counts the writes acknowledged since the last check by
+	// kind, and what optimizes did.
+	newKinds map[string]int
 	// What was in flight at the kill: a data write (with the rows it
 	// makes), a tag or an index.
 	pendingRows  map[int64]string
 	pendingTag   string
 	pendingIndex string
+	// optimized is set with pendingRows when what may have made a
+	// version is an optimize, and compacted when that optimize was
+	// acknowledged (the worker did not learn its version before the
+	// kill): the cleanup may have removed every version before the one
+	// it made.
+	optimized, compacted bool
 }
 
 // managedIndexes are the indexes the worker builds, in order: a scalar, a
@@ -468,7 +477,7 @@ func (w *managedWorker) run(ctx context.Context, t *testing.T, c *crashConn, srv
 		var res *client.WriteResult
 		var err error
 		var what string
-		switch k := r.IntN(20); {
+		switch k := r.IntN(24); {
 		case k < 8:
 			add := map[int64]string{}
 			for range 1 + r.IntN(40) {
@@ -503,13 +512,13 @@ func (w *managedWorker) run(ctx context.Context, t *testing.T, c *crashConn, srv
 			switch checkOutcome(t, srv, "tag create", err) {
 			case acked:
 				w.tags[name] = w.latest
-				w.newAcks++
+				w.acked("tag", 1)
 				continue
 			case uncertain:
 				w.pendingTag = name
 			}
 			return
-		default:
+		case k < 20:
 			if len(w.indexes) == len(managedIndexes) {
 				continue
 			}
@@ -523,10 +532,18 @@ func (w *managedWorker) run(ctx context.Context, t *testing.T, c *crashConn, srv
 			switch checkOutcome(t, srv, "create index "+*req.Name, err) {
 			case acked:
 				w.indexes[*req.Name] = true
-				w.newAcks++
+				w.acked("index", 1)
 				continue
 			case uncertain:
 				w.pendingIndex = *req.Name
+			}
+			return
+		case k < 22:
+			what = "merge_insert"
+			res, err = w.mergeInsert(ctx, c, r, rows)
+		default:
+			if w.optimize(ctx, t, c, srv, rows) {
+				continue
 			}
 			return
 		}
@@ -542,7 +559,7 @@ func (w *managedWorker) run(ctx context.Context, t *testing.T, c *crashConn, srv
 			}
 			w.latest = res.Version
 			w.versions[w.latest] = rows
-			w.newAcks++
+			w.acked(strings.Fields(what)[0], 1)
 		case uncertain:
 			w.pendingRows = rows
 			return
@@ -596,7 +613,8 @@ func latestVersion(t *testing.T, c *crashConn, id []string) int64 {
 
 func (w *managedWorker) verify(t *testing.T, c *crashConn, st *crashStats) {
 	st.acked += w.newAcks
-	w.newAcks = 0
+	st.addKinds(w.newKinds)
+	w.newAcks, w.newKinds = 0, nil
 	latest := latestVersion(t, c, w.id)
 	a := w.latest
 	if latest != a && (w.pendingRows == nil || latest != a+1) {
@@ -604,24 +622,21 @@ func (w *managedWorker) verify(t *testing.T, c *crashConn, st *crashStats) {
 		return
 	}
 	if w.pendingRows != nil {
-		st.uncertain++
+		if !w.compacted {
+			st.uncertain++
+		}
 		if latest == a+1 {
-			st.applied++
+			if !w.compacted {
+				st.applied++
+			}
 			w.versions[latest], w.latest = w.pendingRows, latest
 		}
-		w.pendingRows = nil
-	}
-	// Check the versions made since the last check, and a few older ones.
-	check := []int64{}
-	for v := w.verified + 1; v <= latest; v++ {
-		check = append(check, v)
-	}
-	for range 3 {
-		if w.verified > 0 {
-			check = append(check, 1+rand.Int64N(w.verified))
+		if w.optimized {
+			w.forgetUntagged(w.latest)
 		}
+		w.pendingRows, w.optimized, w.compacted = nil, false, false
 	}
-	for _, v := range check {
+	for _, v := range w.versionsToCheck(latest) {
 		rows, err := rowsAt(t, c, w.id, v)
 		switch {
 		case err != nil:
