@@ -434,6 +434,10 @@ type managedWorker struct {
 	pendingRows  map[int64]string
 	pendingTag   string
 	pendingIndex string
+	// branches are the branches made of the table; pendingBranch one
+	// whose creation was in flight at the kill.
+	branches      map[string]*branchModel
+	pendingBranch *pendingBranch
 	// optimized is set with pendingRows when what may have made a
 	// version is an optimize, and compacted when that optimize was
 	// acknowledged (the worker did not learn its version before the
@@ -477,7 +481,7 @@ func (w *managedWorker) run(ctx context.Context, t *testing.T, c *crashConn, srv
 		var res *client.WriteResult
 		var err error
 		var what string
-		switch k := r.IntN(24); {
+		switch k := r.IntN(26); {
 		case k < 8:
 			add := map[int64]string{}
 			for range 1 + r.IntN(40) {
@@ -541,8 +545,13 @@ func (w *managedWorker) run(ctx context.Context, t *testing.T, c *crashConn, srv
 		case k < 22:
 			what = "merge_insert"
 			res, err = w.mergeInsert(ctx, c, r, rows)
-		default:
+		case k < 24:
 			if w.optimize(ctx, t, c, srv, rows) {
+				continue
+			}
+			return
+		default:
+			if w.branchWrite(ctx, t, c, srv, r) {
 				continue
 			}
 			return
@@ -572,7 +581,14 @@ func (w *managedWorker) run(ctx context.Context, t *testing.T, c *crashConn, srv
 // rowsAt returns the rows (id → val) of version v of table id, checking
 // each row's vector.
 func rowsAt(t *testing.T, c *crashConn, id []string, v int64) (map[int64]string, error) {
-	res, err := c.c.Query(t.Context(), id, client.QueryRequest{Version: &v})
+	return queryRows(t, c.c, id, &v, fmt.Sprintf("version %d", v))
+}
+
+// queryRows returns the rows (id → val) of version v of table id (nil:
+// the latest) on cl's branch, checking each row's vector; at names what
+// is read in errors.
+func queryRows(t *testing.T, cl *client.Client, id []string, v *int64, at string) (map[int64]string, error) {
+	res, err := cl.Query(t.Context(), id, client.QueryRequest{Version: v})
 	if err != nil {
 		return nil, err
 	}
@@ -587,13 +603,13 @@ func rowsAt(t *testing.T, c *crashConn, id []string, v int64) (map[int64]string,
 		for i := range ids.Len() {
 			rowID := ids.Value(i)
 			if _, dup := out[rowID]; dup {
-				return nil, fmt.Errorf("version %d holds id %d twice", v, rowID)
+				return nil, fmt.Errorf("%s holds id %d twice", at, rowID)
 			}
 			out[rowID] = vals.Value(i)
 			if vecs != nil {
 				want := vectorOf(rowID)
 				if got := vecs.Float32Values()[4*i : 4*i+4]; !slices.Equal(got, want[:]) {
-					return nil, fmt.Errorf("version %d: row %d has vector %v, want %v", v, rowID, got, want)
+					return nil, fmt.Errorf("%s: row %d has vector %v, want %v", at, rowID, got, want)
 				}
 			}
 		}
@@ -646,6 +662,7 @@ func (w *managedWorker) verify(t *testing.T, c *crashConn, st *crashStats) {
 		}
 	}
 	w.verified = latest
+	w.verifyBranches(t, c, st)
 	if w.pendingTag != "" {
 		st.uncertain++
 		if tag, err := c.c.GetTableTag(t.Context(), w.id, w.pendingTag); err == nil {
