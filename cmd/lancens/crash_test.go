@@ -28,7 +28,10 @@ import (
 // temporary directory, drive concurrent writes of every kind over HTTP,
 // kill -9 the process at a random moment, start it again on the same files
 // and check that every acknowledged write is there and that the writes in
-// flight at the kill were applied whole or not at all. Each trial repeats
+// flight at the kill were applied whole or not at all. After every kill,
+// before the restart, the warehouse check (crashcheck_test.go) opens every
+// version the catalog records, on every branch, and checks that each file
+// it and the index records need is there and readable. Each trial repeats
 // this for crashRounds rounds on the same files, then checks that the
 // vector index builds the rounds started finish.
 //
