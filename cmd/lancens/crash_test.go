@@ -28,7 +28,10 @@ import (
 // temporary directory, drive concurrent writes of every kind over HTTP,
 // kill -9 the process at a random moment, start it again on the same files
 // and check that every acknowledged write is there and that the writes in
-// flight at the kill were applied whole or not at all. Each trial repeats
+// flight at the kill were applied whole or not at all. After every kill,
+// before the restart, the warehouse check (crashcheck_test.go) opens every
+// version the catalog records, on every branch, and checks that each file
+// it and the index records need is there and readable. Each trial repeats
 // this for crashRounds rounds on the same files, then checks that the
 // vector index builds the rounds started finish.
 //
@@ -115,11 +118,15 @@ type crashFlags struct {
 
 // crashStats counts the writes of trials.
 type crashStats struct {
-	acked     int // acknowledged writes, all found after the restarts
-	commits   int // of those, namespace-mode version commits
-	uncertain int // writes without an answer: in flight at a kill, or sent after it
-	unsent    int // of those, how many found no server to connect to
-	applied   int // of those, how many had committed
+	acked     int            // acknowledged writes, all found after the restarts
+	commits   int            // of those, namespace-mode version commits
+	uncertain int            // writes without an answer: in flight at a kill, or sent after it
+	unsent    int            // of those, how many found no server to connect to
+	applied   int            // of those, how many had committed
+	files     warehouseCheck // the checks of the files after each kill
+	// kinds counts the managed tables' acknowledged writes by kind, and
+	// what their optimizes removed and rewrote.
+	kinds map[string]int
 }
 
 func (s *crashStats) add(o crashStats) {
@@ -128,11 +135,13 @@ func (s *crashStats) add(o crashStats) {
 	s.uncertain += o.uncertain
 	s.unsent += o.unsent
 	s.applied += o.applied
+	s.files.add(o.files)
+	s.addKinds(o.kinds)
 }
 
 func (s crashStats) String() string {
-	return fmt.Sprintf("%d acknowledged writes kept (%d namespace-mode commits); %d writes without an answer at a kill (%d of them never sent): %d committed whole, %d not at all",
-		s.acked, s.commits, s.uncertain, s.unsent, s.applied, s.uncertain-s.applied)
+	return fmt.Sprintf("%d acknowledged writes kept (%d namespace-mode commits); %d writes without an answer at a kill (%d of them never sent): %d committed whole, %d not at all; files after the kills: %s",
+		s.acked, s.commits, s.uncertain, s.unsent, s.applied, s.uncertain-s.applied, s.files) + kindsString(s.kinds)
 }
 
 // runCrashTrial runs one trial in a new directory.
@@ -155,10 +164,12 @@ func runCrashTrial(t *testing.T, flags crashFlags, seed int64) crashStats {
 		if round == crashRounds {
 			w.finish(t, c)
 			srv.kill(t)
+			w.checkFiles(t, dir)
 			break
 		}
 		w.run(t, c, srv, 200*time.Millisecond+time.Duration(r.Int64N(int64(1300*time.Millisecond))))
 		w.stats.unsent += srv.unsent
+		w.checkFiles(t, dir)
 	}
 	return w.stats
 }
@@ -276,6 +287,9 @@ func (s *crashServer) logTail() string {
 type crashConn struct {
 	c   *client.Client
 	api *apiclient.ClientWithResponses
+	// url and hc reach lancens's routes beyond the spec (optimize).
+	url string
+	hc  *http.Client
 }
 
 func newCrashConn(t *testing.T, url string) *crashConn {
@@ -289,7 +303,7 @@ func newCrashConn(t *testing.T, url string) *crashConn {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &crashConn{c: c, api: api}
+	return &crashConn{c: c, api: api, url: url, hc: hc}
 }
 
 // outcome is what a client knows of a write it sent.

@@ -426,11 +426,24 @@ type managedWorker struct {
 	indexes  map[string]bool
 	seq      int
 	newAcks  int
+	// newKinds counts the writes acknowledged since the last check by
+	// kind, and what optimizes did.
+	newKinds map[string]int
 	// What was in flight at the kill: a data write (with the rows it
 	// makes), a tag or an index.
 	pendingRows  map[int64]string
 	pendingTag   string
 	pendingIndex string
+	// branches are the branches made of the table; pendingBranch one
+	// whose creation was in flight at the kill.
+	branches      map[string]*branchModel
+	pendingBranch *pendingBranch
+	// optimized is set with pendingRows when what may have made a
+	// version is an optimize, and compacted when that optimize was
+	// acknowledged (the worker did not learn its version before the
+	// kill): the cleanup may have removed every version before the one
+	// it made.
+	optimized, compacted bool
 }
 
 // managedIndexes are the indexes the worker builds, in order: a scalar, a
@@ -468,7 +481,7 @@ func (w *managedWorker) run(ctx context.Context, t *testing.T, c *crashConn, srv
 		var res *client.WriteResult
 		var err error
 		var what string
-		switch k := r.IntN(20); {
+		switch k := r.IntN(26); {
 		case k < 8:
 			add := map[int64]string{}
 			for range 1 + r.IntN(40) {
@@ -503,13 +516,13 @@ func (w *managedWorker) run(ctx context.Context, t *testing.T, c *crashConn, srv
 			switch checkOutcome(t, srv, "tag create", err) {
 			case acked:
 				w.tags[name] = w.latest
-				w.newAcks++
+				w.acked("tag", 1)
 				continue
 			case uncertain:
 				w.pendingTag = name
 			}
 			return
-		default:
+		case k < 20:
 			if len(w.indexes) == len(managedIndexes) {
 				continue
 			}
@@ -523,10 +536,23 @@ func (w *managedWorker) run(ctx context.Context, t *testing.T, c *crashConn, srv
 			switch checkOutcome(t, srv, "create index "+*req.Name, err) {
 			case acked:
 				w.indexes[*req.Name] = true
-				w.newAcks++
+				w.acked("index", 1)
 				continue
 			case uncertain:
 				w.pendingIndex = *req.Name
+			}
+			return
+		case k < 22:
+			what = "merge_insert"
+			res, err = w.mergeInsert(ctx, c, r, rows)
+		case k < 24:
+			if w.optimize(ctx, t, c, srv, rows) {
+				continue
+			}
+			return
+		default:
+			if w.branchWrite(ctx, t, c, srv, r) {
+				continue
 			}
 			return
 		}
@@ -542,7 +568,7 @@ func (w *managedWorker) run(ctx context.Context, t *testing.T, c *crashConn, srv
 			}
 			w.latest = res.Version
 			w.versions[w.latest] = rows
-			w.newAcks++
+			w.acked(strings.Fields(what)[0], 1)
 		case uncertain:
 			w.pendingRows = rows
 			return
@@ -555,7 +581,14 @@ func (w *managedWorker) run(ctx context.Context, t *testing.T, c *crashConn, srv
 // rowsAt returns the rows (id → val) of version v of table id, checking
 // each row's vector.
 func rowsAt(t *testing.T, c *crashConn, id []string, v int64) (map[int64]string, error) {
-	res, err := c.c.Query(t.Context(), id, client.QueryRequest{Version: &v})
+	return queryRows(t, c.c, id, &v, fmt.Sprintf("version %d", v))
+}
+
+// queryRows returns the rows (id → val) of version v of table id (nil:
+// the latest) on cl's branch, checking each row's vector; at names what
+// is read in errors.
+func queryRows(t *testing.T, cl *client.Client, id []string, v *int64, at string) (map[int64]string, error) {
+	res, err := cl.Query(t.Context(), id, client.QueryRequest{Version: v})
 	if err != nil {
 		return nil, err
 	}
@@ -570,13 +603,13 @@ func rowsAt(t *testing.T, c *crashConn, id []string, v int64) (map[int64]string,
 		for i := range ids.Len() {
 			rowID := ids.Value(i)
 			if _, dup := out[rowID]; dup {
-				return nil, fmt.Errorf("version %d holds id %d twice", v, rowID)
+				return nil, fmt.Errorf("%s holds id %d twice", at, rowID)
 			}
 			out[rowID] = vals.Value(i)
 			if vecs != nil {
 				want := vectorOf(rowID)
 				if got := vecs.Float32Values()[4*i : 4*i+4]; !slices.Equal(got, want[:]) {
-					return nil, fmt.Errorf("version %d: row %d has vector %v, want %v", v, rowID, got, want)
+					return nil, fmt.Errorf("%s: row %d has vector %v, want %v", at, rowID, got, want)
 				}
 			}
 		}
@@ -596,7 +629,8 @@ func latestVersion(t *testing.T, c *crashConn, id []string) int64 {
 
 func (w *managedWorker) verify(t *testing.T, c *crashConn, st *crashStats) {
 	st.acked += w.newAcks
-	w.newAcks = 0
+	st.addKinds(w.newKinds)
+	w.newAcks, w.newKinds = 0, nil
 	latest := latestVersion(t, c, w.id)
 	a := w.latest
 	if latest != a && (w.pendingRows == nil || latest != a+1) {
@@ -604,24 +638,21 @@ func (w *managedWorker) verify(t *testing.T, c *crashConn, st *crashStats) {
 		return
 	}
 	if w.pendingRows != nil {
-		st.uncertain++
+		if !w.compacted {
+			st.uncertain++
+		}
 		if latest == a+1 {
-			st.applied++
+			if !w.compacted {
+				st.applied++
+			}
 			w.versions[latest], w.latest = w.pendingRows, latest
 		}
-		w.pendingRows = nil
-	}
-	// Check the versions made since the last check, and a few older ones.
-	check := []int64{}
-	for v := w.verified + 1; v <= latest; v++ {
-		check = append(check, v)
-	}
-	for range 3 {
-		if w.verified > 0 {
-			check = append(check, 1+rand.Int64N(w.verified))
+		if w.optimized {
+			w.forgetUntagged(w.latest)
 		}
+		w.pendingRows, w.optimized, w.compacted = nil, false, false
 	}
-	for _, v := range check {
+	for _, v := range w.versionsToCheck(latest) {
 		rows, err := rowsAt(t, c, w.id, v)
 		switch {
 		case err != nil:
@@ -631,6 +662,7 @@ func (w *managedWorker) verify(t *testing.T, c *crashConn, st *crashStats) {
 		}
 	}
 	w.verified = latest
+	w.verifyBranches(t, c, st)
 	if w.pendingTag != "" {
 		st.uncertain++
 		if tag, err := c.c.GetTableTag(t.Context(), w.id, w.pendingTag); err == nil {
