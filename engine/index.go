@@ -3,11 +3,14 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/lancens/lancens/lance/blob"
 	"github.com/lancens/lancens/lance/schema"
 	"github.com/lancens/lancens/lance/table"
 	"github.com/lancens/lancens/store"
@@ -414,11 +417,7 @@ func (e *Engine) BuildIndex(ctx context.Context, job store.BuildIndex) error {
 	if err != nil {
 		return err
 	}
-	s, err := main.open(ctx, r, nil)
-	if err != nil {
-		return err
-	}
-	built, err := main.build(ctx, r, s, rec)
+	s, built, err := main.buildLatest(ctx, r, rec)
 	if err != nil {
 		return err
 	}
@@ -436,6 +435,40 @@ func (e *Engine) BuildIndex(ctx context.Context, job store.BuildIndex) error {
 		main.removeBuildFile(r, rec.build)
 	}
 	return nil
+}
+
+// buildAttempts bounds how many versions buildLatest tries.
+const buildAttempts = 3
+
+// beforeBuild, when set (by tests), runs between reading the version an
+// index is built from and building it.
+var beforeBuild func()
+
+// buildLatest builds index ix from the latest version of table r and
+// returns that version's snapshot and the build. When files of the
+// version go while it reads them (a cleanup removed the version, after an
+// optimize committed a newer one) it starts again from the new latest
+// version, up to buildAttempts versions. It returns the errors of open
+// and build.
+func (e *Engine) buildLatest(ctx context.Context, r *tableRef, ix *indexRecord) (*snapshot, *indexBuild, error) {
+	for attempt := 1; ; attempt++ {
+		s, err := e.open(ctx, r, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		if beforeBuild != nil {
+			beforeBuild()
+		}
+		built, err := e.build(ctx, r, s, ix)
+		if err == nil || attempt == buildAttempts || !errors.Is(err, blob.ErrNotFound) {
+			return s, built, err
+		}
+		if v, _, lerr := e.latestRecord(ctx, r); lerr != nil || v == s.ds.Version() {
+			return s, built, err
+		}
+		e.log.Info("an index build's version was cleaned up while it read it: building from the latest version",
+			slog.String("table", displayID(r.id)), slog.String("index", ix.Name), slog.Uint64("version", s.ds.Version()))
+	}
 }
 
 // ListIndices implements store.Indexes: the indexes of the table that

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/apache/arrow-go/v18/arrow"
@@ -649,4 +650,34 @@ func TestScalarIndexFile(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestBuildAfterCleanup checks that a queued index build whose version an
+// optimize compacts and cleans up while the build reads it builds from the
+// new latest version instead of failing for good.
+func TestBuildAfterCleanup(t *testing.T) {
+	env := newIndexEnv(t)
+	ctx := t.Context()
+	env.create(0, 200)
+	env.insert(store.InsertAppend, 200, 200)
+	if _, err := env.e.CreateIndex(ctx, env.id, store.IndexSpec{Name: "vidx", Column: "vec", Type: store.IndexIVFFlat,
+		Vector: store.VectorIndexParams{NumPartitions: 4}}); err != nil {
+		t.Fatal(err)
+	}
+	optimized := false
+	beforeBuild = func() {
+		if optimized {
+			return
+		}
+		optimized = true
+		if _, _, err := env.e.Optimize(ctx, env.id, time.Now().Add(time.Second)); err != nil {
+			t.Errorf("optimize: %v", err)
+		}
+	}
+	t.Cleanup(func() { beforeBuild = nil })
+	env.runJobs()
+	if !optimized {
+		t.Fatal("the build did not run")
+	}
+	env.coverage("after a cleanup under the build", "vidx", nil, store.IndexSucceeded, 400, 0)
 }
