@@ -97,8 +97,9 @@ lint:
 	$(GO) run ./tools/layercheck
 
 ## crashtest: TRIALS crash trials (default 100): kill -9 a real server during
-## concurrent writes, restart it, check every acknowledged write and that the
-## writes in flight committed whole or not at all (make test runs 3 trials;
+## concurrent writes, restart it, check every acknowledged write, that the
+## writes in flight committed whole or not at all, and that every file of
+## every recorded version is there and readable (make test runs 3 trials;
 ## trials alternate --commit-durability full and process, and
 ## LANCENS_CRASH_DURABILITY=full|process keeps to one;
 ## LANCENS_CRASH_SYNC=NORMAL tries the other --sync mode)
