@@ -133,7 +133,7 @@ func TestShutdownRequeuesIndexBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	served, commits := apitest.WithEngine(t, apitest.EngineFromEnv(), db, wh)
+	served, commits := apitest.WithEngine(t, db, wh)
 	st := &blockedBuilds{ManagedBackend: served.(store.ManagedBackend), started: make(chan struct{}, 1)}
 	services := coord.NewServices(coord.ServicesConfig{Store: st, Warehouse: wh, Committer: commits, JobsQueued: jobsQueued})
 	srv, err := server.New(server.Config{Store: st, Warehouse: wh, Services: services})

@@ -36,7 +36,6 @@ func main() {
 	scale := flag.Float64("scale", 1, "multiply workload sizes by this factor (e.g. 0.1 for a quick run)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of this process (lancens and the bench's client) to this file")
 	memProfile := flag.String("memprofile", "", "write an allocation profile of this process to this file at the end")
-	flag.StringVar(&tableEngine, "engine", tableEngine, "what serves the rows of tables: rows (the SQLite row store) or lance (Lance datasets), as lancens serve --engine")
 	flag.Parse()
 	err := profiled(*cpuProfile, *memProfile, func() error { return run(*suites, *scale) })
 	if err != nil {
@@ -189,11 +188,8 @@ type instance struct {
 	close  func()
 }
 
-// tableEngine is the -engine flag: what serves the rows of tables.
-var tableEngine = "rows"
-
 // startLancens starts lancens as `lancens serve` would, with the default
-// (durable) SQLite settings and the engine -engine names, in dir.
+// (durable) SQLite settings, in dir.
 func startLancens(dir string) (*instance, error) {
 	return startLancensWith(dir, store.DurabilityFull)
 }
@@ -216,18 +212,10 @@ func startLancensWith(dir string, d store.CommitDurability) (*instance, error) {
 		return nil, err
 	}
 	wh.SetCommitDurability(d)
-	var st store.Backend = db
-	var commits *coord.Committer
-	switch tableEngine {
-	case "lance":
-		if st, commits, err = withLanceEngine(db, wh); err != nil {
-			db.Close()
-			return nil, err
-		}
-	case "rows":
-	default:
+	st, commits, err := withLanceEngine(db, wh)
+	if err != nil {
 		db.Close()
-		return nil, fmt.Errorf("unknown -engine %q (rows or lance)", tableEngine)
+		return nil, err
 	}
 	srv, stop, err := newServer(st, commits, wh, nil, jobsQueued)
 	if err != nil {
@@ -248,7 +236,7 @@ func startLancensWith(dir string, d store.CommitDurability) (*instance, error) {
 
 // withLanceEngine returns db with the Lance engine serving the rows of its
 // tables from wh, within a read cache of the default size, as `lancens
-// serve --engine lance` does, and the committer both commit through (pass
+// serve` does, and the committer both commit through (pass
 // it to newServer). It returns engine.New's error.
 func withLanceEngine(db store.Backend, wh *warehouse.Warehouse) (store.Backend, *coord.Committer, error) {
 	commits := coord.NewCommitter(db, wh, slog.New(slog.DiscardHandler))
