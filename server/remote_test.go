@@ -71,8 +71,9 @@ func rtStart(t *testing.T) *rtEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	services := coord.NewServices(coord.ServicesConfig{Store: db, Warehouse: wh, JobsQueued: jobsQueued})
-	srv, err := server.New(server.Config{Store: db, Warehouse: wh, Services: services})
+	st, commits := apitest.WithEngine(t, db, wh)
+	services := coord.NewServices(coord.ServicesConfig{Store: st, Warehouse: wh, Committer: commits, JobsQueued: jobsQueued})
+	srv, err := server.New(server.Config{Store: st, Warehouse: wh, Services: services})
 	if err != nil {
 		t.Fatal(err)
 	}

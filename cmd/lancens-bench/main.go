@@ -23,6 +23,7 @@ import (
 	"github.com/lancens/lancens/coord"
 	"github.com/lancens/lancens/engine"
 	"github.com/lancens/lancens/internal/memcache"
+	"github.com/lancens/lancens/internal/sysmem"
 	"github.com/lancens/lancens/server"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/store/sqlite"
@@ -238,9 +239,9 @@ func startLancensWith(dir string, d store.CommitDurability) (*instance, error) {
 // tables from wh, within a read cache of the default size, as `lancens
 // serve` does, and the committer both commit through (pass
 // it to newServer). It returns engine.New's error.
-func withLanceEngine(db store.Backend, wh *warehouse.Warehouse) (store.Backend, *coord.Committer, error) {
+func withLanceEngine(db store.Backend, wh *warehouse.Warehouse) (store.ManagedBackend, *coord.Committer, error) {
 	commits := coord.NewCommitter(db, wh, slog.New(slog.DiscardHandler))
-	e, err := engine.New(engine.Options{Catalog: db, Warehouse: wh, Commits: commits, Cache: memcache.New(sqlite.DefaultCacheBytes())})
+	e, err := engine.New(engine.Options{Catalog: db, Warehouse: wh, Commits: commits, Cache: memcache.New(sysmem.Available() / 4)})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -251,7 +252,7 @@ func withLanceEngine(db store.Backend, wh *warehouse.Warehouse) (store.Backend, 
 // (nil: a committer of its own; pass the one an engine serving db commits
 // through), vending v's options (nil: none), with its background services
 // started; stop stops them, once the HTTP server has stopped.
-func newServer(db store.Backend, commits *coord.Committer, wh *warehouse.Warehouse, v *vend.Vendor, jobsQueued *coord.Signal) (srv *server.Server, stop func(), err error) {
+func newServer(db store.ManagedBackend, commits *coord.Committer, wh *warehouse.Warehouse, v *vend.Vendor, jobsQueued *coord.Signal) (srv *server.Server, stop func(), err error) {
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	services := coord.NewServices(coord.ServicesConfig{Store: db, Committer: commits, Warehouse: wh, JobsQueued: jobsQueued, Logger: logger})
 	if srv, err = server.New(server.Config{Store: db, Warehouse: wh, Vendor: v, Services: services, Logger: logger}); err != nil {

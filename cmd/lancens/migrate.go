@@ -57,7 +57,7 @@ func migrate(ctx context.Context, args []string, getenv func(string) string, std
 	if cfg.logFormat == "json" {
 		logger = slog.New(slog.NewJSONHandler(stderr, opts))
 	}
-	st, err := sqlite.Open(ctx, cfg.dbPath, sqlite.Options{Synchronous: cfg.synchronous, CacheBytes: 1 << 20})
+	st, err := sqlite.Open(ctx, cfg.dbPath, sqlite.Options{Synchronous: cfg.synchronous})
 	if err != nil {
 		return err
 	}

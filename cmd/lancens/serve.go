@@ -144,11 +144,11 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	durability := envOr("LANCENS_COMMIT_DURABILITY", store.DurabilityFull.String())
 	fs.StringVar(&durability, "commit-durability", durability, "what an acknowledged namespace-mode commit (version/create, batch commit) survives: "+
 		"full (its manifest and record are synced to disk: a power loss) or process (nothing is synced per commit: a crash of lancens, not of the machine, as Lance's directory namespace) (env LANCENS_COMMIT_DURABILITY)")
-	cacheMB, err := strconv.ParseInt(envOr("LANCENS_CACHE_MB", strconv.FormatInt(sqlite.DefaultCacheBytes()>>20, 10)), 10, 64)
+	cacheMB, err := strconv.ParseInt(envOr("LANCENS_CACHE_MB", strconv.FormatInt(defaultCacheBytes()>>20, 10)), 10, 64)
 	if err != nil {
 		return nil, fmt.Errorf("bad LANCENS_CACHE_MB: %w", err)
 	}
-	fs.Int64Var(&cfg.cacheMB, "cache-mb", cacheMB, "memory for cached row sets, filter columns, vectors, vector indexes and posting lists, in MiB; the default is a quarter of the machine's (or cgroup's) memory (env LANCENS_CACHE_MB)")
+	fs.Int64Var(&cfg.cacheMB, "cache-mb", cacheMB, "memory for the decoded columns, data files, manifests and indexes of tables kept for reads, in MiB; the default is a quarter of the machine's (or cgroup's) memory (env LANCENS_CACHE_MB)")
 	var envErr error
 	duration := func(p *time.Duration, name, env string, def time.Duration, usage string) {
 		if s := getenv(env); s != "" {
@@ -627,12 +627,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
-	var st store.Backend = engine.WithBackend(db, e)
+	var st store.ManagedBackend = engine.WithBackend(db, e)
 	if err := convertAtStart(ctx, cfg, db, e, wh, logger); err != nil {
 		return err
 	}
 	if tracing {
-		st = storetrace.Wrap(st)
+		st = storetrace.Wrap(st).(store.ManagedBackend) // a wrapped ManagedBackend stays one
 	}
 	// The background services (commit coordinator, job runner, retention
 	// of old versions) start before the server and stop after it: the
@@ -720,6 +720,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	return errors.Join(errs...)
 }
+
+// defaultCacheBytes is the read cache's budget unless --cache-mb sets
+// one: a quarter of the memory available to the process (sysmem.Available).
+func defaultCacheBytes() int64 { return sysmem.Available() / 4 }
 
 // orNegative maps a flag's 0 (none) to -1, what server.Config says for
 // none (its 0 is the default).
@@ -845,7 +849,7 @@ func openStore(ctx context.Context, cfg *serveConfig, jobsQueued *coord.Signal, 
 		return nil, nil, err
 	}
 	db, err := sqlite.Open(ctx, cfg.dbPath, sqlite.Options{Synchronous: cfg.synchronous, CommitDurability: cfg.commitDurability,
-		CacheBytes: 1 << 20, OnJobQueued: jobsQueued.Notify}) // the engine has the read cache's budget
+		OnJobQueued: jobsQueued.Notify})
 	if err != nil {
 		return nil, nil, err
 	}
