@@ -134,7 +134,7 @@ func TestShutdownRequeuesIndexBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	served, commits := apitest.WithEngine(t, db, wh)
-	st := &blockedBuilds{ManagedBackend: served.(store.ManagedBackend), started: make(chan struct{}, 1)}
+	st := &blockedBuilds{ManagedBackend: served, started: make(chan struct{}, 1)}
 	services := coord.NewServices(coord.ServicesConfig{Store: st, Warehouse: wh, Committer: commits, JobsQueued: jobsQueued})
 	srv, err := server.New(server.Config{Store: st, Warehouse: wh, Services: services})
 	if err != nil {
