@@ -201,11 +201,11 @@ $(VERSITYGW):
 
 ## bench: benchmarks against peers measured in the same run
 ## (SUITES=catalog,data,search,objectstore,remote-s3,replicas,soak,lance;
-## SCALE=0.1 shrinks the workloads for a quick run). remote-s3 (queries on
-## an S3 warehouse, cold and warm) and replicas (queries through a second
-## PostgreSQL replica) serve tables with the Lance engine whatever -engine
-## says. lance, the pure-Go Lance library against the LanceDB SDK on 1M rows
-## of 3 KB, needs about 15 GB of disk and 10 GB of memory at SCALE=1
+## SCALE=0.1 shrinks the workloads for a quick run). remote-s3 measures
+## queries on an S3 warehouse, cold and warm, and replicas queries through a
+## second PostgreSQL replica. lance, the pure-Go Lance library against the
+## LanceDB SDK on 1M rows of 3 KB, needs about 15 GB of disk and 10 GB of
+## memory at SCALE=1
 SUITES ?= catalog,data,search,objectstore,remote-s3,replicas,soak,lance
 SCALE  ?= 1
 bench: node-deps postgres versitygw

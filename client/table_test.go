@@ -12,7 +12,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/lancens/lancens/client"
-	"github.com/lancens/lancens/internal/testkit/apitest"
 )
 
 // hit is a search result row scanned into a struct.
@@ -378,17 +377,15 @@ func TestMaps(t *testing.T) {
 		}{2}},
 	}
 	tbl := e.c.Table("maps")
-	if apitest.EngineFromEnv() == "lance" {
-		// The Lance engine stores a null struct as a struct of nulls (data
-		// files of format 2.0 keep no validity for structs), which point,
-		// whose x may not be null, cannot be: the create is refused whole.
-		_, err := tbl.Create(ctx, client.Maps(schema, rows), nil)
-		wantErr(t, err, client.ErrTableSchemaValidationError)
-		if _, err := tbl.Version(ctx); !errors.Is(err, client.ErrTableNotFound) {
-			t.Fatalf("a refused create left a table: %v", err)
-		}
-		rows[1]["point"] = map[string]any{"x": 1.5}
+	// A null struct is stored as a struct of nulls (data files of format
+	// 2.0 keep no validity for structs), which point, whose x may not be
+	// null, cannot be: the create is refused whole.
+	_, err := tbl.Create(ctx, client.Maps(schema, rows), nil)
+	wantErr(t, err, client.ErrTableSchemaValidationError)
+	if _, err := tbl.Version(ctx); !errors.Is(err, client.ErrTableNotFound) {
+		t.Fatalf("a refused create left a table: %v", err)
 	}
+	rows[1]["point"] = map[string]any{"x": 1.5}
 	if _, err := tbl.Create(ctx, client.Maps(schema, rows), nil); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/lancens/lancens/coord"
+	"github.com/lancens/lancens/engine"
 	"github.com/lancens/lancens/lance/manifestname"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/store/sqlite"
@@ -37,6 +38,17 @@ func newEnv(t testing.TB, opts sqlite.Options) *env {
 		t.Fatal(err)
 	}
 	return &env{db: db, wh: wh, c: coord.NewCommitter(db, wh, slog.New(slog.DiscardHandler))}
+}
+
+// withEngine returns the store with the Lance engine serving the rows of
+// its tables from the warehouse, committing through e's committer.
+func (e *env) withEngine(t testing.TB) store.ManagedBackend {
+	t.Helper()
+	eng, err := engine.New(engine.Options{Catalog: e.db, Warehouse: e.wh, Commits: e.c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return engine.WithBackend(e.db, eng)
 }
 
 // declare declares table name at a new location in the warehouse and

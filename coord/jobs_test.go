@@ -13,10 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
-
 	"github.com/lancens/lancens/coord"
-	"github.com/lancens/lancens/internal/testkit/arrowtest"
+	"github.com/lancens/lancens/engine"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/store/sqlite"
 	"github.com/lancens/lancens/warehouse"
@@ -250,16 +248,15 @@ func TestRunnerStopRequeues(t *testing.T) {
 
 // TestStoreWakesRunner runs the store's own job kinds against a SQLite
 // store whose OnJobQueued hook is the runner's signal, with polling off:
-// only the hook can wake the runner. Creating a managed table over a
-// declaration lancens owns queues the deletion of the declared location;
-// the runner must remove it.
+// only the hook can wake the runner. Dropping a table lancens owns queues
+// the deletion of its location; the runner must remove it.
 func TestStoreWakesRunner(t *testing.T) {
 	sig := coord.NewSignal()
 	e := newEnv(t, sqlite.Options{OnJobQueued: sig.Notify})
 	ctx := t.Context()
 	r := newRunner(e.db, sig)
 	r.Poll = time.Hour
-	coord.RegisterStoreJobs(r, e.db, e.wh)
+	coord.RegisterStoreJobs(r, e.withEngine(t), e.wh)
 	r.Start()
 	defer r.Stop()
 
@@ -267,9 +264,7 @@ func TestStoreWakesRunner(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(loc, "_versions"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	schema := arrowtest.Schema("id", arrow.PrimitiveTypes.Int64)
-	data := store.NewData(schema, arrowtest.Record(t, schema, `[{"id":1}]`))
-	if _, _, err := e.db.CreateTable(ctx, []string{"t"}, store.NewTable{Data: data}); err != nil {
+	if _, _, err := e.db.DropTable(ctx, []string{"t"}); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(30 * time.Second)
@@ -285,5 +280,5 @@ func TestStoreWakesRunner(t *testing.T) {
 	}
 }
 
-var _ coord.JobStore = (*sqlite.DB)(nil)
+var _ coord.JobStore = (*engine.Engine)(nil)
 var _ coord.DataRemover = (*warehouse.Warehouse)(nil)

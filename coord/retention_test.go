@@ -13,22 +13,24 @@ import (
 	"github.com/lancens/lancens/store/sqlite"
 )
 
-// TestRetentionCleansUpInTheBackground runs Retention over a SQLite store
-// with the store's job kinds on a runner: the versions of a managed table
+// TestRetentionCleansUpInTheBackground runs Retention over the Lance engine
+// on a SQLite store with the store's job kinds on a runner: the versions
+// of a table lancens writes
 // older than the retention period go on their own, except the latest and a
 // tagged one.
 func TestRetentionCleansUpInTheBackground(t *testing.T) {
 	sig := coord.NewSignal()
 	e := newEnv(t, sqlite.Options{OnJobQueued: sig.Notify})
 	ctx := t.Context()
+	b := e.withEngine(t)
 	id := []string{"t"}
 	schema := arrowtest.Schema("id", arrow.PrimitiveTypes.Int64)
 	data := store.NewData(schema, arrowtest.Record(t, schema, `[{"id":1},{"id":2}]`))
-	if _, _, err := e.db.CreateTable(ctx, id, store.NewTable{Data: data}); err != nil {
+	if _, _, err := b.CreateTable(ctx, id, store.NewTable{Data: data}); err != nil {
 		t.Fatal(err)
 	}
 	for range 3 {
-		if _, err := e.db.Update(ctx, id, []store.ColumnUpdate{{Path: "id", Expr: "id + 10"}}, "true"); err != nil {
+		if _, err := b.Update(ctx, id, []store.ColumnUpdate{{Path: "id", Expr: "id + 10"}}, "true"); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -36,13 +38,13 @@ func TestRetentionCleansUpInTheBackground(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := newRunner(e.db, sig)
-	coord.RegisterStoreJobs(r, e.db, e.wh)
+	coord.RegisterStoreJobs(r, b, e.wh)
 	r.Start()
 	defer r.Stop()
 	// A period of a millisecond: every version is old enough by the time
 	// the first look runs.
 	time.Sleep(2 * time.Millisecond)
-	ret := coord.NewRetention(e.db, time.Millisecond, slog.New(slog.DiscardHandler))
+	ret := coord.NewRetention(b, time.Millisecond, slog.New(slog.DiscardHandler))
 	ret.Interval = 10 * time.Millisecond
 	ret.Start()
 	defer ret.Stop()
@@ -52,7 +54,7 @@ func TestRetentionCleansUpInTheBackground(t *testing.T) {
 	for {
 		gone := 0
 		for v := int64(1); v <= 4; v++ {
-			_, _, err := e.db.CountRows(ctx, id, &v, "")
+			_, _, err := b.CountRows(ctx, id, &v, "")
 			switch {
 			case kept[v] && err != nil:
 				t.Fatalf("kept version %d: %v", v, err)

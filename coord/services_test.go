@@ -10,15 +10,12 @@ import (
 	"github.com/lancens/lancens/store/sqlite"
 )
 
-// catalogOnly hides the managed tables of a store: what a backend that
-// keeps none (store/postgres) offers.
-type catalogOnly struct{ store.Backend }
-
-// TestNewServices: the services of a store that keeps managed tables have
-// a retention of old versions; those of a catalog-only store do not. Both
+// TestNewServices: the services of a store the Lance engine serves tables
+// of have a retention of old versions; those of the catalog alone do not. Both
 // run the store's job kinds, data deletions first, and start and stop.
 func TestNewServices(t *testing.T) {
 	e := newEnv(t, sqlite.Options{})
+	b := e.withEngine(t)
 	for _, tc := range []struct {
 		name      string
 		store     store.Backend
@@ -26,9 +23,9 @@ func TestNewServices(t *testing.T) {
 		retention bool
 		keep      time.Duration
 	}{
-		{"Managed", e.db, 0, true, store.DefaultRetainVersionsFor},
-		{"ManagedKeepNothingExtra", e.db, -1, true, 0},
-		{"CatalogOnly", catalogOnly{e.db}, time.Hour, false, time.Hour},
+		{"Engine", b, 0, true, store.DefaultRetainVersionsFor},
+		{"EngineKeepNothingExtra", b, -1, true, 0},
+		{"CatalogOnly", e.db, time.Hour, false, time.Hour},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := coord.NewServices(coord.ServicesConfig{Store: tc.store, Warehouse: e.wh, RetainVersionsFor: tc.retain})

@@ -33,7 +33,7 @@ func emptied(t conformance.T, tg store.Catalog) store.Catalog {
 // one is seen by the next read on the other).
 func TestHTTPConformance(t *testing.T) {
 	t.Run("SQLite", func(t *testing.T) {
-		s := apitest.Start(t, apitest.Options{Engine: "lance"})
+		s := apitest.Start(t, apitest.Options{})
 		conformance.Run(t, conformance.Config{
 			New:          func(t conformance.T) store.Catalog { return emptied(t, httpTarget(t, s)) },
 			Capabilities: capabilities(),
@@ -41,7 +41,7 @@ func TestHTTPConformance(t *testing.T) {
 		})
 	})
 	t.Run("PostgreSQL", func(t *testing.T) {
-		s := apitest.Start(t, apitest.Options{Engine: "lance", Postgres: pgtest.Database(t)})
+		s := apitest.Start(t, apitest.Options{Postgres: pgtest.Database(t)})
 		conformance.Run(t, conformance.Config{
 			New:          func(t conformance.T) store.Catalog { return emptied(t, httpTarget(t, s)) },
 			Capabilities: capabilities(),
@@ -50,8 +50,8 @@ func TestHTTPConformance(t *testing.T) {
 	})
 	t.Run("PostgreSQLReplicas", func(t *testing.T) {
 		url, wh := pgtest.Database(t), t.TempDir()
-		a := apitest.Start(t, apitest.Options{Engine: "lance", Postgres: url, Warehouse: wh})
-		b := apitest.Start(t, apitest.Options{Engine: "lance", Postgres: url, Warehouse: wh})
+		a := apitest.Start(t, apitest.Options{Postgres: url, Warehouse: wh})
+		b := apitest.Start(t, apitest.Options{Postgres: url, Warehouse: wh})
 		conformance.Run(t, conformance.Config{
 			New: func(t conformance.T) store.Catalog {
 				return emptied(t, conformance.AlternateData(httpTarget(t, a).(conformance.DataTarget), httpTarget(t, b).(conformance.DataTarget)))

@@ -15,7 +15,7 @@ import (
 // narrow returns the values of a, an expression's value in the canonical
 // type package expr gives it (int64, float64, utf8, binary, a zone-less
 // timestamp, lists of these …), as an array of dt, the type of the column
-// it is stored in. It converts as the row store reads a stored value back
+// it is stored in. It converts as earlier releases read a stored value back
 // into a column: integers and floats by Go's conversions (a float
 // truncated into an integer column), text and binary to their large and
 // fixed-size forms, temporal values relabelled with the column's zone,

@@ -56,8 +56,8 @@ func eventually(t *testing.T, what string, cond func() bool) {
 // is what the other reads next, and removes the old versions for both.
 func TestReplicasLifecycle(t *testing.T) {
 	url, wh := pgtest.Database(t), t.TempDir()
-	a := apitest.Start(t, apitest.Options{Engine: "lance", Postgres: url, Warehouse: wh})
-	b := apitest.Start(t, apitest.Options{Engine: "lance", Postgres: url, Warehouse: wh})
+	a := apitest.Start(t, apitest.Options{Postgres: url, Warehouse: wh})
+	b := apitest.Start(t, apitest.Options{Postgres: url, Warehouse: wh})
 	ctx := t.Context()
 	src := []string{"src"}
 	batch := func(from, to int) []arrow.RecordBatch { return []arrow.RecordBatch{numberBatch(t, from, to)} }

@@ -29,7 +29,7 @@ type tableRef struct {
 
 // find returns table id as the data operations see it. It returns
 // NamespaceNotFound (1) and TableNotFound (4) from the catalog,
-// InvalidTableState (19) for a table whose rows the row store keeps
+// InvalidTableState (19) for a table whose rows an earlier release keeps
 // (store.Managed: `lancens migrate` converts them) or whose location
 // lancens does not reach, and InvalidInput (13) for a location the
 // warehouse refuses.

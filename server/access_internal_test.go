@@ -12,6 +12,7 @@ import (
 
 	"github.com/lancens/lancens/auth"
 	"github.com/lancens/lancens/coord"
+	"github.com/lancens/lancens/engine"
 	"github.com/lancens/lancens/gen"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/store/sqlite"
@@ -90,8 +91,9 @@ func TestNewNeedsServices(t *testing.T) {
 	}
 }
 
-// testStore returns a database and a warehouse in a temporary directory.
-func testStore(t *testing.T) (*sqlite.DB, *warehouse.Warehouse) {
+// testStore returns a database, with the Lance engine serving its tables,
+// and a warehouse in a temporary directory.
+func testStore(t *testing.T) (store.ManagedBackend, *warehouse.Warehouse) {
 	t.Helper()
 	dir := t.TempDir()
 	db, err := sqlite.Open(t.Context(), filepath.Join(dir, "lancens.db"), sqlite.Options{Synchronous: "NORMAL"})
@@ -103,7 +105,11 @@ func testStore(t *testing.T) (*sqlite.DB, *warehouse.Warehouse) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return db, wh
+	e, err := engine.New(engine.Options{Catalog: db, Warehouse: wh})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return engine.WithBackend(db, e), wh
 }
 
 // newTestServer returns a server with admin key "admin", on a database

@@ -74,11 +74,6 @@ func TestInMemoryFilters(t *testing.T) {
 				if plan := explain(t, s, filter); !strings.Contains(plan, "in memory") {
 					t.Fatalf("%q is not evaluated in memory:\n%s", filter, plan)
 				}
-				// The Lance engine evaluates every filter in memory; the row
-				// store, those the evaluator covers, and others in SQLite.
-				if plan := explain(t, s, sqlFilter); strings.Contains(plan, "in memory") && !lanceEngine() {
-					t.Fatalf("%q is evaluated in memory:\n%s", sqlFilter, plan)
-				}
 				for _, window := range [][2]int{{0, 0}, {5, 0}, {5, 3}, {0, 7}} {
 					q := gen.QueryTableRequest{K: window[0], Offset: ptr(window[1]), Filter: ptr(filter), Version: version}
 					want := q

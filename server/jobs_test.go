@@ -133,8 +133,8 @@ func TestShutdownRequeuesIndexBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	served, commits := apitest.WithEngine(t, apitest.EngineFromEnv(), db, wh)
-	st := &blockedBuilds{ManagedBackend: served.(store.ManagedBackend), started: make(chan struct{}, 1)}
+	served, commits := apitest.WithEngine(t, db, wh)
+	st := &blockedBuilds{ManagedBackend: served, started: make(chan struct{}, 1)}
 	services := coord.NewServices(coord.ServicesConfig{Store: st, Warehouse: wh, Committer: commits, JobsQueued: jobsQueued})
 	srv, err := server.New(server.Config{Store: st, Warehouse: wh, Services: services})
 	if err != nil {

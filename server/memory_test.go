@@ -159,18 +159,13 @@ func TestDecodeBudget(t *testing.T) {
 	pr, pw := io.Pipe()
 	t.Cleanup(func() { pw.CloseWithError(io.ErrUnexpectedEOF) }) // a failed test must not leave the upload waiting
 	// The first upload holds its batch until its stream ends: an insert
-	// into the row store stages it in a chunk it commits last, while the
-	// Lance engine writes each batch as it comes (and returns its budget at
-	// once), so there the first upload is a merge_insert (into an empty
-	// table, where no row matches), whose source rows are all needed before
-	// any can be matched.
-	firstPath := "/v1/table/v/insert"
-	if lanceEngine() {
-		if _, err := s.Client.CreateTable(ctx, []string{"w"}, vec.Schema(), nil, nil); err != nil {
-			t.Fatal(err)
-		}
-		firstPath = "/v1/table/w/merge_insert?on=v&when_not_matched_insert_all=true"
+	// writes each batch as it comes (and returns its budget at once), so
+	// the first upload is a merge_insert (into an empty table, where no row
+	// matches), whose source rows are all needed before any can be matched.
+	if _, err := s.Client.CreateTable(ctx, []string{"w"}, vec.Schema(), nil, nil); err != nil {
+		t.Fatal(err)
 	}
+	firstPath := "/v1/table/w/merge_insert?on=v&when_not_matched_insert_all=true"
 	first := make(chan int, 1)
 	go func() {
 		req, _ := http.NewRequest(http.MethodPost, s.URL+firstPath, pr)

@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/lancens/lancens/coord"
+	"github.com/lancens/lancens/engine"
 	"github.com/lancens/lancens/store/sqlite"
 	"github.com/lancens/lancens/warehouse"
 )
@@ -34,7 +35,12 @@ func BenchmarkMetricsCost(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s, err := New(Config{Store: db, Warehouse: wh, Services: coord.NewServices(coord.ServicesConfig{Store: db, Warehouse: wh})})
+	e, err := engine.New(engine.Options{Catalog: db, Warehouse: wh})
+	if err != nil {
+		b.Fatal(err)
+	}
+	st := engine.WithBackend(db, e)
+	s, err := New(Config{Store: st, Warehouse: wh, Services: coord.NewServices(coord.ServicesConfig{Store: st, Warehouse: wh})})
 	if err != nil {
 		b.Fatal(err)
 	}

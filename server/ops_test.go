@@ -94,7 +94,7 @@ func TestReadiness(t *testing.T) {
 		t.Fatalf("warehouse back: %d %s", status, body)
 	}
 
-	broken := apitest.Start(t, apitest.Options{Tune: func(c *server.Config) { c.Store = brokenProbe{c.Store.(store.ManagedBackend)} }})
+	broken := apitest.Start(t, apitest.Options{Tune: func(c *server.Config) { c.Store = brokenProbe{c.Store} }})
 	status, body, _ = broken.Do(t, "GET", "/readyz", nil, nil)
 	if status != http.StatusServiceUnavailable || apitest.ErrorCode(body) != int(store.CodeServiceUnavailable) {
 		t.Fatalf("store not ready: %d %s, want 503 code 17", status, body)

@@ -18,8 +18,7 @@ import (
 //
 // It optimizes table {id} now, as LanceDB's optimize() does: it compacts
 // the table (small fragments are merged, and rows deleted are dropped from
-// the fragments that have many, as one new version; a row store has no
-// fragments), then cleans it up as the background retention does on its
+// the fragments that have many, as one new version), then cleans it up as the background retention does on its
 // own: it removes the versions older than older_than_seconds (default:
 // the server's --retain-versions-for) that nothing keeps — the latest
 // version of each branch, tagged versions and the versions branches fork

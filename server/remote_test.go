@@ -71,8 +71,9 @@ func rtStart(t *testing.T) *rtEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	services := coord.NewServices(coord.ServicesConfig{Store: db, Warehouse: wh, JobsQueued: jobsQueued})
-	srv, err := server.New(server.Config{Store: db, Warehouse: wh, Services: services})
+	st, commits := apitest.WithEngine(t, db, wh)
+	services := coord.NewServices(coord.ServicesConfig{Store: st, Warehouse: wh, Committer: commits, JobsQueued: jobsQueued})
+	srv, err := server.New(server.Config{Store: st, Warehouse: wh, Services: services})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1174,7 +1175,7 @@ func TestRemoteConflictStatus(t *testing.T) {
 		{"NamespaceAlreadyExists", "/v1/namespace/ns/create", `{}`, false, 2, 400, 409},
 		{"NamespaceNotEmpty", "/v1/namespace/ns/drop", `{}`, false, 3, 400, 409},
 		{"TagAlreadyExists", "/v1/table/t/tags/create/", `{"tag":"v1","version":1}`, false, 9, 400, 409},
-		{"InvalidTableState", "/v1/table/t/deregister/", `{}`, false, 19, 400, 409},
+		{"InvalidTableState", "/v1/table/ext/count_rows/", `{}`, false, 19, 400, 409}, // declared, no data yet
 		{"ConcurrentModification", "/v1/table/ext/version/create/", `{"version":2,"manifest_path":"s3://bucket/ext/_versions/2.manifest"}`, false, 14, 409, 409},
 		{"NotFoundUnchanged", "/v1/table/nope/describe/", `{}`, false, 4, 404, 404},
 		{"InvalidInputUnchanged", "/v1/table/t/count_rows/", `{"predicate":"id >"}`, false, 13, 400, 400},

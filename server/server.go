@@ -25,11 +25,9 @@ import (
 
 // Config configures a Server.
 type Config struct {
-	// Store holds the catalog. Required. A store that is also a
-	// store.ManagedBackend (store/sqlite's row store, or any backend with
-	// package engine's Lance engine) serves managed tables too; one that
-	// is not answers their operations Unsupported (0).
-	Store store.Backend
+	// Store holds the catalog, with package engine's Lance engine serving
+	// the rows of its tables (engine.WithBackend). Required.
+	Store store.ManagedBackend
 	// Warehouse is where declared tables get their locations. Required.
 	Warehouse *warehouse.Warehouse
 	// Vendor decides the storage options answered for tables on the
@@ -212,10 +210,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.TableMetricsInterval == 0 {
 		cfg.TableMetricsInterval = DefaultTableMetricsInterval
 	}
-	st, managed := cfg.Store.(store.ManagedBackend)
-	if !managed {
-		st = catalogOnly{cfg.Store}
-	}
+	st := cfg.Store
 	doc, err := gen.GetSpec()
 	if err != nil {
 		return nil, fmt.Errorf("server: load embedded spec: %w", err)
@@ -245,9 +240,6 @@ func New(cfg Config) (*Server, error) {
 	// two swapped, an oversized upload hung (TestArrowBodyTooLarge).
 	e.Use(assignRequestID, s.traceRequests, s.observeRequests, s.logRequests, s.enforceBodyRate, s.holdBudget, s.limitBodies, s.trackUploads, s.recoverPanics,
 		s.checkHost, s.refuseForeignOrigins, s.authenticate)
-	if !managed {
-		e.Use(s.refuseManaged)
-	}
 	e.Use(s.refuseOtherMediaTypes, s.remoteBodies, s.validateRequests, s.authorize, s.remoteFreshness, s.limitQueryTime)
 	gen.RegisterHandlers(e, s)
 	s.dialectRoutes(e)

@@ -280,7 +280,7 @@ func (s *Server) DescribeTable(c echo.Context, _ gen.Id, p gen.DescribeTablePara
 	if detailed || boolOr(p.CheckDeclared, boolOr(req.CheckDeclared, false)) {
 		r.IsOnlyDeclared = ptr(t.Declared)
 	}
-	if detailed || t.Kind == store.Managed {
+	if detailed {
 		r.Table = ptr(t.Name())
 		r.Namespace = ptr(t.Namespace())
 		r.Version = version
@@ -308,18 +308,16 @@ func (s *Server) DescribeTable(c echo.Context, _ gen.Id, p gen.DescribeTablePara
 }
 
 // describeData returns the schema and size of table t's data at a version
-// of a branch, from the store's managed tables: always for a table whose
-// rows the store keeps (store.Managed), and, when the store serves the
-// rows of any table with data (the Lance engine), for tables Lance
-// clients wrote; nil for a table declared without data, or one whose
-// data the store does not serve (it answers InvalidTableState or
-// Unsupported).
+// of a branch, as the engine reads it; nil for a table declared without
+// data, or one whose data the engine does not serve (it answers
+// InvalidTableState or Unsupported: a location lancens does not reach, a
+// table of an earlier release not converted yet).
 func (s *Server) describeData(ctx context.Context, t *store.Table, branch string, version *int64) (*store.TableData, error) {
-	if t.Kind != store.Managed && t.Declared {
+	if t.Declared {
 		return nil, nil
 	}
 	d, err := s.store.OnBranch(branch).Describe(ctx, t.ID, version)
-	if err != nil && t.Kind != store.Managed {
+	if err != nil {
 		switch store.ErrorCode(err) {
 		case store.CodeInvalidTableState, store.CodeUnsupported:
 			return nil, nil

@@ -39,19 +39,15 @@
 //   - DatasetIndexes: the records of the indexes of tables stored as
 //     Lance datasets, whose files the engine keeps beside the data.
 //
-// A backend that also keeps the rows of managed tables (store/sqlite)
-// implements ManagedTables — ManagedData, BranchedData, Indexes, Views and
-// VersionCleanup — all of it or none: it is then a ManagedBackend. Package
-// engine implements ManagedTables over any Backend's catalog, every table
-// a Lance dataset in the warehouse (engine.WithBackend makes the pair a
-// ManagedBackend): that is how a catalog-only backend serves rows. That is
-// the one optional part of the contract, and it is asked for in two
-// places, once each when lancens starts: the server, which otherwise
-// answers the managed-table operations Unsupported (0) before reading
-// their requests, and coord.NewServices, which otherwise runs no
-// retention of versions. Code that needs a part
-// of the contract takes the interface that names it (coord's consumers
-// declare the methods they call), never a type assertion on a Backend.
+// The backends (store/sqlite, store/postgres) keep the catalog only.
+// Package engine implements ManagedTables — ManagedData, BranchedData,
+// Indexes, Views and VersionCleanup — over any Backend's catalog, every
+// table a Lance dataset in the warehouse; engine.WithBackend makes the
+// pair a ManagedBackend, which the server requires. coord.NewServices asks
+// once whether its store is one, and otherwise runs no retention of
+// versions. Code that needs a part of the contract takes the interface
+// that names it (coord's consumers declare the methods they call), never
+// a type assertion on a Backend.
 //
 // # Rules every backend keeps
 //

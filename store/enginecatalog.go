@@ -53,8 +53,7 @@ type EngineCatalog interface {
 	// QueueVersionCleanups queues a JobCleanupVersions, removing the
 	// versions committed before before, for every table the retention
 	// applies to that has such a version nothing keeps, unless one is
-	// queued for it already. Tables of kind Managed (a row store's) are
-	// left to their backend's VersionCleanup. It returns how many it
-	// queued.
+	// queued for it already. Tables of kind Managed (an earlier release's,
+	// not converted) are left alone. It returns how many it queued.
 	QueueVersionCleanups(ctx context.Context, before time.Time) (int, error)
 }

@@ -15,8 +15,8 @@ type CleanupResult struct {
 	Versions int64
 	// Rows counts the row versions removed: rows no remaining version shows.
 	Rows int64
-	// BytesFreed is how much storage the cleanup gave back: how much the
-	// database file shrank (a row store), or the size of the files removed.
+	// BytesFreed is how much storage the cleanup gave back: the size of
+	// the files removed.
 	BytesFreed int64
 	// FragmentsRemoved and FragmentsAdded count the fragments an
 	// Optimize's compaction rewrote and the ones it wrote instead (0 for a
@@ -51,8 +51,7 @@ type VersionCleanup interface {
 	// with many deleted rows, are rewritten into fewer holding only live
 	// rows, as one new version when there is anything to rewrite — then
 	// cleans it up as CleanupVersions does, and returns what both did and
-	// the id of the transaction recording it. A backend whose tables have
-	// no fragments (a row store) only cleans up. Returns the errors of
+	// the id of the transaction recording it. Returns the errors of
 	// CleanupVersions, and ConcurrentModification (14) when concurrent
 	// writes keep changing the fragments to compact.
 	Optimize(ctx context.Context, id []string, before time.Time) (CleanupResult, string, error)

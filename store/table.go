@@ -12,10 +12,13 @@ type TableKind int
 // Table kinds.
 const (
 	// External tables keep their data in Lance files at their location,
-	// written by Lance clients; lancens holds the catalog entry and, for
-	// declared tables, the version records.
+	// written by Lance clients or by lancens's engine; lancens holds the
+	// catalog entry and the version records. Every table lancens makes is
+	// one.
 	External TableKind = iota
-	// Managed tables keep their rows inside lancens.
+	// Managed tables keep their rows inside the SQLite file of an earlier
+	// lancens (up to f365447) until they are converted into Lance datasets
+	// (store/sqlite/legacy).
 	Managed
 )
 

@@ -24,7 +24,7 @@ import (
 // replicas over one PostgreSQL database, against the one SQLite server as
 // the peer (skipped, with a note, where PostgreSQL is not installed).
 func catalogSuite(dir string, inst *instance, scale float64, out *report) error {
-	rep, err := startReplicas(filepath.Join(dir, "replicas"), false)
+	rep, err := startReplicas(filepath.Join(dir, "replicas"))
 	if err != nil {
 		return err
 	}

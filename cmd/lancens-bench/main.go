@@ -24,6 +24,7 @@ import (
 	"github.com/lancens/lancens/coord"
 	"github.com/lancens/lancens/engine"
 	"github.com/lancens/lancens/internal/memcache"
+	"github.com/lancens/lancens/internal/sysmem"
 	"github.com/lancens/lancens/server"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/store/sqlite"
@@ -38,7 +39,6 @@ func main() {
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of this process (lancens and the bench's client) to this file")
 	memProfile := flag.String("memprofile", "", "write an allocation profile of this process to this file at the end")
 	traceFile := flag.String("trace", "", "write an execution trace of this process to this file (go tool trace: where the wall-clock time of writes goes, syscalls and waits included)")
-	flag.StringVar(&tableEngine, "engine", tableEngine, "what serves the rows of tables: rows (the SQLite row store) or lance (Lance datasets), as lancens serve --engine")
 	flag.Parse()
 	err := profiled(*cpuProfile, *memProfile, *traceFile, func() error { return run(*suites, *scale) })
 	if err != nil {
@@ -203,11 +203,8 @@ type instance struct {
 	close  func()
 }
 
-// tableEngine is the -engine flag: what serves the rows of tables.
-var tableEngine = "rows"
-
 // startLancens starts lancens as `lancens serve` would, with the default
-// (durable) SQLite settings and the engine -engine names, in dir.
+// (durable) SQLite settings, in dir.
 func startLancens(dir string) (*instance, error) {
 	return startLancensWith(dir, store.DurabilityFull)
 }
@@ -230,18 +227,10 @@ func startLancensWith(dir string, d store.CommitDurability) (*instance, error) {
 		return nil, err
 	}
 	wh.SetCommitDurability(d)
-	var st store.Backend = db
-	var commits *coord.Committer
-	switch tableEngine {
-	case "lance":
-		if st, commits, err = withLanceEngine(db, wh); err != nil {
-			db.Close()
-			return nil, err
-		}
-	case "rows":
-	default:
+	st, commits, err := withLanceEngine(db, wh)
+	if err != nil {
 		db.Close()
-		return nil, fmt.Errorf("unknown -engine %q (rows or lance)", tableEngine)
+		return nil, err
 	}
 	srv, stop, err := newServer(st, commits, wh, nil, jobsQueued)
 	if err != nil {
@@ -262,11 +251,11 @@ func startLancensWith(dir string, d store.CommitDurability) (*instance, error) {
 
 // withLanceEngine returns db with the Lance engine serving the rows of its
 // tables from wh, within a read cache of the default size, as `lancens
-// serve --engine lance` does, and the committer both commit through (pass
+// serve` does, and the committer both commit through (pass
 // it to newServer). It returns engine.New's error.
-func withLanceEngine(db store.Backend, wh *warehouse.Warehouse) (store.Backend, *coord.Committer, error) {
+func withLanceEngine(db store.Backend, wh *warehouse.Warehouse) (store.ManagedBackend, *coord.Committer, error) {
 	commits := coord.NewCommitter(db, wh, slog.New(slog.DiscardHandler))
-	e, err := engine.New(engine.Options{Catalog: db, Warehouse: wh, Commits: commits, Cache: memcache.New(sqlite.DefaultCacheBytes())})
+	e, err := engine.New(engine.Options{Catalog: db, Warehouse: wh, Commits: commits, Cache: memcache.New(sysmem.Available() / 4)})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -277,7 +266,7 @@ func withLanceEngine(db store.Backend, wh *warehouse.Warehouse) (store.Backend, 
 // (nil: a committer of its own; pass the one an engine serving db commits
 // through), vending v's options (nil: none), with its background services
 // started; stop stops them, once the HTTP server has stopped.
-func newServer(db store.Backend, commits *coord.Committer, wh *warehouse.Warehouse, v *vend.Vendor, jobsQueued *coord.Signal) (srv *server.Server, stop func(), err error) {
+func newServer(db store.ManagedBackend, commits *coord.Committer, wh *warehouse.Warehouse, v *vend.Vendor, jobsQueued *coord.Signal) (srv *server.Server, stop func(), err error) {
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	services := coord.NewServices(coord.ServicesConfig{Store: db, Committer: commits, Warehouse: wh, JobsQueued: jobsQueued, Logger: logger})
 	if srv, err = server.New(server.Config{Store: db, Warehouse: wh, Vendor: v, Services: services, Logger: logger}); err != nil {

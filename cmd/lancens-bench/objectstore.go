@@ -75,7 +75,12 @@ func startObjectStoreLancens(dir, sync string, opts map[string]string) (string, 
 		db.Close()
 		return "", nil, err
 	}
-	srv, stop, err := newServer(db, nil, wh, v, nil)
+	st, commits, err := withLanceEngine(db, wh)
+	if err != nil {
+		db.Close()
+		return "", nil, err
+	}
+	srv, stop, err := newServer(st, commits, wh, v, nil)
 	if err != nil {
 		db.Close()
 		return "", nil, err

@@ -14,9 +14,8 @@ import (
 )
 
 // remoteS3Suite measures the remote-mode queries (remoteQuery) on an s3://
-// warehouse (a Versity S3 Gateway on loopback), served by the Lance engine
-// whatever -engine says, cold (the first query of a server just started,
-// its cache empty) and warm (the queries after it on that server), against
+// warehouse (a Versity S3 Gateway on loopback), cold (the first query of
+// a server just started, its cache empty) and warm (the queries after it on that server), against
 // the LanceDB SDK opening the same datasets in the same bucket through the
 // same gateway: cold is its connect, openTable and first query in a
 // process just started, warm the queries after it. Each cold run is

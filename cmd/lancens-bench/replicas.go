@@ -11,7 +11,6 @@ import (
 	"github.com/lancens/lancens/client"
 	"github.com/lancens/lancens/coord"
 	"github.com/lancens/lancens/internal/testkit/pgtest"
-	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/store/postgres"
 	"github.com/lancens/lancens/warehouse"
 )
@@ -25,11 +24,11 @@ type replicas struct {
 
 // startReplicas starts a PostgreSQL cluster and two lancens servers on it,
 // with the warehouse in dir, each with the Lance engine serving the rows
-// of tables when lanceEngine (with an engine and a cache of its own, as
-// two `lancens serve --engine lance` would), or else the store itself.
+// of tables (with an engine and a cache of its own, as two `lancens serve`
+// would).
 // It returns nil, with a note on stderr, when PostgreSQL is not installed
 // (`make postgres` installs it).
-func startReplicas(dir string, lanceEngine bool) (*replicas, error) {
+func startReplicas(dir string) (*replicas, error) {
 	cluster, err := pgtest.Start(pgtest.Options{Durable: true})
 	if errors.Is(err, pgtest.ErrNoBinaries) {
 		fmt.Fprintln(os.Stderr, "lancens-bench: PostgreSQL is not installed: no replica measurements (make postgres installs it)")
@@ -65,13 +64,10 @@ func startReplicas(dir string, lanceEngine bool) (*replicas, error) {
 			r.close()
 			return nil, err
 		}
-		var st store.Backend = db
-		var commits *coord.Committer
-		if lanceEngine {
-			if st, commits, err = withLanceEngine(db, wh); err != nil {
-				r.close()
-				return nil, err
-			}
+		st, commits, err := withLanceEngine(db, wh)
+		if err != nil {
+			r.close()
+			return nil, err
 		}
 		srv, stop, err := newServer(st, commits, wh, nil, jobsQueued)
 		if err != nil {
@@ -95,15 +91,14 @@ func startReplicas(dir string, lanceEngine bool) (*replicas, error) {
 
 // replicasSuite measures the remote-mode queries (remoteQuery) through a
 // second replica: two lancens servers, A and B, on one PostgreSQL catalog
-// and one warehouse directory, the Lance engine serving tables on both
-// whatever -engine says. Each round appends 100 rows to each table through
+// and one warehouse directory. Each round appends 100 rows to each table through
 // A, then sends each query through B, which reads the versions A wrote,
 // and through A, which wrote them (which goes first alternates); the peer
 // is A, so a line is what reading through the replica that did not write
 // costs. B's answer must be A's, and after the queries B must count every
 // row A appended.
 func replicasSuite(dir string, _ *instance, scale float64, rep *report) error {
-	r, err := startReplicas(filepath.Join(dir, "warehouse"), true)
+	r, err := startReplicas(filepath.Join(dir, "warehouse"))
 	if err != nil {
 		return err
 	}

@@ -173,8 +173,7 @@ func (inst *instance) optimize(ctx context.Context, table string) error {
 // closeAndMeasure closes inst, whose database and warehouse lie in dir,
 // and returns the size of its database file (closing checkpoints the
 // write-ahead log into it and removes the log) and of the files of its
-// warehouse (the Lance datasets of the Lance engine; none for the row
-// store).
+// warehouse (the Lance datasets).
 func closeAndMeasure(inst *instance, dir string) (int64, error) {
 	inst.close()
 	info, err := os.Stat(filepath.Join(dir, "lancens.db"))

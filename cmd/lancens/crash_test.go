@@ -38,8 +38,7 @@ import (
 // LANCENS_CRASH_TRIALS sets the number of trials (default 3; make crashtest
 // runs 100), LANCENS_CRASH_SYNC the --sync mode (default FULL),
 // LANCENS_CRASH_DURABILITY the --commit-durability (full or process;
-// default: the two in turn, full first), LANCENS_CRASH_ENGINE the --engine
-// (default: the server's default) and LANCENS_CRASH_SEED the seed of the
+// default: the two in turn, full first) and LANCENS_CRASH_SEED the seed of the
 // first trial (default: from the clock; a failure names the seed that
 // reproduces it). A kill -9 leaves the operating system's cache alone, so
 // process durability must keep every acknowledged write too.
@@ -47,9 +46,6 @@ import (
 // crashChildEnv, set to 1, makes the test binary run main instead of the
 // tests.
 const crashChildEnv = "LANCENS_CRASH_CHILD"
-
-// crashEngine is the --engine of the trials' servers ("" for the default).
-var crashEngine = os.Getenv("LANCENS_CRASH_ENGINE")
 
 // crashRounds is the number of kill -9 cycles per trial.
 const crashRounds = 2
@@ -194,9 +190,6 @@ func startCrashServer(t *testing.T, dir string, flags crashFlags, n int) *crashS
 	logPath := filepath.Join(dir, fmt.Sprintf("server-%d.log", n))
 	args := []string{"--db", filepath.Join(dir, "lancens.db"), "--warehouse", filepath.Join(dir, "warehouse"),
 		"--sync", flags.sync, "--commit-durability", flags.durability.String()}
-	if crashEngine != "" {
-		args = append(args, "--engine", crashEngine)
-	}
 	return startServerProcess(t, logPath, args...)
 }
 

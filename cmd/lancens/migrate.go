@@ -30,10 +30,9 @@ environment of lancens serve, so that it runs with the server's configuration;
 it uses --db, --warehouse, --storage-option(-file), --external-root, --sync,
 --log-level and --log-format, and ignores the others. The server must not be
 running on the database (the command takes its lock). It can be stopped and
-run again at any point: it goes on where it stopped. lancens serve --engine
-lance does the same at start-up, before it serves; run this first on a large
-database to see its progress. Serve the converted tables with --engine lance:
-the row store (--engine rows) does not read them.
+run again at any point: it goes on where it stopped. lancens serve does the
+same at start-up, before it serves; run this first on a large database to see
+its progress.
 `
 
 // migrate runs `lancens migrate`: the managed tables an earlier lancens
@@ -58,7 +57,7 @@ func migrate(ctx context.Context, args []string, getenv func(string) string, std
 	if cfg.logFormat == "json" {
 		logger = slog.New(slog.NewJSONHandler(stderr, opts))
 	}
-	st, err := sqlite.Open(ctx, cfg.dbPath, sqlite.Options{Synchronous: cfg.synchronous, CacheBytes: 1 << 20})
+	st, err := sqlite.Open(ctx, cfg.dbPath, sqlite.Options{Synchronous: cfg.synchronous})
 	if err != nil {
 		return err
 	}

@@ -110,7 +110,7 @@ func TestMigrate(t *testing.T) {
 	}
 }
 
-// TestServeConvertsAtStart starts `lancens serve --engine lance` on the
+// TestServeConvertsAtStart starts `lancens serve` on the
 // fixture: it converts the managed tables before it serves, and then
 // answers for them.
 func TestServeConvertsAtStart(t *testing.T) {
@@ -121,7 +121,7 @@ func TestServeConvertsAtStart(t *testing.T) {
 	logs := &lockedBuffer{}
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"serve", "--engine", "lance", "--addr", "127.0.0.1:0", "--db", db,
+		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--db", db,
 			"--warehouse", filepath.Join(filepath.Dir(db), "wh")}, func(string) string { return "" }, w, logs)
 		w.Close()
 	}()

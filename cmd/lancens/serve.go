@@ -54,9 +54,6 @@ type serveConfig struct {
 	// commitDurability is what acknowledged version commits survive.
 	commitDurability store.CommitDurability
 	cacheMB          int64
-	// engine says what serves the rows of tables: engineRows (the SQLite
-	// row store) or engineLance (Lance datasets in the warehouse).
-	engine string
 	// HTTP timeouts; see the flags.
 	readHeaderTimeout, readTimeout, writeTimeout, idleTimeout, queryTimeout time.Duration
 	// retainVersionsFor is how long versions of managed tables are kept.
@@ -147,13 +144,11 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	durability := envOr("LANCENS_COMMIT_DURABILITY", store.DurabilityFull.String())
 	fs.StringVar(&durability, "commit-durability", durability, "what an acknowledged namespace-mode commit (version/create, batch commit) survives: "+
 		"full (its manifest and record are synced to disk: a power loss) or process (nothing is synced per commit: a crash of lancens, not of the machine, as Lance's directory namespace) (env LANCENS_COMMIT_DURABILITY)")
-	cacheMB, err := strconv.ParseInt(envOr("LANCENS_CACHE_MB", strconv.FormatInt(sqlite.DefaultCacheBytes()>>20, 10)), 10, 64)
+	cacheMB, err := strconv.ParseInt(envOr("LANCENS_CACHE_MB", strconv.FormatInt(defaultCacheBytes()>>20, 10)), 10, 64)
 	if err != nil {
 		return nil, fmt.Errorf("bad LANCENS_CACHE_MB: %w", err)
 	}
-	fs.Int64Var(&cfg.cacheMB, "cache-mb", cacheMB, "memory for cached row sets, filter columns, vectors, vector indexes and posting lists, in MiB; the default is a quarter of the machine's (or cgroup's) memory (env LANCENS_CACHE_MB)")
-	fs.StringVar(&cfg.engine, "engine", envOr("LANCENS_ENGINE", engineRows),
-		"what serves the rows of tables in remote mode: rows (the SQLite row store, on a SQLite --db only) or lance (every table a Lance dataset in the warehouse, on any --db) (env LANCENS_ENGINE)")
+	fs.Int64Var(&cfg.cacheMB, "cache-mb", cacheMB, "memory for the decoded columns, data files, manifests and indexes of tables kept for reads, in MiB; the default is a quarter of the machine's (or cgroup's) memory (env LANCENS_CACHE_MB)")
 	var envErr error
 	duration := func(p *time.Duration, name, env string, def time.Duration, usage string) {
 		if s := getenv(env); s != "" {
@@ -352,9 +347,6 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	cfg.synchronous = strings.ToUpper(cfg.synchronous)
 	if cfg.commitDurability, err = store.ParseCommitDurability(durability); err != nil {
 		return nil, fmt.Errorf("bad --commit-durability: %w", err)
-	}
-	if cfg.engine != engineRows && cfg.engine != engineLance {
-		return nil, fmt.Errorf("bad --engine %q (rows or lance)", cfg.engine)
 	}
 	if cfg.cacheMB < 1 {
 		return nil, fmt.Errorf("bad cache size %d MiB (at least 1)", cfg.cacheMB)
@@ -631,15 +623,16 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		committed = storetrace.Wrap(db)
 	}
 	commits := coord.NewCommitter(committed, wh, logger)
-	st, err := tableEngine(cfg, db, wh, commits, logger)
+	e, err := engine.New(engine.Options{Catalog: db, Warehouse: wh, Commits: commits, Cache: memcache.New(cfg.cacheMB << 20), Logger: logger})
 	if err != nil {
 		return err
 	}
-	if err := convertAtStart(ctx, cfg, db, st, wh, logger); err != nil {
+	var st store.ManagedBackend = engine.WithBackend(db, e)
+	if err := convertAtStart(ctx, cfg, db, e, wh, logger); err != nil {
 		return err
 	}
 	if tracing {
-		st = storetrace.Wrap(st)
+		st = storetrace.Wrap(st).(store.ManagedBackend) // a wrapped ManagedBackend stays one
 	}
 	// The background services (commit coordinator, job runner, retention
 	// of old versions) start before the server and stop after it: the
@@ -728,6 +721,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	return errors.Join(errs...)
 }
 
+// defaultCacheBytes is the read cache's budget unless --cache-mb sets
+// one: a quarter of the memory available to the process (sysmem.Available).
+func defaultCacheBytes() int64 { return sysmem.Available() / 4 }
+
 // orNegative maps a flag's 0 (none) to -1, what server.Config says for
 // none (its 0 is the default).
 func orNegative[T int | time.Duration](v T) T {
@@ -800,42 +797,19 @@ func reloadOnHangup(certs *certReloader, logger *slog.Logger) func() {
 	}
 }
 
-// The engines that serve the rows of tables (--engine).
-const (
-	engineRows  = "rows"
-	engineLance = "lance"
-)
-
-// tableEngine returns what the server runs on: the catalog db, whose own
-// row store serves the rows of tables (--engine rows), or db with the
-// Lance engine serving them from the warehouse through commits, within
-// the read cache's budget (--engine lance).
-func tableEngine(cfg *serveConfig, db store.Backend, wh *warehouse.Warehouse, commits *coord.Committer, logger *slog.Logger) (store.Backend, error) {
-	if cfg.engine != engineLance {
-		return db, nil
-	}
-	e, err := engine.New(engine.Options{Catalog: db, Warehouse: wh, Commits: commits, Cache: memcache.New(cfg.cacheMB << 20), Logger: logger})
-	if err != nil {
-		return nil, err
-	}
-	logger.Info("tables are Lance datasets in the warehouse (--engine lance)", slog.String("warehouse", wh.Root()))
-	return engine.WithBackend(db, e), nil
-}
-
 // convertAtStart converts the managed tables an earlier lancens kept in
-// the SQLite store db into Lance datasets, before the server serves, when
-// the Lance engine serves tables (st): the row store serves them
-// otherwise. A table that does not convert is logged and stays as it was,
-// and the engine answers InvalidTableState (19) for it; the server starts
-// all the same. It returns the error that stopped the conversion before it
-// could try every table (a database or warehouse failure, a signal).
-func convertAtStart(ctx context.Context, cfg *serveConfig, db store.Backend, st store.Backend, wh *warehouse.Warehouse, logger *slog.Logger) error {
+// the SQLite store db into Lance datasets, before the server serves, their
+// indexes built by e; a PostgreSQL catalog never held any. A table that
+// does not convert is logged and stays as it was, and the engine answers
+// InvalidTableState (19) for it; the server starts all the same. It
+// returns the error that stopped the conversion before it could try every
+// table (a database or warehouse failure, a signal).
+func convertAtStart(ctx context.Context, cfg *serveConfig, db store.Backend, e *engine.Engine, wh *warehouse.Warehouse, logger *slog.Logger) error {
 	sq, ok := db.(*sqlite.DB)
-	if cfg.engine != engineLance || !ok {
+	if !ok {
 		return nil
 	}
-	indexes, _ := st.(store.Indexes)
-	if _, err := convertManaged(ctx, sq, wh, indexes, logger); err != nil {
+	if _, err := convertManaged(ctx, sq, wh, e, logger); err != nil {
 		return fmt.Errorf("converting the managed tables of %s into Lance datasets: %w", cfg.dbPath, err)
 	}
 	return nil
@@ -869,21 +843,13 @@ func openStore(ctx context.Context, cfg *serveConfig, jobsQueued *coord.Signal, 
 		if err != nil {
 			return nil, nil, err
 		}
-		if cfg.engine == engineRows {
-			logger.Info("catalog on PostgreSQL: managed tables (rows kept by lancens) need the SQLite store or --engine lance, and answer 406",
-				slog.String("database", displayDB(cfg.dbPath)))
-		}
 		return db, func() { db.Close() }, nil
 	}
 	if err := makeDir(filepath.Dir(cfg.dbPath), "database", "--db"); err != nil {
 		return nil, nil, err
 	}
-	cacheBytes := cfg.cacheMB << 20
-	if cfg.engine == engineLance {
-		cacheBytes = 1 << 20 // the row store serves no rows: the engine has the budget
-	}
 	db, err := sqlite.Open(ctx, cfg.dbPath, sqlite.Options{Synchronous: cfg.synchronous, CommitDurability: cfg.commitDurability,
-		CacheBytes: cacheBytes, OnJobQueued: jobsQueued.Notify})
+		OnJobQueued: jobsQueued.Notify})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
+
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -17,14 +17,8 @@ import (
 )
 
 // testEnv is the environment the tests give serve: none of the caller's
-// variables but LANCENS_ENGINE, so that a test run takes these servers to
-// the engine the API test kits serve (apitest.EngineFromEnv).
-func testEnv(k string) string {
-	if k == "LANCENS_ENGINE" {
-		return os.Getenv(k)
-	}
-	return ""
-}
+// variables.
+func testEnv(string) string { return "" }
 
 // startServe runs `lancens serve` with args on a free port and returns its
 // address and a function that stops it and returns how long the stop took

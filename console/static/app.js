@@ -124,14 +124,16 @@ async function describe(parts) {
   return body;
 }
 
-function isManaged(d) {
+// isUnconverted says whether d is a table an earlier lancens kept inside
+// its database file, which lancens migrate has not converted yet.
+function isUnconverted(d) {
   return (d.location ?? "").startsWith("lancens://");
 }
 
 function kindBadge(d) {
-  return isManaged(d)
-    ? h("span", { class: "badge managed", title: "rows kept by lancens" }, "managed")
-    : h("span", { class: "badge files", title: "Lance files written by clients; lancens keeps the catalog" }, "Lance files");
+  return isUnconverted(d)
+    ? h("span", { class: "badge managed", title: "rows kept in the database file of an earlier lancens: convert them with lancens migrate" }, "not converted")
+    : h("span", { class: "badge files", title: "a Lance dataset at its location, written by lancens and by Lance clients" }, "Lance files");
 }
 
 // ---------- navigation and sign-in ----------

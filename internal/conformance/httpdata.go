@@ -115,7 +115,7 @@ func (h HTTPTarget) CreateTable(ctx context.Context, id []string, nt store.NewTa
 	if err != nil {
 		return nil, store.WriteResult{}, storeError(err)
 	}
-	t := &store.Table{ID: id, Kind: store.Managed, Location: created.Location, Properties: created.Properties}
+	t := &store.Table{ID: id, Location: created.Location, Properties: created.Properties}
 	return t, store.WriteResult{Version: created.Version, TransactionID: created.TransactionID}, nil
 }
 

@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as arrow from "apache-arrow";
 import { chromium } from "playwright-core";
-import { engine, startServer } from "./server.mjs";
+import { startServer } from "./server.mjs";
 
 const executablePath = process.env.LANCENS_CHROMIUM ?? "/usr/bin/chromium";
 const haveChromium = existsSync(executablePath);
@@ -153,9 +153,8 @@ describe("web console", { skip }, () => {
     assert.deepEqual([...firstPage, ...secondPage].sort(), ["big", "files0", "files1", "files2", "files3", "files4", "files5", "items"]);
     const kinds = Object.fromEntries(await page.locator("#tables tbody tr").evaluateAll((trs) =>
       trs.map((tr) => [tr.cells[0].textContent, tr.cells[1].textContent])));
-    // Under the Lance engine every table is Lance files, whatever made it.
-    const managedKind = engine === "lance" ? "Lance files" : "managed";
-    for (const [name, kind] of Object.entries(kinds)) assert.equal(kind, name.startsWith("files") ? "Lance files" : managedKind, name);
+    // Every table is Lance files, whatever made it.
+    for (const [name, kind] of Object.entries(kinds)) assert.equal(kind, "Lance files", name);
     assert.ok(await page.getByRole("button", { name: "Create namespace" }).isVisible(), "a key that may write gets write controls");
     await shot("namespace");
   });
@@ -175,7 +174,7 @@ describe("web console", { skip }, () => {
     assert.deepEqual(schema, ["id", "name", "category", "price", "vector"]);
     assert.match(await page.locator("#schema tbody tr").last().textContent(), /fixed_size_list<float32>\[8\]/);
     assert.match(await page.locator("#location").textContent(),
-      engine === "lance" ? new RegExp(`^${server.dir}/warehouse/shop/items-[0-9a-f]+\\.lance$`) : /^lancens:\/\//);
+      new RegExp(`^${server.dir}/warehouse/shop/items-[0-9a-f]+\\.lance$`));
     await page.locator("#versions li").first().waitFor();
     const described = await ok("/v1/table/shop$items/describe", {});
     assert.match(await page.locator("#versions li").first().textContent(), new RegExp(`^v${described.version}\\b`));

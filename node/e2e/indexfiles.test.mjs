@@ -1,4 +1,4 @@
-// Indexes beside the data (lancens serve --engine lance): lancens keeps the
+// Indexes beside the data: lancens keeps the
 // files of the indexes it builds under the table's root, in _lancens/,
 // outside the manifest. The LanceDB SDK writing the same table in
 // namespace mode, compacting it and cleaning up its old versions (its
@@ -38,7 +38,7 @@ function indexFiles(root) {
 }
 
 let server;
-before(async () => { server = await startServer({ args: ["--engine", "lance"] }); });
+before(async () => { server = await startServer(); });
 after(async () => {
   await server?.stop();
   server?.cleanup();

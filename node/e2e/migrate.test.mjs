@@ -1,6 +1,6 @@
 // Upgrading: a database made by lancens f365447, whose remote-mode tables
 // kept their rows inside its SQLite file (store/sqlite/legacy/convert/
-// testdata/f365447), started with `lancens serve --engine lance`. The server
+// testdata/f365447), started with `lancens serve`. The server
 // converts them into Lance datasets before it serves; the LanceDB SDK then
 // opens them in namespace mode — Lance itself reads every version the
 // catalog records — and in remote mode, and gets the rows f365447 answered.
@@ -26,7 +26,7 @@ let server;
 before(async () => {
   const dir = mkdtempSync(join(tmpdir(), "lancens-e2e-migrate-"));
   copyFileSync(join(fixture, "fixture.db"), join(dir, "lancens.db"));
-  server = await startServer({ dir, args: ["--engine", "lance"] });
+  server = await startServer({ dir });
 });
 after(async () => {
   await server?.stop();

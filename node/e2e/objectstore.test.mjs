@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import * as lancedb from "@lancedb/lancedb";
-import { engine, gatewayBinary, startGateway, startServer, storageArgs } from "./server.mjs";
+import { gatewayBinary, startGateway, startServer, storageArgs } from "./server.mjs";
 
 const rows = (start, n) => Array.from({ length: n }, (_, i) => ({
   id: start + i, vector: [Math.sin(start + i), Math.cos(start + i), (start + i) % 7, 1], name: `row ${start + i}`,
@@ -124,31 +124,22 @@ describe("LanceDB namespace mode on S3", { skip }, () => {
     assert.deepEqual(await db.tableNames(), []);
   });
 
-  // A managed table (created over the LanceDB remote API) kept in the row
-  // store has the location lancens://<uuid>: namespace mode, which opens
-  // tables with Lance, fails fast on that scheme instead of reading a wrong
-  // place. Under the Lance engine it is a Lance dataset in the bucket,
-  // which namespace mode opens with the storage options lancens vends.
-  test("a managed table is opened in namespace mode only under the Lance engine", async () => {
+  // A table created over the LanceDB remote API is a Lance dataset in the
+  // bucket, which namespace mode opens with the storage options lancens
+  // vends.
+  test("a table created in remote mode is opened in namespace mode", async () => {
     const remote = await lancedb.connect("db://e2e", { apiKey: "unused", hostOverride: server.url });
     await remote.createTable("managed", rows(0, 3));
     const desc = await api(server.url, "/v1/table/managed/describe", {});
-    if (engine === "lance") {
-      assert.match(desc.location, /^s3:\/\/lance\/wh\/managed-[0-9a-f]+\.lance$/);
-      assert.equal(desc.managed_versioning, true);
-      assert.equal(desc.storage_options.aws_endpoint, gateway.endpoint);
-      const opened = await db.openTable("managed");
-      assert.equal(await opened.countRows(), 3);
-      await opened.add(rows(3, 2));
-      const prefix = desc.location.slice("s3://lance/".length);
-      assert.ok(files(join(gateway.dir, "lance")).some((f) => f.startsWith(prefix + "/data/")), "no data file in the bucket");
-    } else {
-      assert.match(desc.location, /^lancens:\/\/[0-9a-f-]+$/);
-      assert.equal(desc.managed_versioning, false);
-      assert.deepEqual(desc.storage_options, {});
-      await assert.rejects(db.openTable("managed"), /lancens/);
-    }
-    assert.equal(await (await remote.openTable("managed")).countRows(), engine === "lance" ? 5 : 3);
+    assert.match(desc.location, /^s3:\/\/lance\/wh\/managed-[0-9a-f]+\.lance$/);
+    assert.equal(desc.managed_versioning, true);
+    assert.equal(desc.storage_options.aws_endpoint, gateway.endpoint);
+    const opened = await db.openTable("managed");
+    assert.equal(await opened.countRows(), 3);
+    await opened.add(rows(3, 2));
+    const prefix = desc.location.slice("s3://lance/".length);
+    assert.ok(files(join(gateway.dir, "lance")).some((f) => f.startsWith(prefix + "/data/")), "no data file in the bucket");
+    assert.equal(await (await remote.openTable("managed")).countRows(), 5);
     await remote.dropTable("managed");
   });
 

@@ -1,6 +1,6 @@
 // Two lancens replicas serving LanceDB's remote mode from one PostgreSQL
 // catalog and one s3:// warehouse (a Versity S3 Gateway on loopback), each
-// with the Lance engine and a cache of its own: the LanceDB SDK writes
+// with a cache of its own: the LanceDB SDK writes
 // through either and reads through the other, every acknowledged write is
 // seen by the next read wherever it goes, concurrent writes through both
 // lose nothing, an index build is claimed by one replica and used by both,
@@ -13,10 +13,6 @@ import { join, relative } from "node:path";
 import * as lancedb from "@lancedb/lancedb";
 import { postgresBinaries, startPostgres } from "./postgres.mjs";
 import { gatewayBinary, startGateway, startServer, storageArgs } from "./server.mjs";
-
-// Every table a server this file starts serves is a Lance dataset (the
-// variable is read by lancens serve, which this process spawns).
-process.env.LANCENS_ENGINE = "lance";
 
 const categories = ["cats", "dogs", "birds"];
 const rows = (start, n, tag = "row") => Array.from({ length: n }, (_, k) => {

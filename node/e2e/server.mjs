@@ -9,12 +9,6 @@ import { createInterface } from "node:readline";
 
 const binary = process.env.LANCENS_BIN ?? join(import.meta.dirname, "..", "..", "bin", "lancens");
 
-// engine is what serves the rows of tables in the servers these tests
-// start: spawn passes the environment on, and with it LANCENS_ENGINE,
-// which lancens serve reads when no --engine flag is given. A few answers
-// differ by nature: a table the Lance engine serves has a real location.
-export const engine = process.env.LANCENS_ENGINE || "rows";
-
 // startServer runs `lancens serve` on a free port with a fresh database and
 // warehouse (or the given directory, to restart on the same data) and
 // resolves to { url, dir, stop }. warehouse replaces the local warehouse

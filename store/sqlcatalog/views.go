@@ -21,9 +21,6 @@ import (
 // they reflect never disagree. A commit on the main branch of a source
 // queues a refresh of each of its views that asked for automatic
 // refreshes and has none queued yet, in the commit's transaction.
-//
-// (store/sqlite's row store keeps the views of its own managed tables in
-// the same table of its database.)
 
 // findTableByUUID returns the table whose uuid is uuid, with its
 // identifier. Returns TableNotFound (4).

@@ -35,11 +35,9 @@ func Backup(ctx context.Context, path, out string) (int64, error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return 0, fmt.Errorf("sqlite: backup: %w", err)
 	}
-	// Indexes and computed values may use lancens's own SQL functions.
+	// The indexes of an earlier release's managed tables, not converted
+	// yet, may use lancens's own SQL functions.
 	if err := expr.Register(); err != nil {
-		return 0, fmt.Errorf("sqlite: register functions: %w", err)
-	}
-	if err := registerAnalyzer(); err != nil {
 		return 0, fmt.Errorf("sqlite: register functions: %w", err)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*.tmp")

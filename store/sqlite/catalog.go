@@ -3,8 +3,8 @@ package sqlite
 // The catalog (namespaces, table entries, versions, batches, tags,
 // branches, transaction records) is package sqlcatalog's, shared with
 // store/postgres. This file gives it SQLite's transactions and dialect,
-// and the hooks through which the rows of managed tables follow their
-// catalog entries in the same transaction.
+// and the hooks through which the managed tables of earlier releases,
+// until converted (package legacy), follow their catalog entries.
 
 import (
 	"context"
@@ -16,9 +16,10 @@ import (
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/store/sqlcatalog"
 	"github.com/lancens/lancens/store/sqlite/internal/sqlitedb"
+	"github.com/lancens/lancens/store/sqlite/legacy"
 )
 
-var _ store.ManagedBackend = (*DB)(nil)
+var _ store.Backend = (*DB)(nil)
 
 // catalog is the name under which DB embeds the shared catalog, whose
 // methods implement the catalog interfaces of store.
@@ -27,7 +28,7 @@ type catalog = sqlcatalog.Catalog
 // openCatalog gives db the shared catalog, and the same catalog making
 // version commits with durability d.
 func (db *DB) openCatalog(d store.CommitDurability) {
-	db.ops = sqlcatalog.NewOps(dialect{}, managedRows{})
+	db.ops = sqlcatalog.NewOps(dialect{}, legacyTables{})
 	db.catalog = sqlcatalog.New(transactions{db: db}, db.ops)
 	db.commitTx = transactions{db: db, relaxed: d == store.DurabilityProcess}
 	db.commits = sqlcatalog.New(db.commitTx, db.ops)
@@ -144,52 +145,52 @@ func (dialect) WalkNamespaces(ctx context.Context, tx sqlcatalog.Tx, id []string
 	return rowID, len(id), nil
 }
 
-// managedRows keeps the rows of managed tables in step with the catalog.
-type managedRows struct{}
+// legacyTables keeps the managed tables an earlier release left in the
+// file (kind 'managed', their rows in rows_N: see package legacy) in step
+// with the catalog until they are converted into Lance datasets: a drop
+// drops their rows too, and the changes that would need their rows
+// answer InvalidTableState (19), as the engine's data operations do.
+type legacyTables struct{}
 
-// Found refuses, in a write, a table a staged write holds (tableBusy).
-func (managedRows) Found(_ context.Context, tx sqlcatalog.Tx, t *sqlcatalog.Table) error {
-	held := tableRow{rowID: t.RowID} // what notHeld reads, on the stack
-	held.UUID = t.UUID
-	return storeTx(tx).notHeld(&held)
-}
+// Found accepts every table.
+func (legacyTables) Found(context.Context, sqlcatalog.Tx, *sqlcatalog.Table) error { return nil }
 
-// Deleting lets the cached data of t go once the transaction commits and
-// drops the rows, lines and indexes of a managed table; its schemas go
+// Deleting drops the rows of a legacy managed table; its other records go
 // with its entry (ON DELETE CASCADE).
-func (managedRows) Deleting(ctx context.Context, tx sqlcatalog.Tx, e *sqlcatalog.Table) error {
-	stx, t := storeTx(tx), rowOf(e)
-	stx.release(t.UUID)
+func (legacyTables) Deleting(ctx context.Context, tx sqlcatalog.Tx, t *sqlcatalog.Table) error {
 	if t.Kind != store.Managed {
 		return nil
 	}
-	if err := dropAllIndexes(ctx, stx, t); err != nil {
-		return err
-	}
-	if err := dropLines(ctx, stx, t); err != nil {
-		return err
-	}
-	if _, err := stx.Exec(ctx, `DROP TABLE IF EXISTS `+dataTable(t)); err != nil {
-		return internal("drop rows", err)
-	}
-	return nil
+	stx := storeTx(tx)
+	return legacy.DropRows(ctx, legacyTx{stx.Tx, stx}, t.RowID)
 }
 
-func (managedRows) DeleteVersions(ctx context.Context, tx sqlcatalog.Tx, t *sqlcatalog.Table, branch string, ranges []store.VersionRange) (int64, error) {
-	return removeManagedVersions(ctx, storeTx(tx), rowOf(t), branch, ranges)
+// DeleteVersions refuses: a legacy table's versions go once it is a
+// Lance dataset.
+func (legacyTables) DeleteVersions(_ context.Context, _ sqlcatalog.Tx, t *sqlcatalog.Table, _ string, _ []store.VersionRange) (int64, error) {
+	return 0, unconverted(t)
 }
 
-// BranchCreated gives a new branch of a managed table its line of rows.
-func (managedRows) BranchCreated(ctx context.Context, tx sqlcatalog.Tx, t *sqlcatalog.Table, name, from string, v int64, txID string) error {
+// BranchCreated refuses a branch of a legacy table.
+func (legacyTables) BranchCreated(_ context.Context, _ sqlcatalog.Tx, t *sqlcatalog.Table, _, _ string, _ int64, _ string) error {
 	if t.Kind != store.Managed {
 		return nil
 	}
-	return forkLine(ctx, storeTx(tx), rowOf(t), name, from, v, txID)
+	return unconverted(t)
 }
 
-// BranchDeleting drops the line of the branch, if it has one.
-func (managedRows) BranchDeleting(ctx context.Context, tx sqlcatalog.Tx, t *sqlcatalog.Table, name string) error {
-	return dropLine(ctx, storeTx(tx), rowOf(t), name)
+// BranchDeleting refuses to delete a branch of a legacy table.
+func (legacyTables) BranchDeleting(_ context.Context, _ sqlcatalog.Tx, t *sqlcatalog.Table, _ string) error {
+	if t.Kind != store.Managed {
+		return nil
+	}
+	return unconverted(t)
+}
+
+// unconverted is InvalidTableState (19) for legacy table t.
+func unconverted(t *sqlcatalog.Table) error {
+	return store.Errorf(store.CodeInvalidTableState, "table %s keeps its rows in the database file of an earlier lancens and is not converted yet: "+
+		"run lancens migrate (the server's log says why its conversion failed)", sqlcatalog.DisplayID(t.ID))
 }
 
 // LockLocations implements store.LocationLocker. One process at a time
@@ -199,86 +200,3 @@ func (managedRows) BranchDeleting(ctx context.Context, tx sqlcatalog.Tx, t *sqlc
 func (db *DB) LockLocations(context.Context, []string) (func(), error) {
 	return func() {}, nil
 }
-
-// tableRow is a catalog entry as the managed-table code uses it.
-type tableRow struct {
-	rowID int64
-	nsID  int64
-	store.Table
-	// branch and line say which line of a managed table's rows an
-	// operation acts on: "" and 0 for main (see branches.go).
-	branch string
-	line   int64
-}
-
-// rowOf returns the catalog entry e as a tableRow on main.
-func rowOf(e *sqlcatalog.Table) *tableRow {
-	return &tableRow{rowID: e.RowID, nsID: e.NamespaceID, Table: e.Table}
-}
-
-// entry returns t as the catalog's entry.
-func (t *tableRow) entry() *sqlcatalog.Table {
-	return &sqlcatalog.Table{RowID: t.rowID, NamespaceID: t.nsID, Table: t.Table}
-}
-
-// The catalog's operations inside a transaction of the store, for the
-// managed-table code: see sqlcatalog.Ops for what each returns.
-
-// findTable returns table id on the branch of ctx's data operation, if
-// any (see bindBranch). Besides the errors of sqlcatalog.Ops.FindTable it
-// returns, in a write, tableBusy while a staged write holds the table.
-func findTable(ctx context.Context, tx *Tx, id []string) (*tableRow, error) {
-	e, err := tx.db.ops.FindTable(ctx, catalogTx{tx}, id)
-	if err != nil {
-		return nil, err
-	}
-	t := rowOf(e)
-	if err := bindBranch(ctx, tx, t); err != nil {
-		return nil, err
-	}
-	return t, nil
-}
-
-func insertTable(ctx context.Context, tx *Tx, id []string, t store.Table) (*store.Table, error) {
-	return tx.db.ops.InsertTable(ctx, catalogTx{tx}, id, t)
-}
-
-func deleteTableRow(ctx context.Context, tx *Tx, t *tableRow) error {
-	return tx.db.ops.DeleteTable(ctx, catalogTx{tx}, t.entry())
-}
-
-func queueDataDeletion(ctx context.Context, tx *Tx, t *tableRow) (string, error) {
-	return tx.db.ops.QueueDataDeletion(ctx, catalogTx{tx}, t.entry())
-}
-
-func recordTx(ctx context.Context, tx *Tx, kind string, t *store.Table, status store.TransactionStatus, props map[string]string, payload any) (string, error) {
-	return tx.db.ops.RecordTx(ctx, catalogTx{tx}, kind, t, status, props, payload)
-}
-
-func latestVersion(ctx context.Context, tx *Tx, t *tableRow, branch string) (*store.TableVersion, error) {
-	return tx.db.ops.LatestVersion(ctx, catalogTx{tx}, t.entry(), branch)
-}
-
-func getVersion(ctx context.Context, tx *Tx, t *tableRow, branch string, v int64) (*store.TableVersion, error) {
-	return tx.db.ops.GetVersion(ctx, catalogTx{tx}, t.entry(), branch, v)
-}
-
-func checkBranch(ctx context.Context, tx *Tx, t *tableRow, branch string) error {
-	return tx.db.ops.CheckBranch(ctx, catalogTx{tx}, t.entry(), branch)
-}
-
-func tableIDByUUID(ctx context.Context, tx *Tx, uuid string) ([]string, error) {
-	return tx.db.ops.TableIDByUUID(ctx, catalogTx{tx}, uuid)
-}
-
-// queryStrings runs a fixed query of one string column and returns its
-// values.
-func queryStrings(ctx context.Context, tx *Tx, query sqlitedb.Const, args ...any) ([]string, error) {
-	return sqlcatalog.QueryStrings(ctx, catalogTx{tx}, string(query), args...)
-}
-
-// displayID renders an identifier for messages.
-func displayID(id []string) string { return sqlcatalog.DisplayID(id) }
-
-// newUUID returns a random (version 4) UUID.
-func newUUID() string { return sqlcatalog.NewUUID() }

@@ -4,10 +4,8 @@ import (
 	"context"
 	"embed"
 	"errors"
-	"fmt"
 	"time"
 
-	"github.com/lancens/lancens/expr"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/store/sqlcatalog"
 	"github.com/lancens/lancens/store/sqlite/internal/sqlitedb"
@@ -26,18 +24,6 @@ type Options struct {
 	Readers int
 	// Now is the clock; tests set it. Default time.Now.
 	Now func() time.Time
-	// CacheBytes bounds the memory of everything kept for reads: the
-	// visible rows of table versions, the columns filters are evaluated
-	// on, the vectors of searched columns, loaded vector indexes and
-	// full-text posting lists (default: DefaultCacheBytes).
-	CacheBytes int64
-	// WriteChunkRows and WriteChunkBytes bound how many rows, and about
-	// how many bytes of values, one write transaction adds (defaults
-	// 32768 rows, 8 MiB). A write of more is staged over several
-	// transactions, so that other writes commit in between; it still
-	// commits whole or not at all (see staging.go).
-	WriteChunkRows  int
-	WriteChunkBytes int64
 	// OnJobQueued, when set, is called after every commit that leaves a
 	// job queued (see store.Jobs): a job runner waiting for work passes
 	// its wake-up here. It must not block.
@@ -51,7 +37,7 @@ type Options struct {
 	CommitDurability store.CommitDurability
 }
 
-// DB is an open lancens database.
+// DB is an open lancens catalog.
 type DB struct {
 	// catalog implements the catalog interfaces of store; ops runs its
 	// operations inside the store's own transactions.
@@ -66,11 +52,6 @@ type DB struct {
 	// lock keeps any other DB, in this process or another, from opening
 	// the same file while this one is open.
 	lock *dbLock
-	// cache keeps the visible rows, filter columns and vectors of table
-	// versions, loaded vector indexes and posting lists, in one budget.
-	cache *memCache
-	// staging is the state of staged writes (see staging.go).
-	staging writeStaging
 	// onJobQueued is Options.OnJobQueued (nil: none).
 	onJobQueued func()
 }
@@ -87,42 +68,20 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if path == "" || path == ":memory:" {
 		return nil, errors.New("sqlite: a file path is required (an in-memory database cannot be shared by a connection pool)")
 	}
-	if opts.CacheBytes <= 0 {
-		opts.CacheBytes = DefaultCacheBytes()
-	}
-	if opts.WriteChunkRows <= 0 {
-		opts.WriteChunkRows = 32768
-	}
-	if opts.WriteChunkBytes <= 0 {
-		opts.WriteChunkBytes = 8 << 20
-	}
-	// The expression compiler's SQL functions must be registered before the
-	// first connection opens.
-	if err := expr.Register(); err != nil {
-		return nil, fmt.Errorf("sqlite: register functions: %w", err)
-	}
-	if err := registerAnalyzer(); err != nil {
-		return nil, fmt.Errorf("sqlite: register functions: %w", err)
-	}
 	lock, err := lockDatabase(path)
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{lock: lock, cache: newMemCache(opts.CacheBytes), onJobQueued: opts.OnJobQueued}
-	db.staging.chunk = chunkLimits{rows: opts.WriteChunkRows, bytes: opts.WriteChunkBytes}
+	db := &DB{lock: lock, onJobQueued: opts.OnJobQueued}
 	db.openCatalog(opts.CommitDurability)
 	// Recovery runs on the writer alone, before any read: tables recorded
-	// before location keys existed get theirs, and what staged writes left
-	// when the process stopped goes.
+	// before location keys existed get theirs.
 	var recoverErr error
 	base, err := sqlitedb.Open(ctx, path, sqlitedb.Options{
 		Synchronous: opts.Synchronous, Readers: opts.Readers, Now: opts.Now, Migrations: migrationFiles,
 		Recover: func(ctx context.Context, base *sqlitedb.DB) error {
 			db.base = base
-			if recoverErr = db.keyLocations(ctx); recoverErr != nil {
-				return recoverErr
-			}
-			recoverErr = db.sweepStaged(ctx)
+			recoverErr = db.keyLocations(ctx)
 			return recoverErr
 		},
 	})
@@ -150,20 +109,9 @@ func (db *DB) Close() error {
 type Tx struct {
 	*sqlitedb.Tx
 	db *DB
-	// staging is the state of staged writes in a write transaction (nil in
-	// a read): finding a table a staged write holds there is tableBusy.
-	staging *writeStaging
 	// jobQueued says the write queued a job: once it commits, the store
 	// calls Options.OnJobQueued.
 	jobQueued bool
-}
-
-// release makes the memory cache let the cached data of table uuid go
-// once the transaction commits: the transaction makes it useless
-// (dropped, overwritten).
-func (tx *Tx) release(uuid string) {
-	cache := tx.db.cache
-	tx.OnCommit(func() { cache.forgetTables([]string{uuid}) })
 }
 
 // queuedJob records that the transaction leaves a job queued.
@@ -178,9 +126,7 @@ func (tx *Tx) queuedJob() {
 // write runs fn in a write transaction and commits it if fn returns nil; an
 // error undoes everything fn did. A full disk or a read-only database is
 // ServiceUnavailable (17), see storageError. Writes that arrive while
-// another is committing are grouped (sqlitedb group commit). A write that
-// finds its table held by a staged write waits, outside the writer, until
-// the staged write ends, and then runs again (see staging.go).
+// another is committing are grouped (sqlitedb group commit).
 func (db *DB) write(ctx context.Context, fn func(tx *Tx) error) error {
 	return db.writeWith(ctx, db.base.Write, fn)
 }
@@ -188,21 +134,9 @@ func (db *DB) write(ctx context.Context, fn func(tx *Tx) error) error {
 // writeWith is write through a given write of the base: its Write, or
 // its WriteRelaxed.
 func (db *DB) writeWith(ctx context.Context, baseWrite func(context.Context, func(*sqlitedb.Tx) error) error, fn func(tx *Tx) error) error {
-	for {
-		err := storeError(baseWrite(ctx, func(base *sqlitedb.Tx) error {
-			return fn(&Tx{Tx: base, db: db, staging: &db.staging})
-		}))
-		var busy *tableBusy
-		if !errors.As(err, &busy) {
-			return err
-		}
-		if h := db.staging.hooks.waiting; h != nil {
-			h()
-		}
-		if err := busy.held.wait(ctx); err != nil {
-			return err
-		}
-	}
+	return storeError(baseWrite(ctx, func(base *sqlitedb.Tx) error {
+		return fn(&Tx{Tx: base, db: db})
+	}))
 }
 
 // read runs fn in a read-only transaction: one consistent snapshot. Its
@@ -212,10 +146,3 @@ func (db *DB) read(ctx context.Context, fn func(tx *Tx) error) error {
 		return fn(&Tx{Tx: base, db: db})
 	}))
 }
-
-// CacheBytes returns the bytes of memory the read cache holds now (at most
-// CacheBudget).
-func (db *DB) CacheBytes() int64 { return db.cache.bytes() }
-
-// CacheBudget returns the byte budget of the read cache.
-func (db *DB) CacheBudget() int64 { return db.cache.budget }

@@ -1,14 +1,12 @@
 package sqlite
 
 import (
-	"context"
 	"errors"
 	"fmt"
 
 	sqlite "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
-	"github.com/lancens/lancens/expr"
 	"github.com/lancens/lancens/store"
 )
 
@@ -93,40 +91,6 @@ func openError(path string, err error) error {
 			"cannot open the database %s: the disk that holds it is full", path)}
 	}
 	return err
-}
-
-// queryError reports a failure of SQL the expression compiler produced. A
-// cancelled request reports its context's error; a storage failure is
-// ServiceUnavailable (17). SQLite reports the evaluation errors of the
-// user's expression (a value that does not convert, an invalid regular
-// expression) as generic errors: those are InvalidInput (13), with the
-// message of lancens's own SQL function when one failed and a generic one
-// otherwise, so SQLite's wording never reaches the caller. Anything else
-// is an internal error.
-func queryError(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	var se *store.Error
-	if errors.As(err, &se) {
-		return err
-	}
-	if s := storageError(err); s != nil {
-		return s
-	}
-	if msg, ok := expr.FunctionError(err); ok {
-		return &store.Error{Code: store.CodeInvalidInput, Message: "evaluating the expression failed: " + msg, Cause: err}
-	}
-	code, ok := driverCode(err)
-	if !ok {
-		return internal("query", err)
-	}
-	switch code {
-	case sqlite3.SQLITE_ERROR, sqlite3.SQLITE_TOOBIG, sqlite3.SQLITE_MISMATCH, sqlite3.SQLITE_RANGE:
-		return &store.Error{Code: store.CodeInvalidInput, Cause: err,
-			Message: "evaluating the expression failed on the table's values (an overflow, or a value too large or of the wrong type)"}
-	}
-	return internal("query", err)
 }
 
 // isConstraint reports whether err is a SQLite UNIQUE or PRIMARY KEY

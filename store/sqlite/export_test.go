@@ -19,14 +19,6 @@ func MakeReadOnly(db *DB) error {
 	return db.base.ExecOnWriter(context.Background(), `PRAGMA query_only = ON`)
 }
 
-// SetUpdateChunkRows sets how many row ids one statement of a chunked
-// update (a backfill) covers, until the test ends.
-func SetUpdateChunkRows(t interface{ Cleanup(func()) }, n int64) {
-	old := updateChunkRows
-	updateChunkRows = n
-	t.Cleanup(func() { updateChunkRows = old })
-}
-
 // WriteModes returns the synchronous mode (1 NORMAL, 2 FULL) that db's
 // version commits and its other writes commit with.
 func WriteModes(ctx context.Context, db *DB) (commits, others int, err error) {

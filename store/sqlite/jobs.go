@@ -78,10 +78,8 @@ func failIndex(ctx context.Context, tx *Tx, payload, message string) error {
 	if err := json.Unmarshal([]byte(payload), &job); err != nil {
 		return nil // nothing names the index
 	}
-	for _, q := range []sqlitedb.Const{`UPDATE table_indexes SET status = ?, error = ? WHERE uuid = ? AND status = ?`, sqlcatalog.FailDatasetIndexStatement} {
-		if _, err := tx.ExecCached(ctx, q, store.IndexFailed, message, job.IndexUUID, store.IndexBuilding); err != nil {
-			return internal("record index failure", err)
-		}
+	if _, err := tx.ExecCached(ctx, sqlitedb.Const(sqlcatalog.FailDatasetIndexStatement), store.IndexFailed, message, job.IndexUUID, store.IndexBuilding); err != nil {
+		return internal("record index failure", err)
 	}
 	return nil
 }
@@ -113,65 +111,10 @@ func (db *DB) RecoverJobs(ctx context.Context) (int, error) {
 		if n, err = res.RowsAffected(); err != nil {
 			return internal("requeue jobs", err)
 		}
-		orphans, err := unbuiltIndexes(ctx, tx)
-		if err != nil {
-			return err
-		}
-		for _, o := range orphans {
-			if err := queueBuild(ctx, tx, o); err != nil {
-				return err
-			}
-			n++
-		}
 		if n > 0 {
 			tx.queuedJob()
 		}
 		return nil
 	})
 	return int(n), err
-}
-
-// orphanIndex is an index left BUILDING with no job to build it.
-type orphanIndex struct {
-	tableUUID, indexUUID, name, indexType, column string
-}
-
-// unbuiltIndexes returns the vector indexes left BUILDING with no queued or
-// running build job: the job ended without recording it on the index (a
-// shutdown used to fail the job and leave the index so), or was altered.
-func unbuiltIndexes(ctx context.Context, tx *Tx) ([]orphanIndex, error) {
-	rows, err := tx.QueryCached(ctx, `SELECT t.uuid, i.uuid, i.name, i.index_type, i.column_path
-		FROM table_indexes i JOIN tables t ON t.id = i.table_id
-		WHERE i.status = ? AND i.index_type LIKE 'IVF\_%' ESCAPE '\' AND NOT EXISTS (
-			SELECT 1 FROM transactions x WHERE x.status IN ('Queued', 'Running') AND x.kind = ?
-			AND json_extract(x.payload, '$.index_uuid') = i.uuid)
-		ORDER BY i.id`, store.IndexBuilding, store.JobBuildIndex)
-	if err != nil {
-		return nil, internal("find unbuilt indexes", err)
-	}
-	defer rows.Close()
-	var out []orphanIndex
-	for rows.Next() {
-		var o orphanIndex
-		if err := rows.Scan(&o.tableUUID, &o.indexUUID, &o.name, &o.indexType, &o.column); err != nil {
-			return nil, internal("find unbuilt indexes", err)
-		}
-		out = append(out, o)
-	}
-	return out, rows.Err()
-}
-
-// queueBuild records a new build job for orphan index o.
-func queueBuild(ctx context.Context, tx *Tx, o orphanIndex) error {
-	id, err := tableIDByUUID(ctx, tx, o.tableUUID)
-	if err != nil {
-		return err
-	}
-	t, err := findManaged(ctx, tx, id)
-	if err != nil {
-		return err
-	}
-	props := map[string]string{"index": o.name, "index_type": o.indexType, "column": o.column}
-	_, err = recordTx(ctx, tx, store.JobBuildIndex, &t.Table, store.TxQueued, props, store.BuildIndex{TableUUID: o.tableUUID, IndexUUID: o.indexUUID})
-	return err
 }

@@ -102,8 +102,8 @@ func (db *DB) LocationConflicts(ctx context.Context) ([]LocationConflict, error)
 			}
 			if len(enclosing) > 0 {
 				outer := enclosing[len(enclosing)-1]
-				a, errA := tableIDByUUID(ctx, tx, outer.uuid)
-				b, errB := tableIDByUUID(ctx, tx, k.uuid)
+				a, errA := db.ops.TableIDByUUID(ctx, catalogTx{tx}, outer.uuid)
+				b, errB := db.ops.TableIDByUUID(ctx, catalogTx{tx}, k.uuid)
 				if err := errors.Join(errA, errB); err != nil {
 					return err
 				}

@@ -35,7 +35,7 @@ func TestProbe(t *testing.T) {
 	queue := func(kind string, status store.TransactionStatus) {
 		t.Helper()
 		if err := db.write(ctx, func(tx *Tx) error {
-			_, err := recordTx(ctx, tx, kind, nil, status, nil, struct{}{})
+			_, err := db.ops.RecordTx(ctx, catalogTx{tx}, kind, nil, status, nil, struct{}{})
 			return err
 		}); err != nil {
 			t.Fatal(err)

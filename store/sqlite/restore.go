@@ -68,11 +68,9 @@ func Restore(ctx context.Context, from, path string, opts RestoreOptions) (Resto
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return res, fmt.Errorf("sqlite: restore: %w", err)
 	}
-	// Indexes and computed values may use lancens's own SQL functions.
+	// The indexes of an earlier release's managed tables, not converted
+	// yet, may use lancens's own SQL functions.
 	if err := expr.Register(); err != nil {
-		return res, fmt.Errorf("sqlite: register functions: %w", err)
-	}
-	if err := registerAnalyzer(); err != nil {
 		return res, fmt.Errorf("sqlite: register functions: %w", err)
 	}
 	if err := quickCheck(ctx, from); err != nil {

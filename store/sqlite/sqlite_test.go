@@ -2,18 +2,11 @@ package sqlite_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"maps"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/lancens/lancens/internal/conformance"
 	"github.com/lancens/lancens/store"
@@ -30,8 +23,9 @@ func mustOpen(t *testing.T, path string) *sqlite.DB {
 	return db
 }
 
-// TestConformance runs the whole suite against the store directly, with
-// queued index builds and backfills run inline. The cases share one
+// TestConformance runs the suite's groups of a backend that keeps no rows
+// against the store directly (the Lance engine serves the rows: package
+// engine runs the data groups over this store). The cases share one
 // database, emptied before each case.
 func TestConformance(t *testing.T) {
 	db := mustOpen(t, filepath.Join(t.TempDir(), "lancens.db"))
@@ -41,9 +35,9 @@ func TestConformance(t *testing.T) {
 			if err := conformance.Empty(t.Context(), db); err != nil {
 				t.Fatalf("empty the catalog: %v", err)
 			}
-			return conformance.InlineJobs(db)
+			return db
 		},
-		Capabilities: conformance.Full(),
+		Capabilities: conformance.Backend(),
 	})
 }
 
@@ -129,58 +123,6 @@ func TestJobs(t *testing.T) {
 	}
 }
 
-// TestWALStaysBounded writes far more than the WAL limit and checks that
-// the checkpoints (background, or the writer's own past the limit) keep the
-// WAL file within it.
-func TestWALStaysBounded(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "lancens.db")
-	db := mustOpen(t, path)
-	defer db.Close()
-	schema := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64}, {Name: "blob", Type: arrow.BinaryTypes.Binary}}, nil)
-	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
-	for i := range 256 {
-		b.Field(0).(*array.Int64Builder).Append(int64(i))
-		b.Field(1).(*array.BinaryBuilder).Append(make([]byte, 8192))
-	}
-	rec := b.NewRecordBatch() // 2 MiB
-	ctx := t.Context()
-	if _, _, err := db.CreateTable(ctx, []string{"t"}, store.NewTable{Mode: store.ModeCreate, Data: store.NewData(schema, rec)}); err != nil {
-		t.Fatal(err)
-	}
-	for range 30 { // 60 MiB
-		if _, err := db.Insert(ctx, []string{"t"}, store.InsertAppend, store.NewData(schema, rec)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// Commits that land while a background checkpoint holds SQLite's
-	// checkpoint lock can take the WAL past the limit for a while; once the
-	// checkpoints catch up, the next commit restarts the WAL and SQLite cuts
-	// the file back to the limit (journal_size_limit).
-	small := rec.NewSlice(0, 1)
-	var size int64
-	extra := 0
-	for range 100 {
-		extra++
-		if _, err := db.Insert(ctx, []string{"t"}, store.InsertAppend, store.NewData(schema, small)); err != nil {
-			t.Fatal(err)
-		}
-		wal, err := os.Stat(path + "-wal")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if size = wal.Size(); size <= 16<<20 {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if size > 16<<20 {
-		t.Fatalf("WAL of %d MiB after 60 MiB of writes", size>>20)
-	}
-	if n, _, err := db.CountRows(ctx, []string{"t"}, nil, ""); err != nil || n != int64(31*256+extra) {
-		t.Fatalf("count %d, %v", n, err)
-	}
-}
-
 // catalogOnly is a backend that keeps no rows: it offers the catalog
 // interfaces only.
 type catalogOnly struct {
@@ -220,55 +162,6 @@ func TestConformanceCatalogOnly(t *testing.T) {
 	c := res.Count()
 	if c.Failed != 0 || c.Unsupported != len(data) || c.Passed < 50 {
 		t.Fatalf("counts %+v, want no failures, %d gaps and the catalog cases passed", c, len(data))
-	}
-}
-
-// TestRecoverJobsRequeuesLostIndexBuilds leaves an index BUILDING with no
-// job to build it (its job was marked Failed, as a shutdown used to do) and
-// checks that start-up recovery queues a build that finishes it.
-func TestRecoverJobsRequeuesLostIndexBuilds(t *testing.T) {
-	db := mustOpen(t, filepath.Join(t.TempDir(), "lancens.db"))
-	defer db.Close()
-	ctx := t.Context()
-	schema := arrow.NewSchema([]arrow.Field{{Name: "vector", Type: arrow.FixedSizeListOf(2, arrow.PrimitiveTypes.Float32)}}, nil)
-	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
-	vl := b.Field(0).(*array.FixedSizeListBuilder)
-	for i := range 100 {
-		vl.Append(true)
-		vl.ValueBuilder().(*array.Float32Builder).AppendValues([]float32{float32(i), float32(i % 7)}, nil)
-	}
-	data := store.NewData(schema, b.NewRecordBatch())
-	if _, _, err := db.CreateTable(ctx, []string{"v"}, store.NewTable{Mode: store.ModeCreate, Data: data}); err != nil {
-		t.Fatal(err)
-	}
-	lost, err := db.CreateIndex(ctx, []string{"v"}, store.IndexSpec{Name: "vidx", Column: "vector", Type: store.IndexIVFFlat})
-	if err != nil {
-		t.Fatal(err)
-	}
-	failed := store.TxFailed
-	if _, err := db.AlterTransaction(ctx, []string{lost}, []store.TransactionAction{{SetStatus: &failed}}); err != nil {
-		t.Fatal(err)
-	}
-	if n, err := db.RecoverJobs(ctx); err != nil || n != 1 {
-		t.Fatalf("recover: %d jobs, %v; want 1", n, err)
-	}
-	if n, err := db.RecoverJobs(ctx); err != nil || n != 0 {
-		t.Fatalf("recover again: %d jobs, %v; want none", n, err)
-	}
-	job, err := db.ClaimJob(ctx, store.JobBuildIndex)
-	if err != nil || job == nil || job.TransactionID == lost {
-		t.Fatalf("claim: %+v %v", job, err)
-	}
-	var p store.BuildIndex
-	if err := json.Unmarshal(job.Payload, &p); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.FinishJob(ctx, job.TransactionID, db.BuildIndex(ctx, p)); err != nil {
-		t.Fatal(err)
-	}
-	ix, err := db.DescribeIndex(ctx, []string{"v"}, "vidx", nil)
-	if err != nil || ix.Status != store.IndexSucceeded || ix.NumIndexedRows != 100 {
-		t.Fatalf("index after recovery: %+v %v", ix, err)
 	}
 }
 

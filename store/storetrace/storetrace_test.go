@@ -10,20 +10,32 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
+	"github.com/lancens/lancens/engine"
 	"github.com/lancens/lancens/internal/conformance"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/store/sqlite"
 	"github.com/lancens/lancens/store/storetrace"
+	"github.com/lancens/lancens/warehouse"
 )
 
-func open(t *testing.T) *sqlite.DB {
+// open returns a SQLite catalog in t.TempDir() with the Lance engine
+// serving its tables from a warehouse there.
+func open(t *testing.T) store.ManagedBackend {
 	t.Helper()
 	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "lancens.db"), sqlite.Options{Synchronous: "NORMAL"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return db
+	wh, err := warehouse.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := engine.New(engine.Options{Catalog: db, Warehouse: wh})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return engine.WithBackend(db, e)
 }
 
 // TestConformance runs the whole conformance suite through the wrappers:

@@ -12,7 +12,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -64,42 +63,19 @@ type Options struct {
 	// ExternalRoots are where tables may lie besides the warehouse (see
 	// warehouse.Open).
 	ExternalRoots []string
-	// Engine says what serves the rows of tables, as lancens serve
-	// --engine does: "rows" (the SQLite row store) or "lance" (the Lance
-	// engine, over any store). Default: the environment variable
-	// LANCENS_ENGINE, else "rows" — so that a test run can take every
-	// server test to either engine.
-	Engine string
 }
 
-// EngineFromEnv is the engine test servers use unless their Options name
-// one: LANCENS_ENGINE, else "rows".
-func EngineFromEnv() string {
-	if e := os.Getenv("LANCENS_ENGINE"); e != "" {
-		return e
-	}
-	return "rows"
-}
-
-// WithEngine returns st with the engine eng ("" or "rows": st's own row
-// store; "lance": the Lance engine) serving the rows of its tables from
-// wh, and the committer the server must share with it (nil for the row
-// store), for tests that build a server of their own.
-func WithEngine(tb testing.TB, eng string, st store.Backend, wh *warehouse.Warehouse) (store.Backend, *coord.Committer) {
+// WithEngine returns st with the Lance engine serving the rows of its
+// tables from wh, as lancens serve does, and the committer the server
+// must share with it, for tests that build a server of their own.
+func WithEngine(tb testing.TB, st store.Backend, wh *warehouse.Warehouse) (store.ManagedBackend, *coord.Committer) {
 	tb.Helper()
-	switch eng {
-	case "", "rows":
-		return st, nil
-	case "lance":
-		commits := coord.NewCommitter(st, wh, slog.New(slog.DiscardHandler))
-		e, err := engine.New(engine.Options{Catalog: st, Warehouse: wh, Commits: commits})
-		if err != nil {
-			tb.Fatal(err)
-		}
-		return engine.WithBackend(st, e), commits
+	commits := coord.NewCommitter(st, wh, slog.New(slog.DiscardHandler))
+	e, err := engine.New(engine.Options{Catalog: st, Warehouse: wh, Commits: commits})
+	if err != nil {
+		tb.Fatal(err)
 	}
-	tb.Fatalf("apitest: unknown engine %q (rows or lance)", eng)
-	return nil, nil
+	return engine.WithBackend(st, e), commits
 }
 
 // Server is a running test server.
@@ -111,8 +87,8 @@ type Server struct {
 	// DB is the SQLite database, nil when the test gave a Store.
 	DB    *sqlite.DB
 	Store store.Backend
-	// Data serves the rows of tables as the server does (the engine
-	// Options.Engine names over Store); nil on a catalog-only store.
+	// Data serves the rows of tables as the server does: the Lance
+	// engine over Store.
 	Data      store.ManagedBackend
 	Warehouse *warehouse.Warehouse
 	Client    *client.Client
@@ -154,10 +130,7 @@ func Start(t testing.TB, opts Options) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if opts.Engine == "" {
-		opts.Engine = EngineFromEnv()
-	}
-	served, commits := WithEngine(t, opts.Engine, st, wh)
+	served, commits := WithEngine(t, st, wh)
 	scfg := coord.ServicesConfig{Store: served, Warehouse: wh, Committer: commits, JobsQueued: jobsQueued}
 	if opts.TuneServices != nil {
 		opts.TuneServices(&scfg)
@@ -174,7 +147,7 @@ func Start(t testing.TB, opts Options) *Server {
 	services.Start()
 	hs := httptest.NewServer(NewValidator(t).Wrap(srv))
 	s := &Server{URL: hs.URL, API: srv, DB: db, Store: st, Warehouse: wh, HTTP: hs.Client()}
-	s.Data, _ = served.(store.ManagedBackend)
+	s.Data = served
 	var copts []client.Option
 	if len(opts.APIKeys) > 0 {
 		copts = append(copts, client.WithAPIKey(opts.APIKeys[0]))

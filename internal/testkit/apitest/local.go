@@ -39,7 +39,7 @@ func StartLocal(tb testing.TB) *Local {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	served, commits := WithEngine(tb, EngineFromEnv(), db, wh)
+	served, commits := WithEngine(tb, db, wh)
 	services := coord.NewServices(coord.ServicesConfig{Store: served, Warehouse: wh, Committer: commits, JobsQueued: jobsQueued})
 	srv, err := server.New(server.Config{Store: served, Warehouse: wh, Services: services})
 	if err != nil {

@@ -348,3 +348,35 @@ func GiveBackSpace(ctx context.Context, st Store) error {
 		}
 	}
 }
+
+// DropRows drops the rows tables of the managed table whose catalog row is
+// rowID (rows_N and its lines' and indexes' rows_N_…), with their indexes
+// and triggers: what its catalog entry's deletion does not take with it
+// (ON DELETE CASCADE does the rest). It returns the database's error.
+func DropRows(ctx context.Context, tx Tx, rowID int64) error {
+	prefix := fmt.Sprintf("rows_%d", rowID)
+	rows, err := tx.Query(ctx, `SELECT name FROM sqlite_master WHERE type = 'table' AND (name = ? OR name LIKE ? ESCAPE '\')`,
+		prefix, prefix+`\_%`)
+	if err != nil {
+		return fmt.Errorf("list the rows tables of table %d: %w", rowID, err)
+	}
+	var names []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			rows.Close()
+			return fmt.Errorf("list the rows tables of table %d: %w", rowID, err)
+		}
+		names = append(names, name)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("list the rows tables of table %d: %w", rowID, err)
+	}
+	for _, name := range names {
+		if _, err := tx.Exec(ctx, `DROP TABLE IF EXISTS "`+name+`"`); err != nil {
+			return fmt.Errorf("drop %s: %w", name, err)
+		}
+	}
+	return nil
+}

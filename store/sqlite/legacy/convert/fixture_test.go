@@ -205,13 +205,23 @@ func checkConverted(t *testing.T, v *env, fx *fixture) {
 			if tbl.Kind != store.Managed {
 				t.Errorf("%s: kind %v, want the unconvertible table left managed", name, tbl.Kind)
 			}
-			// The row store still answers for it.
-			for branch, versions := range ft.Branches {
-				for ver, file := range versions {
-					got, err := v.db.Query(ctx, ft.ID, store.Query{Version: &ver})
+			// The engine refuses it, and its rows stay in the file for a
+			// later conversion.
+			if _, err := v.e.Query(ctx, ft.ID, store.Query{}); store.ErrorCode(err) != store.CodeInvalidTableState {
+				t.Errorf("%s: query of the unconverted table: %v, want code 19", name, err)
+			}
+			refs, err := legacy.Managed(ctx, v.db)
+			check(t, err)
+			kept := false
+			for _, r := range refs {
+				if slices.Equal(r.ID, ft.ID) {
+					lt, err := legacy.Load(ctx, v.db, r)
 					check(t, err)
-					sameRows(t, fmt.Sprintf("%s@%s:%d", name, branch, ver), answer(t, file), got)
+					kept = len(lt.Lines) > 0 && lt.Lines[0].HasRows()
 				}
+			}
+			if !kept {
+				t.Errorf("%s: the rows of the unconverted table are gone", name)
 			}
 			continue
 		}

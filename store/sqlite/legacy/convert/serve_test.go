@@ -22,7 +22,7 @@ func TestServeConvertedFixture(t *testing.T) {
 	v := newEnv(t)
 	sum, err := v.run(t, convert.Options{})
 	checkOnlyUnconvertible(t, fx, sum, err)
-	s := apitest.Start(t, apitest.Options{Store: v.db, Engine: "lance", Warehouse: v.wh.Root()})
+	s := apitest.Start(t, apitest.Options{Store: v.db, Warehouse: v.wh.Root()})
 	ctx := t.Context()
 
 	for _, q := range fx.Queries {
