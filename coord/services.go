@@ -1,7 +1,6 @@
 package coord
 
 import (
-	"context"
 	"io"
 	"log/slog"
 	"time"
@@ -17,8 +16,7 @@ import (
 type Services struct {
 	Committer *Committer
 	Jobs      *Runner
-	// Retention queues the cleanup of old versions; nil when the store
-	// keeps no managed tables.
+	// Retention queues the cleanup of old versions.
 	Retention *Retention
 	retain    time.Duration
 }
@@ -33,8 +31,9 @@ type Warehouse interface {
 
 // ServicesConfig configures NewServices.
 type ServicesConfig struct {
-	// Store is the backend. Required.
-	Store store.Backend
+	// Store is the backend with the engine that serves its tables
+	// (engine.WithBackend). Required.
+	Store store.ManagedBackend
 	// Warehouse is where table files live. Required.
 	Warehouse Warehouse
 	// Committer is the commit coordinator, for a store whose engine
@@ -58,10 +57,7 @@ type ServicesConfig struct {
 	RetainVersionsFor time.Duration
 }
 
-// NewServices builds the services of cfg.Store, not yet started. A store
-// that is a store.ManagedBackend (asked once, here) gets the retention of
-// old versions and runs the job kinds of managed tables; another answers
-// those jobs Unsupported (0), which it never queues.
+// NewServices builds the services of cfg.Store, not yet started.
 func NewServices(cfg ServicesConfig) *Services {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -81,55 +77,24 @@ func NewServices(cfg ServicesConfig) *Services {
 		retain:    max(cfg.RetainVersionsFor, 0),
 	}
 	s.Jobs.ProgressEvery = cfg.ProgressInterval
-	var jobs JobStore = noManagedTables{}
-	if managed, ok := cfg.Store.(store.ManagedBackend); ok {
-		jobs = managed
-		s.Retention = NewRetention(managed, cfg.RetainVersionsFor, cfg.Logger)
-	}
-	RegisterStoreJobs(s.Jobs, jobs, cfg.Warehouse)
+	s.Retention = NewRetention(cfg.Store, cfg.RetainVersionsFor, cfg.Logger)
+	RegisterStoreJobs(s.Jobs, cfg.Store, cfg.Warehouse)
 	return s
 }
 
 // Start starts the job runner and the retention. Start them once.
 func (s *Services) Start() {
 	s.Jobs.Start()
-	if s.Retention != nil {
-		s.Retention.Start()
-	}
+	s.Retention.Start()
 }
 
 // Stop stops the retention and the job runner, waiting for the job in
 // progress. Call it after the HTTP server has stopped.
 func (s *Services) Stop() {
-	if s.Retention != nil {
-		s.Retention.Stop()
-	}
+	s.Retention.Stop()
 	s.Jobs.Stop()
 }
 
 // RetainVersionsFor returns how long versions of managed tables are kept
 // besides those something keeps (0: only those).
 func (s *Services) RetainVersionsFor() time.Duration { return s.retain }
-
-// noManagedTables is the JobStore of a store that keeps no managed tables.
-type noManagedTables struct{}
-
-func errNoManagedTables() error {
-	return store.Errorf(store.CodeUnsupported, "this store keeps no managed tables")
-}
-
-func (noManagedTables) Backfill(context.Context, store.BackfillColumn) (store.WriteResult, error) {
-	return store.WriteResult{}, errNoManagedTables()
-}
-
-func (noManagedTables) BuildIndex(context.Context, store.BuildIndex) error {
-	return errNoManagedTables()
-}
-
-func (noManagedTables) RunCleanup(context.Context, store.CleanupVersions) (store.CleanupResult, error) {
-	return store.CleanupResult{}, errNoManagedTables()
-}
-
-func (noManagedTables) RefreshView(context.Context, store.RefreshView) (store.WriteResult, error) {
-	return store.WriteResult{}, errNoManagedTables()
-}

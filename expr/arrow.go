@@ -2,7 +2,6 @@ package expr
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -87,48 +86,36 @@ func (b mergeBinder) Bind(path []string) (Binding, error) {
 }
 
 // Program is an expression compiled for evaluation over Arrow record
-// batches, with exactly the semantics of the SQL that Compile makes of it
+// batches, with the semantics of the SQLite expression it compiles to
 // (see the package documentation). A Program is safe for concurrent use.
 type Program struct {
 	p        *program
 	bindings map[string]Binding // by pathKey
-	paths    [][]string         // in order of first use
 }
 
 // PlanFilter compiles e as a filter over the columns b binds. It returns
-// the errors CompileFilter returns: code 13 (with the position) for syntax
-// that compiles to no SQL, type errors and a non-boolean result, and the
-// binder's errors unchanged.
+// code 13 (with the position) for syntax the evaluator does not compute,
+// type errors and a non-boolean result, and the binder's errors
+// unchanged.
 func PlanFilter(e Expr, b Binder) (*Program, error) {
-	br := &binderResolver{b: b, bindings: map[string]Binding{}}
-	c, err := CompileFilter(e, br)
+	br := binderResolver{b: b, bindings: map[string]Binding{}}
+	f, err := compileFilter(e, br)
 	if err != nil {
 		return nil, err
 	}
-	return br.program(c), nil
+	return &Program{p: newProgram(f), bindings: br.bindings}, nil
 }
 
 // PlanValue compiles e as a value (a projection, an update value, a new
-// column) over the columns b binds. It returns the errors Compile returns.
+// column) over the columns b binds. It returns the errors PlanFilter
+// returns, except the one for a non-boolean result.
 func PlanValue(e Expr, b Binder) (*Program, error) {
-	br := &binderResolver{b: b, bindings: map[string]Binding{}}
-	c, err := Compile(e, br)
+	br := binderResolver{b: b, bindings: map[string]Binding{}}
+	f, err := compileValue(e, br)
 	if err != nil {
 		return nil, err
 	}
-	return br.program(c), nil
-}
-
-// PlanValueAs compiles e as a value converted to type t as CAST would (a
-// string becomes a timestamp of t's unit, a number a decimal of t's scale).
-// It returns the errors CompileAs returns.
-func PlanValueAs(e Expr, b Binder, t Type) (*Program, error) {
-	br := &binderResolver{b: b, bindings: map[string]Binding{}}
-	c, err := CompileAs(e, br, t)
-	if err != nil {
-		return nil, err
-	}
-	return br.program(c), nil
+	return &Program{p: newProgram(f), bindings: br.bindings}, nil
 }
 
 // binderResolver resolves field paths for the compiler through a Binder
@@ -136,38 +123,19 @@ func PlanValueAs(e Expr, b Binder, t Type) (*Program, error) {
 type binderResolver struct {
 	b        Binder
 	bindings map[string]Binding
-	paths    [][]string
 }
 
-func (r *binderResolver) Resolve(path []string) (Column, error) {
+func (r binderResolver) resolve(path []string) (Type, error) {
 	bd, err := r.b.Bind(path)
 	if err != nil {
-		return Column{}, err
+		return Type{}, err
 	}
-	key := pathKey(path)
-	if _, ok := r.bindings[key]; !ok {
-		r.bindings[key] = bd
-		r.paths = append(r.paths, append([]string(nil), path...))
-	}
-	return Column{SQL: "c" + strconv.Itoa(len(r.paths)-1), Type: TypeOf(bd.Type)}, nil
-}
-
-func (r *binderResolver) program(c Compiled) *Program {
-	return &Program{p: newProgram(c), bindings: r.bindings, paths: r.paths}
+	r.bindings[pathKey(path)] = bd
+	return TypeOf(bd.Type), nil
 }
 
 // Type returns the type of the program's value.
 func (p *Program) Type() Type { return p.p.typ }
-
-// Columns returns the field paths the program reads and their bindings,
-// in order of first use: the columns a scan must provide.
-func (p *Program) Columns() ([][]string, []Binding) {
-	out := make([]Binding, len(p.paths))
-	for i, path := range p.paths {
-		out[i] = p.bindings[pathKey(path)]
-	}
-	return p.paths, out
-}
 
 // rows checks the inputs of a run and returns their row count: every
 // input the bindings use must be there, with as many rows as input 0.
@@ -247,8 +215,8 @@ func (p *Program) Value(mem memory.Allocator, inputs ...arrow.RecordBatch) (arro
 	return toArrow(mem, v, p.p.typ, dt, n)
 }
 
-// TypeOf describes an Arrow type to the expression compiler, as the row
-// store stores it: every integer type is an integer (uint64 values above
+// TypeOf describes an Arrow type to the expression compiler, as the SQLite
+// row store stored it: every integer type is an integer (uint64 values above
 // the int64 range wrap, as SQLite stores them), every float a float, a
 // fixed_size_list of float16/32/64, uint8 or int8 a vector, other lists a
 // list; dictionaries are their values' type. Types lancens does not store
@@ -322,8 +290,8 @@ func arrowUnit(u TimeUnit) arrow.TimeUnit {
 	return arrow.Second
 }
 
-// ArrowType returns the Arrow type of values of t, as the row store reads
-// a computed value back: int64, float64, decimal128 (precision ≤ 18) or
+// ArrowType returns the Arrow type of values of t, as the SQLite row store
+// read a computed value back: int64, float64, decimal128 (precision ≤ 18) or
 // decimal256, utf8, binary, date32, date64, timestamp without a zone,
 // duration and time of t's unit (time32 for seconds and milliseconds), and
 // lists of these. It returns a code-13 error for types that have no column

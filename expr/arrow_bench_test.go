@@ -66,7 +66,7 @@ func newBenchTable(dir string) (*benchTable, error) {
 		arrs := []arrow.Array{cat.NewArray(), price.NewArray(), qty.NewArray(), name.NewArray(), ts.NewArray()}
 		bt := &benchTable{batch: arrays.NewRecordBatch(schema, arrs, benchRows), res: testResolver{}}
 		for _, f := range schema.Fields() {
-			bt.res[f.Name] = Column{SQL: `t."` + f.Name + `"`, Type: TypeOf(f.Type)}
+			bt.res[f.Name] = dbColumn{SQL: `t."` + f.Name + `"`, Type: TypeOf(f.Type)}
 		}
 		var err error
 		if bt.db, err = sql.Open("sqlite", filepath.Join(dir, "bench.db")); err != nil {
@@ -134,7 +134,7 @@ func benchFilters(b *testing.B, bt *benchTable) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		c, err := CompileFilter(e, bt.res)
+		c, err := compileFilterSQL(e, bt.res)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -156,8 +156,8 @@ func benchFilters(b *testing.B, bt *benchTable) {
 				}
 				theirs += time.Since(t1)
 				ours += t1.Sub(t0)
-				if count(rows) != n {
-					b.Fatalf("%s: %d rows, SQLite counts %d", src, count(rows), n)
+				if got := len(bitmapIDs(rows, benchRows)); got != n {
+					b.Fatalf("%s: %d rows, SQLite counts %d", src, got, n)
 				}
 			}
 			reportRatio(b, ours, theirs)
@@ -185,7 +185,7 @@ func benchProjections(b *testing.B, bt *benchTable) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		c, err := Compile(e, bt.res)
+		c, err := compileSQL(e, bt.res)
 		if err != nil {
 			b.Fatal(err)
 		}

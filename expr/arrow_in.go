@@ -13,7 +13,7 @@ import (
 	"github.com/lancens/lancens/store"
 )
 
-// A column is read the way the row store stores its Arrow values (its
+// A column is read the way the SQLite row store stored Arrow values (its
 // codec), so that the evaluator sees the values the SQL sees: integers as
 // int64 (uint64 wrapping), floats as float64 with NaN as NULL, decimals of
 // precision ≤ 18 as unscaled integers and wider ones as decimal text,
@@ -274,7 +274,7 @@ func listJSON(arr arrow.Array, i int) (string, error) {
 	return string(b), nil
 }
 
-// jsonElement returns row i of arr as the row store encodes it in JSON:
+// jsonElement returns row i of arr as the SQLite row store encoded it in JSON:
 // numbers, strings, booleans and null; binary as base64; temporal values
 // as their counts; decimals as exact decimal numbers; floats in their
 // shortest form (NaN and infinities as strings); lists as arrays, structs
@@ -407,7 +407,7 @@ func jsonFloat(f float64, bits int) any {
 	return json.Number(strconv.FormatFloat(f, 'g', -1, bits))
 }
 
-// vectorBlobs returns vectors as the row store stores them: BLOBs of their
+// vectorBlobs returns vectors as the SQLite row store stored them: BLOBs of their
 // elements, little-endian.
 func vectorBlobs(a *arrays.FixedSizeList, valid []uint64) vec {
 	size := int(a.DataType().(*arrow.FixedSizeListType).Len())

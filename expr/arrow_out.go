@@ -19,7 +19,7 @@ import (
 	"github.com/lancens/lancens/store"
 )
 
-// A value becomes an Arrow array the way the row store reads a computed
+// A value becomes an Arrow array the way the SQLite row store read a computed
 // SQL value back into a column of ArrowType(t): a REAL read as an integer
 // is truncated by Go's conversion, a number read as text is formatted by
 // Go, a list's JSON is decoded into its elements.
@@ -269,7 +269,7 @@ func storedString(v any) (string, error) {
 	return "", fmt.Errorf("stored value %T is not text", v)
 }
 
-// parseStoredDecimal reads decimal text as the row store does: the digits
+// parseStoredDecimal reads decimal text as the SQLite row store did: the digits
 // up to scale after the point (later ones dropped), as an unscaled integer.
 func parseStoredDecimal(s string, scale int) (*big.Int, error) {
 	neg := strings.HasPrefix(s, "-")
@@ -300,7 +300,7 @@ func parseStoredDecimal(s string, scale int) (*big.Int, error) {
 }
 
 // appendJSON appends a JSON value decoded with numbers as json.Number to a
-// builder, as the row store reads a stored list: numbers into numeric,
+// builder, as the SQLite row store read a stored list: numbers into numeric,
 // decimal and temporal builders, base64 strings into binary ones, "NaN"
 // and "±Infinity" into floats. It returns an error when the value does
 // not fit.

@@ -279,7 +279,7 @@ func loadArrowTable(t testing.TB, db *sql.DB, name string, seed int64, n int) *a
 			defs = append(defs, fmt.Sprintf(`"%s" %s`, pc.name, pc.sqlType))
 			names = append(names, pc.name)
 			columns = append(columns, pc.vals)
-			at.res[strings.Join(pc.path, "/")] = Column{SQL: fmt.Sprintf(`%s."%s"`, name, pc.name), Type: TypeOf(pc.typ)}
+			at.res[strings.Join(pc.path, "/")] = dbColumn{SQL: fmt.Sprintf(`%s."%s"`, name, pc.name), Type: TypeOf(pc.typ)}
 		}
 	}
 	if _, err := db.Exec(`CREATE TABLE ` + name + ` (` + strings.Join(defs, ", ") + `)`); err != nil {

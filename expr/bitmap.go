@@ -75,15 +75,6 @@ func andNot(n int, a, b []uint64) []uint64 {
 	return a
 }
 
-// count returns the number of set bits of b.
-func count(b []uint64) int {
-	n := 0
-	for _, w := range b {
-		n += bits.OnesCount64(w)
-	}
-	return n
-}
-
 // empty reports whether no bit of b is set (a nil b, every row, is not
 // empty unless n is 0).
 func empty(n int, b []uint64) bool {

@@ -13,60 +13,39 @@ var (
 	intType    = Type{Kind: KindInt}
 )
 
-// compiler compiles one expression against a resolver.
+// compiler compiles one expression against a resolver into the tree of
+// SQL constructs (sqlnode.go) that the evaluator runs.
 type compiler struct {
-	r   Resolver
+	r   resolver
 	err error // the first error, once located
 }
 
-// Compile compiles e to a SQLite expression. Type errors (such as adding a
-// number to a string, an unknown function or a wrong argument count) return
-// a *store.Error with code store.CodeInvalidInput; an error of the resolver
+// resolver maps a field path (split into segments, quoting removed) to the
+// type of the column it reads. It returns an error for unknown paths,
+// which the compiler returns unchanged.
+type resolver interface {
+	resolve(path []string) (Type, error)
+}
+
+// compileValue compiles e. Type errors (such as adding a number to a
+// string, an unknown function or a wrong argument count) return a
+// *store.Error with code store.CodeInvalidInput; an error of the resolver
 // is returned unchanged.
-func Compile(e Expr, r Resolver) (Compiled, error) {
+func compileValue(e Expr, r resolver) (frag, error) {
 	if e == nil {
-		return Compiled{}, invalid("empty expression")
+		return frag{}, invalid("empty expression")
 	}
-	f, err := (&compiler{r: r}).compile(e)
-	if err != nil {
-		return Compiled{}, err
-	}
-	return compiled(f), nil
+	return (&compiler{r: r}).compile(e)
 }
 
-// compiled returns the SQL of f.
-func compiled(f frag) Compiled {
-	sql, args := sqlText(f.n)
-	return Compiled{SQL: sql, Args: args, Type: f.typ, root: f.n}
-}
-
-// CompileFilter compiles e like Compile and checks that it is boolean (or
-// NULL); otherwise it returns a code-13 error.
-func CompileFilter(e Expr, r Resolver) (Compiled, error) {
-	c, err := Compile(e, r)
-	if err == nil && c.Type.Kind != KindBool && c.Type.Kind != KindNull {
-		return Compiled{}, invalid("filter must be a boolean expression, not %s", c.Type)
+// compileFilter compiles e like compileValue and checks that it is boolean
+// (or NULL); otherwise it returns a code-13 error.
+func compileFilter(e Expr, r resolver) (frag, error) {
+	f, err := compileValue(e, r)
+	if err == nil && f.typ.Kind != KindBool && f.typ.Kind != KindNull {
+		return frag{}, invalid("filter must be a boolean expression, not %s", f.typ)
 	}
-	return c, err
-}
-
-// CompileAs compiles e like Compile and converts the value to type t as
-// CAST would (for update values and new columns: a string becomes a
-// timestamp of t's unit, a number a decimal of t's scale). It returns a
-// code-13 error when the value cannot be converted.
-func CompileAs(e Expr, r Resolver, t Type) (Compiled, error) {
-	if e == nil {
-		return Compiled{}, invalid("empty expression")
-	}
-	c := &compiler{r: r}
-	f, err := c.compile(e)
-	if err != nil {
-		return Compiled{}, err
-	}
-	if f, err = convert(f, t); err != nil {
-		return Compiled{}, err
-	}
-	return compiled(f), nil
+	return f, err
 }
 
 // compile compiles one node. The first invalid-input error gets the
@@ -92,11 +71,11 @@ func (c *compiler) node(e Expr) (frag, error) {
 	case *literal:
 		return constant(e.typ, e.val), nil
 	case *field:
-		col, err := c.r.Resolve(e.path)
+		typ, err := c.r.resolve(e.path)
 		if err != nil {
 			return frag{}, err
 		}
-		return frag{n: columnNode(col.SQL, e.path), typ: col.Type}, nil
+		return frag{n: columnNode(e.path), typ: typ}, nil
 	case *unary:
 		return c.unary(e)
 	case *binary:

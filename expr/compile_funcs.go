@@ -268,9 +268,8 @@ func roundFn(name string, args []frag) (frag, error) {
 	if len(args) == 2 && args[1].k != nil && !args[1].isNull() {
 		if d := args[1].k.v.(int64); d < 0 {
 			p := math.Pow10(int(-max(d, -400)))
-			scaled := binaryNode(sqlDiv, x.n, constNode(p))
-			scaled.bare = true
-			return frag{n: binaryNode(sqlMul, callNode("round", scaled), constNode(p)), typ: floatType}, nil
+			scaled := callNode("round", binaryNode(sqlDiv, x.n, constNode(p)))
+			return frag{n: binaryNode(sqlMul, scaled, constNode(p)), typ: floatType}, nil
 		}
 	}
 	return callSQL(floatType, "round", append([]frag{x}, args[1:]...)...), nil

@@ -1,7 +1,5 @@
 package expr
 
-import "strings"
-
 // compareOps maps comparison operators of the AST to their SQL operators.
 var compareOps = map[string]sqlOp{
 	"=": sqlEq, "<>": sqlNe, "<": sqlLt, "<=": sqlLe, ">": sqlGt, ">=": sqlGe,
@@ -157,17 +155,18 @@ func asStrings(fs []frag) ([]frag, error) {
 }
 
 // logical compiles an AND or OR chain, nesting the terms as a balanced tree
-// so that SQLite's expression depth grows with the logarithm of the chain's
-// length. It returns a code-13 error for a non-boolean term.
+// so that the depth of the evaluator's recursion (and of SQLite's
+// expression) grows with the logarithm of the chain's length. It returns a
+// code-13 error for a non-boolean term.
 func (c *compiler) logical(e *logical) (frag, error) {
-	op := sqlOr
+	op, name := sqlOr, "OR"
 	if e.and {
-		op = sqlAnd
+		op, name = sqlAnd, "AND"
 	}
 	terms := make([]frag, len(e.terms))
 	for i, t := range e.terms {
 		var err error
-		if terms[i], err = c.boolean(t, "operand of"+strings.ToUpper(opSQL[op])); err != nil {
+		if terms[i], err = c.boolean(t, "operand of "+name); err != nil {
 			return frag{}, err
 		}
 	}

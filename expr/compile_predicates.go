@@ -56,9 +56,9 @@ func (c *compiler) in(e *inList) (frag, error) {
 	return frag{n: n, typ: boolType}, nil
 }
 
-// maxInlineIn is the longest IN list bound as one placeholder per value;
-// longer lists of constants are bound as one JSON array, which keeps
-// below SQLite's limit on the number of placeholders.
+// maxInlineIn is the longest IN list compiled to one node per value;
+// longer lists of constants are one JSON array, whose SQL binds one
+// argument however long the list (SQLite limits the placeholders).
 const maxInlineIn = 256
 
 // jsonList returns constants as a JSON array that json_each reads back as

@@ -10,7 +10,7 @@ import (
 // failingResolver returns its error for every path.
 type failingResolver struct{ err error }
 
-func (r failingResolver) Resolve([]string) (Column, error) { return Column{}, r.err }
+func (r failingResolver) Resolve([]string) (dbColumn, error) { return dbColumn{}, r.err }
 
 func TestResolverErrorUnchanged(t *testing.T) {
 	want := store.Errorf(store.CodeInvalidInput, "resolver says no")
@@ -19,7 +19,7 @@ func TestResolverErrorUnchanged(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Compile(e, failingResolver{want}); err != want {
+		if _, err := compileSQL(e, failingResolver{want}); err != want {
 			t.Errorf("%s: got %v, want the resolver's error", src, err)
 		}
 	}
@@ -44,45 +44,44 @@ func TestMessages(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = Compile(e, testColumns)
+		_, err = compileSQL(e, testColumns)
 		if err == nil || err.Error() != tt.msg {
 			t.Errorf("%s: got %v, want %q", tt.src, err, tt.msg)
 		}
 	}
 }
 
-func TestCompileAs(t *testing.T) {
-	ts := Type{Kind: KindTimestamp, Unit: Micro}
-	ints := Type{Kind: KindList, Elem: ptr(Type{Kind: KindInt})}
+// TestCastCodes checks what CAST accepts and the codes of what it
+// rejects, and the type of what it accepts.
+func TestCastCodes(t *testing.T) {
 	tests := []struct {
 		src  string
 		to   Type
 		code store.Code
 	}{
-		{"'2024-01-01'", ts, -1},
-		{"'tomorrow'", ts, store.CodeInvalidInput},
-		{"st", Type{Kind: KindInt}, store.CodeInvalidInput},
-		{"l", ints, -1},
-		{"[]", ints, -1},
-		{"ls", ints, store.CodeInvalidInput},
-		{"nope", ts, store.CodeTableColumnNotFound},
-		{"dur", Type{Kind: KindDuration, Unit: Second}, -1},
-		{"dur", ts, store.CodeInvalidInput},
+		{"CAST('2024-01-01' AS TIMESTAMP(6))", Type{Kind: KindTimestamp, Unit: Micro}, -1},
+		{"CAST('tomorrow' AS TIMESTAMP)", Type{}, store.CodeInvalidInput},
+		{"CAST(st AS INT)", Type{}, store.CodeInvalidInput},
+		{"CAST(l AS VARCHAR)", Type{}, store.CodeInvalidInput},
+		{"CAST(nope AS TIMESTAMP)", Type{}, store.CodeTableColumnNotFound},
+		{"CAST(dur AS TIMESTAMP)", Type{}, store.CodeInvalidInput},
+		{"CAST(tss AS TIMESTAMP(9))", Type{Kind: KindTimestamp, Unit: Nano}, -1},
+		{"CAST(d AS DECIMAL(30, 4))", decimalType(30, 4), -1},
 	}
 	for _, tt := range tests {
 		e, err := Parse(tt.src)
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := CompileAs(e, testColumns, tt.to)
+		c, err := compileSQL(e, testColumns)
 		if got := store.ErrorCode(err); got != tt.code {
-			t.Errorf("%s as %v: got %v (%v), want code %v", tt.src, tt.to, got, err, tt.code)
+			t.Errorf("%s: got %v (%v), want code %v", tt.src, got, err, tt.code)
 		}
 		if err == nil && !sameType(c.Type, tt.to) {
-			t.Errorf("%s as %v: got type %v", tt.src, tt.to, c.Type)
+			t.Errorf("%s: got type %v", tt.src, c.Type)
 		}
 	}
-	if _, err := CompileAs(nil, testColumns, ts); !errors.Is(err, store.ErrInvalidInput) {
+	if _, err := compileSQL(nil, testColumns); !errors.Is(err, store.ErrInvalidInput) {
 		t.Errorf("nil expression: got %v", err)
 	}
 }

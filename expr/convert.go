@@ -153,7 +153,7 @@ func numericConv(from, to Type) conv {
 	var sql func(frag) frag
 	switch to.Kind {
 	case KindBool:
-		sql = func(x frag) frag { return frag{n: binaryNode(sqlNe, realSQL(x, from).n, literalNode(0)), typ: to} }
+		sql = func(x frag) frag { return frag{n: binaryNode(sqlNe, realSQL(x, from).n, constNode(int64(0))), typ: to} }
 	case KindInt:
 		sql = func(x frag) frag { return intSQL(x, from) }
 	case KindFloat:
@@ -290,5 +290,5 @@ func fromStringConv(to Type) (conv, error) {
 // boolText returns SQL of the text 'true' or 'false' of the boolean x
 // (NULL when x is NULL).
 func boolText(x *sqlNode) *sqlNode {
-	return caseNode(x, []*sqlNode{literalNode(1), literalNode(0)}, []*sqlNode{constNode("true"), constNode("false")}, nil)
+	return caseNode(x, []*sqlNode{constNode(int64(1)), constNode(int64(0))}, []*sqlNode{constNode("true"), constNode("false")}, nil)
 }

@@ -1,16 +1,19 @@
 // Package expr parses the SQL expressions that Lance and LanceDB clients send
 // (filters, predicates, update values, projections and new-column
 // definitions, in the Lance/DataFusion dialect), type-checks them and
-// evaluates them: over Arrow record batches (Plan*), and as parameterised
-// SQLite SQL for the row store (Compile*, until the row store goes).
+// evaluates them over Arrow record batches (Plan*) and over columns held
+// as Go slices (EvalFilter).
 //
-// One compiler serves both. It resolves field paths, checks types and
-// builds the SQL expression the row store runs, as a tree of SQL
-// constructs (sqlnode.go). Compile prints the tree as SQL text; the
-// evaluator (machine.go) computes the same tree over columns with
-// SQLite's semantics, so that a value computed over Arrow is the value the
-// SQL computes, conversion for conversion. EvalFilter runs the evaluator
-// over columns held as Go slices.
+// The compiler resolves field paths, checks types and builds the SQLite
+// expression an expression stands for, as a tree of SQL constructs
+// (sqlnode.go); the evaluator (machine.go) computes that tree over
+// columns with SQLite's semantics, conversion for conversion. The
+// semantics are SQLite's because the tables of the first releases were
+// SQLite row tables, and the filters users wrote against them keep their
+// meaning. The package's tests render the tree as SQL and run it in
+// SQLite, the oracle the evaluator must agree with; Register installs the
+// lance_* functions that SQL calls (and that the indexes of an earlier
+// release's row tables call).
 //
 // # Evaluating over Arrow
 //
@@ -27,32 +30,24 @@
 //   - projections with aliases, add-column and computed-column
 //     expressions, backfills: PlanValue, then Program.Value per batch,
 //     an array of ArrowType(Type()) (the type of the new column);
-//   - update values (values and values_sql): PlanValue, with the row
-//     store's assignability check on Type(), or PlanValueAs to convert as
-//     CAST would; the value's Arrow type is the canonical one (int64,
-//     float64, a zone-less timestamp …) and narrowing it to the column's
-//     physical type is the caller's, as the row store's reader does;
+//   - update values (values and values_sql): PlanValue, with
+//     CheckAssignable on Type(); the value's Arrow type is the canonical
+//     one (int64, float64, a zone-less timestamp …) and narrowing it to
+//     the column's physical type is the caller's;
 //   - order by: PlanOrder with keys (Path builds a field reference), then
-//     Order.Sort per batch, or Order.Keys and CompareRows to merge sorted
-//     runs of several batches; ties keep row order.
+//     Order.Keys per batch and CompareRows to sort and merge the rows of
+//     several batches; the caller breaks ties by row order.
 //
-// Plan* return exactly the errors Compile* return for the same expression
-// (syntax and type errors with code 13 and positions; the binder's errors,
-// such as 12 for an unknown column, unchanged). Running returns a code-13
-// error for a value the SQL fails on, on a row the SQL evaluates: text
-// that does not convert, a malformed regular expression, abs of the
-// smallest integer. Programs and Orders are safe for concurrent use; they
-// keep no reference to the batches they run on.
-//
-// User text never reaches the SQL: every literal becomes a `?` placeholder
-// with a bound argument, and every field reference becomes the SQL that the
-// caller's Resolver supplies. Everything else in the output is fixed text of
-// this package: operators, parentheses, SQL keywords and function names
-// (SQLite's own and the lance_* functions that Register installs).
+// Plan* return syntax and type errors with code 13 and positions, and the
+// binder's errors, such as 12 for an unknown column, unchanged. Running
+// returns a code-13 error for a value SQLite would fail on, on a row
+// SQLite would evaluate: text that does not convert, a malformed regular
+// expression, abs of the smallest integer. Programs and Orders are safe
+// for concurrent use; they keep no reference to the batches they run on.
 //
 // Errors are *store.Error values with code store.CodeInvalidInput, whose
 // messages name the 1-based character position of the offending token
-// (syntax) or expression (types); resolver errors pass through unchanged.
+// (syntax) or expression (types); binder errors pass through unchanged.
 //
 // Semantics chosen where SQLite and DataFusion differ:
 //
@@ -87,12 +82,13 @@
 //     base64 strings; array literals ([a, b] or make_array) compile to the
 //     same encoding. Only IS [NOT] NULL applies to lists as a whole, and to
 //     structs, maps and vectors.
-//   - An IN list of more than 256 constants is bound as one JSON array, so
-//     lists of any length stay below SQLite's placeholder limit.
+//   - An IN list of more than 256 constants is one JSON array constant
+//     (read with json_each), so that its SQL binds one argument however
+//     long the list.
 //
 // What follows from computing SQLite's SQL, over Arrow as in SQLite:
 //
-//   - Values are held as the row store stores them: uint64 values above
+//   - Values are held as a SQLite row table would store them: uint64 values above
 //     the int64 range wrap to negative integers, NaN is NULL, a negative
 //     zero is zero, decimals of precision above 18 are text (and sort as
 //     text), lists and maps are their JSON (so a float32 element compares

@@ -26,8 +26,8 @@ type Values struct {
 type Columns interface {
 	// Len is the number of rows.
 	Len() int
-	// Column returns the values of the column at path (as a Resolver
-	// would resolve it); an error for unknown paths is returned by
+	// Column returns the values of the column at path (split into
+	// segments, quoting removed); an error for unknown paths is returned by
 	// EvalFilter unchanged; ok=false means the column is not available in
 	// memory (EvalFilter then reports ok=false).
 	Column(path []string) (v *Values, ok bool, err error)
@@ -35,18 +35,18 @@ type Columns interface {
 
 // EvalFilter evaluates the boolean expression e over every row of cols and
 // returns a bitmap (bit i of word i/64, (Len()+63)/64 words) of the rows
-// where it is TRUE (not NULL, not FALSE), with the semantics of the SQL
-// that CompileFilter makes of e: it runs the same evaluator as
-// PlanFilter, over columns held as Values.
+// where it is TRUE (not NULL, not FALSE): it runs the evaluator of
+// PlanFilter, with its semantics, over columns held as Values.
 //
 // ok is false when a column e reads is not in memory, is not of a kind
-// Values holds or does not hold Len() values (then the caller runs the SQL
-// instead). err is the error CompileFilter reports for e (type errors with
-// code 13, resolver errors unchanged), checked first, or the code-13 error
-// of a value the SQL fails on.
+// Values holds or does not hold Len() values (then the caller evaluates
+// the filter another way, such as PlanFilter over Arrow). err is the error
+// PlanFilter reports for e (type errors with code 13, errors of Columns
+// unchanged), checked first, or the code-13 error of a value the
+// evaluation fails on.
 func EvalFilter(e Expr, cols Columns) (rows []uint64, ok bool, err error) {
 	r := &valuesResolver{cols: cols, vals: map[string]*Values{}}
-	c, err := CompileFilter(e, r)
+	f, err := compileFilter(e, r)
 	if errors.Is(err, errNotInMemory) {
 		return nil, false, nil
 	}
@@ -60,7 +60,7 @@ func EvalFilter(e Expr, cols Columns) (rows []uint64, ok bool, err error) {
 		}
 	}
 	loaded := map[string]vec{}
-	rows, err = newProgram(c).filter(n, func(node *sqlNode) (vec, error) {
+	rows, err = newProgram(f).filter(n, func(node *sqlNode) (vec, error) {
 		key := pathKey(node.path)
 		v, ok := loaded[key]
 		if !ok {
@@ -83,23 +83,22 @@ type valuesResolver struct {
 	vals map[string]*Values
 }
 
-// Resolve resolves path to a column of the type of its Values. It returns
-// the error of Columns unchanged, and errNotInMemory when the column is not
-// in memory.
-func (r *valuesResolver) Resolve(path []string) (Column, error) {
+// resolve resolves path to the type of its Values. It returns the error of
+// Columns unchanged, and errNotInMemory when the column is not in memory.
+func (r *valuesResolver) resolve(path []string) (Type, error) {
 	key := pathKey(path)
 	v, ok := r.vals[key]
 	if !ok {
 		var err error
 		if v, ok, err = r.cols.Column(path); err != nil {
-			return Column{}, err
+			return Type{}, err
 		}
 		if !ok || v == nil {
-			return Column{}, errNotInMemory
+			return Type{}, errNotInMemory
 		}
 		r.vals[key] = v
 	}
-	return Column{SQL: "c", Type: v.Type}, nil
+	return v.Type, nil
 }
 
 // wellFormed reports whether v holds n values in the slice of its kind

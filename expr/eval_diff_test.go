@@ -128,7 +128,7 @@ func newEvalTable(t testing.TB, seed int64) *evalTable {
 	for c, col := range evalColumns {
 		name := fmt.Sprintf("c%d", c)
 		defs = append(defs, name)
-		et.res[col.path] = Column{SQL: "e." + name, Type: col.typ}
+		et.res[col.path] = dbColumn{SQL: "e." + name, Type: col.typ}
 		vs := make([]any, evalRows)
 		for i := range vs {
 			if slices.Contains(evalNotNull, col.path) || r.Intn(10) != 0 {
@@ -159,7 +159,7 @@ func newEvalTable(t testing.TB, seed int64) *evalTable {
 
 // sqlIDs returns the row numbers (ids) that SQLite selects with the
 // compiled filter c, or the error of running it.
-func (et *evalTable) sqlIDs(c Compiled) ([]int64, error) {
+func (et *evalTable) sqlIDs(c sqlCompiled) ([]int64, error) {
 	rows, err := et.db.Query(`SELECT e.c0 FROM e WHERE `+c.SQL+` ORDER BY 1`, c.Args...)
 	if err != nil {
 		return nil, err
@@ -185,7 +185,7 @@ func (et *evalTable) check(t *testing.T, src string) (ok, compiled bool, selecte
 	if err != nil {
 		t.Fatalf("%s: %v", src, err)
 	}
-	c, cerr := CompileFilter(e, et.res)
+	c, cerr := compileFilterSQL(e, et.res)
 	rows, ok, err := EvalFilter(e, et.cols)
 	if cerr != nil {
 		if err == nil || err.Error() != cerr.Error() {

@@ -17,7 +17,7 @@ import (
 type memColumns struct {
 	n    int
 	vals map[string]*Values
-	res  Resolver
+	res  sqlResolver
 }
 
 func (m memColumns) Len() int { return m.n }
@@ -124,7 +124,7 @@ func readsOutsideValues(t *testing.T, src string, res testResolver) bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, path := range Fields(e) {
+	for _, path := range fieldPaths(e) {
 		if c, ok := res[strings.Join(path, "/")]; ok && !inValues(c.Type) {
 			return true
 		}
@@ -167,7 +167,7 @@ func TestEvalFilterErrors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, want := CompileFilter(e, testColumns)
+		_, want := compileFilterSQL(e, testColumns)
 		_, ok, err := EvalFilter(e, cols)
 		if (err == nil) != (want == nil) || (err != nil && (err.Error() != want.Error() || store.ErrorCode(err) != store.ErrorCode(want))) {
 			t.Errorf("%s: got error %v, want %v", src, err, want)

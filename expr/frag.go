@@ -11,7 +11,7 @@ type frag struct {
 	k   *konst
 }
 
-// constant returns the fragment of a constant: NULL or a placeholder.
+// constant returns the fragment of a constant: NULL or a value.
 func constant(t Type, k konst) frag {
 	if k.v == nil {
 		return frag{n: constNode(nil), typ: t, k: &konst{}}

@@ -1,8 +1,6 @@
 package expr
 
 import (
-	"slices"
-
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/lancens/lancens/store"
@@ -24,9 +22,9 @@ func Path(segments ...string) Expr {
 }
 
 // Order is an ordering of rows compiled for evaluation over Arrow record
-// batches: the keys compare as the row store's ORDER BY compares the
-// stored values (numbers by value, text and binary bytewise, false before
-// true), with ties in row order. An Order is safe for concurrent use.
+// batches: the keys compare as SQLite's ORDER BY compares stored values
+// (numbers by value, text and binary bytewise, false before true). An
+// Order is safe for concurrent use.
 type Order struct {
 	keys []orderKey
 }
@@ -83,9 +81,6 @@ func (o *Order) Keys(inputs ...arrow.RecordBatch) (*SortKeys, error) {
 	return sk, nil
 }
 
-// Len returns the number of rows.
-func (k *SortKeys) Len() int { return k.n }
-
 // CompareRows compares row i of a with row j of b (keys of one Order) by
 // the keys alone: negative when row i comes first, positive when row j
 // does, 0 on a tie (which the caller breaks by row order).
@@ -114,84 +109,4 @@ func compareKey(x, y value, k orderKey) int {
 		return -r
 	}
 	return r
-}
-
-// Sort returns the order's permutation of the rows of inputs: the row
-// indices in key order, ties in row order. It returns the errors of Keys.
-func (o *Order) Sort(inputs ...arrow.RecordBatch) ([]int, error) {
-	sk, err := o.Keys(inputs...)
-	if err != nil {
-		return nil, err
-	}
-	perm := make([]int, sk.n)
-	for i := range perm {
-		perm[i] = i
-	}
-	cmps := make([]func(i, j int) int, len(o.keys))
-	for c, k := range o.keys {
-		cmps[c] = keyComparator(sk.cols[c], k, sk.n)
-	}
-	slices.SortFunc(perm, func(i, j int) int {
-		for _, cmp := range cmps {
-			if r := cmp(i, j); r != 0 {
-				return r
-			}
-		}
-		return i - j
-	})
-	return perm, nil
-}
-
-// keyComparator returns a comparison of rows of one key's values: typed
-// for integers, floats and text without NULL-class mixtures, through
-// values otherwise.
-func keyComparator(v vec, k orderKey, n int) func(i, j int) int {
-	if v.konst || v.cls == clsNull {
-		return func(int, int) int { return 0 }
-	}
-	sign := 1
-	if k.desc {
-		sign = -1
-	}
-	valid := v.validBits(n)
-	nullFirst := 1 // the sign of a NULL before a value
-	if k.nullsFirst {
-		nullFirst = -1
-	}
-	nulls := func(i, j int) (int, bool) {
-		xn, yn := !has(valid, i), !has(valid, j)
-		switch {
-		case xn && yn:
-			return 0, true
-		case xn:
-			return nullFirst, true
-		case yn:
-			return -nullFirst, true
-		}
-		return 0, false
-	}
-	switch {
-	case v.cls == clsInt && v.over == nil:
-		return func(i, j int) int {
-			if r, done := nulls(i, j); done {
-				return r
-			}
-			return sign * cmp3(v.ints[i], v.ints[j])
-		}
-	case v.cls == clsFloat:
-		return func(i, j int) int {
-			if r, done := nulls(i, j); done {
-				return r
-			}
-			return sign * cmp3(v.flts[i], v.flts[j])
-		}
-	case v.cls == clsText || v.cls == clsBlob:
-		return func(i, j int) int {
-			if r, done := nulls(i, j); done {
-				return r
-			}
-			return sign * cmp3(v.txt.at(i), v.txt.at(j))
-		}
-	}
-	return func(i, j int) int { return compareKey(v.at(i), v.at(j), k) }
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// program is compiled SQL prepared for the machine: its root, the
+// program is a compiled expression prepared for the machine: its root, the
 // decoded JSON lists of long IN lists, and which columns are read only
 // for whether they are NULL. It is read-only once built, so one program
 // may run on several batches at once.
@@ -17,10 +17,10 @@ type program struct {
 	nullOnly  map[*sqlNode]bool
 }
 
-// newProgram prepares the compiled c for the machine.
-func newProgram(c Compiled) *program {
-	p := &program{root: c.root, typ: c.Type, jsonLists: map[string][]value{}, nullOnly: map[*sqlNode]bool{}}
-	p.prepare(c.root)
+// newProgram prepares the compiled f for the machine.
+func newProgram(f frag) *program {
+	p := &program{root: f.n, typ: f.typ, jsonLists: map[string][]value{}, nullOnly: map[*sqlNode]bool{}}
+	p.prepare(f.n)
 	return p
 }
 

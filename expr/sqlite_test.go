@@ -18,7 +18,7 @@ func filterIDs(t *testing.T, db *sql.DB, src string) ([]int64, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := CompileFilter(e, testColumns)
+	c, err := compileFilterSQL(e, testColumns)
 	if err != nil {
 		return nil, err
 	}
@@ -299,20 +299,15 @@ func TestFilters(t *testing.T) {
 	}
 }
 
-// sqlValueOf compiles src against row 1 of t (or with CompileAs when as is set)
-// and returns the value SQLite computes.
-func sqlValueOf(t *testing.T, db *sql.DB, src string, as *Type) (any, Type, error) {
+// sqlValueOf compiles src against row 1 of t and returns the value SQLite
+// computes.
+func sqlValueOf(t *testing.T, db *sql.DB, src string) (any, Type, error) {
 	t.Helper()
 	e, err := Parse(src)
 	if err != nil {
 		return nil, Type{}, err
 	}
-	var c Compiled
-	if as != nil {
-		c, err = CompileAs(e, testColumns, *as)
-	} else {
-		c, err = Compile(e, testColumns)
-	}
+	c, err := compileSQL(e, testColumns)
 	if err != nil {
 		return nil, Type{}, err
 	}
@@ -323,71 +318,66 @@ func sqlValueOf(t *testing.T, db *sql.DB, src string, as *Type) (any, Type, erro
 
 func TestValues(t *testing.T) {
 	db := openTestDB(t)
-	ts := Type{Kind: KindTimestamp, Unit: Milli}
-	dec := decimalType(10, 3)
-	bigDec := decimalType(30, 2)
-	date := Type{Kind: KindDate32}
 	tests := []struct {
 		src  string
-		as   *Type
 		want any
 		kind Kind
 	}{
-		{"i + 1", nil, int64(11), KindInt},
-		{"i / 4", nil, int64(2), KindInt},
-		{"-7 / 2", nil, int64(-3), KindInt},
-		{"-7 % 3", nil, int64(-1), KindInt},
-		{"f * 2", nil, 3.0, KindFloat},
-		{"i / 4.0", nil, 2.5, KindFloat},
-		{"-9223372036854775808", nil, int64(-9223372036854775808), KindInt},
-		{"s || '!'", nil, "Hello!", KindString},
-		{"NULL || 'x'", nil, nil, KindString},
-		{"concat(NULL)", nil, "", KindString},
-		{"CAST(ts AS STRING)", nil, "2024-01-01T12:00:00.500", KindString},
-		{"CAST(d AS STRING)", nil, "12.34", KindString},
-		{"CAST(dt AS DECIMAL(38,2))", nil, "12345678901234567890.12", KindDecimal},
-		{"CAST(dt AS VARCHAR)", nil, "12345678901234567890.1234", KindString},
-		{"CAST(d AS DOUBLE)", nil, 12.34, KindFloat},
-		{"d + 0", nil, 12.34, KindFloat},
-		{"-d", nil, int64(-1234), KindDecimal},
-		{"abs(-d)", nil, int64(1234), KindDecimal},
-		{"lower('ÄB')", nil, "äb", KindString},
-		{"upper('äb')", nil, "ÄB", KindString},
-		{"substr('hello', 0, 2)", nil, "h", KindString},
-		{"substr('héllo', 2, 2)", nil, "él", KindString},
-		{"round(1234.5, -2)", nil, 1200.0, KindFloat},
-		{"round(2.5)", nil, 3.0, KindFloat},
-		{"[1, 2.5]", nil, "[1,2.5]", KindList},
-		{"[TRUE, NULL]", nil, "[true,null]", KindList},
-		{"['a\"b']", nil, `["a\"b"]`, KindList},
-		{"make_array(s, 'x')", nil, `["Hello","x"]`, KindList},
-		{"make_array(b, FALSE)", nil, "[true,false]", KindList},
-		{"make_array(d)", nil, "[12.34]", KindList},
-		{"CAST('1.005' AS DECIMAL(5,2))", nil, int64(101), KindDecimal},
-		{"CAST(-1.005 AS DECIMAL(5,2))", nil, int64(-101), KindDecimal},
-		{"CAST(1.5 AS INT)", nil, int64(1), KindInt},
-		{"CAST(TRUE AS VARCHAR)", nil, "true", KindString},
-		{"CAST(b AS VARCHAR)", nil, "true", KindString},
-		{"CAST(tsms AS TIMESTAMP)", nil, int64(1704110400500000000), KindTimestamp},
-		{"CAST(' 42 ' AS BIGINT)", nil, int64(42), KindInt},
-		{"CAST('t' AS BOOLEAN)", nil, int64(1), KindBool},
-		{"coalesce(NULL, i)", nil, int64(10), KindInt},
-		{"coalesce(i, f)", nil, 10.0, KindFloat},
-		{"CASE WHEN FALSE THEN 1 END", nil, nil, KindInt},
-		{"'2024-01-02'", &ts, int64(1704153600000), KindTimestamp},
-		{"TIMESTAMP '2024-01-02 00:00:00.001'", &ts, int64(1704153600001), KindTimestamp},
-		{"ts", &ts, int64(1704110400500), KindTimestamp},
-		{"'2024-01-01'", &date, int64(19723), KindDate32},
-		{"TIMESTAMP '2024-01-01 23:59:59'", &date, int64(19723), KindDate32},
-		{"i * 1.5", &dec, int64(15000), KindDecimal},
-		{"'3.14159'", &dec, int64(3142), KindDecimal},
-		{"d", &bigDec, "12.34", KindDecimal},
-		{"d", &dec, int64(12340), KindDecimal},
-		{"NULL", &dec, nil, KindDecimal},
-		{"dt", &Type{Kind: KindFloat}, 12345678901234567890.1234, KindFloat},
+		{"i + 1", int64(11), KindInt},
+		{"i / 4", int64(2), KindInt},
+		{"-7 / 2", int64(-3), KindInt},
+		{"-7 % 3", int64(-1), KindInt},
+		{"f * 2", 3.0, KindFloat},
+		{"i / 4.0", 2.5, KindFloat},
+		{"-9223372036854775808", int64(-9223372036854775808), KindInt},
+		{"s || '!'", "Hello!", KindString},
+		{"NULL || 'x'", nil, KindString},
+		{"concat(NULL)", "", KindString},
+		{"CAST(ts AS STRING)", "2024-01-01T12:00:00.500", KindString},
+		{"CAST(d AS STRING)", "12.34", KindString},
+		{"CAST(dt AS DECIMAL(38,2))", "12345678901234567890.12", KindDecimal},
+		{"CAST(dt AS VARCHAR)", "12345678901234567890.1234", KindString},
+		{"CAST(d AS DOUBLE)", 12.34, KindFloat},
+		{"d + 0", 12.34, KindFloat},
+		{"-d", int64(-1234), KindDecimal},
+		{"abs(-d)", int64(1234), KindDecimal},
+		{"lower('ÄB')", "äb", KindString},
+		{"upper('äb')", "ÄB", KindString},
+		{"substr('hello', 0, 2)", "h", KindString},
+		{"substr('héllo', 2, 2)", "él", KindString},
+		{"round(1234.5, -2)", 1200.0, KindFloat},
+		{"round(2.5)", 3.0, KindFloat},
+		{"[1, 2.5]", "[1,2.5]", KindList},
+		{"[TRUE, NULL]", "[true,null]", KindList},
+		{"['a\"b']", `["a\"b"]`, KindList},
+		{"make_array(s, 'x')", `["Hello","x"]`, KindList},
+		{"make_array(b, FALSE)", "[true,false]", KindList},
+		{"make_array(d)", "[12.34]", KindList},
+		{"CAST('1.005' AS DECIMAL(5,2))", int64(101), KindDecimal},
+		{"CAST(-1.005 AS DECIMAL(5,2))", int64(-101), KindDecimal},
+		{"CAST(1.5 AS INT)", int64(1), KindInt},
+		{"CAST(TRUE AS VARCHAR)", "true", KindString},
+		{"CAST(b AS VARCHAR)", "true", KindString},
+		{"CAST(tsms AS TIMESTAMP)", int64(1704110400500000000), KindTimestamp},
+		{"CAST(' 42 ' AS BIGINT)", int64(42), KindInt},
+		{"CAST('t' AS BOOLEAN)", int64(1), KindBool},
+		{"coalesce(NULL, i)", int64(10), KindInt},
+		{"coalesce(i, f)", 10.0, KindFloat},
+		{"CASE WHEN FALSE THEN 1 END", nil, KindInt},
+		{"CAST('2024-01-02' AS TIMESTAMP(3))", int64(1704153600000), KindTimestamp},
+		{"CAST(TIMESTAMP '2024-01-02 00:00:00.001' AS TIMESTAMP(3))", int64(1704153600001), KindTimestamp},
+		{"CAST(ts AS TIMESTAMP(3))", int64(1704110400500), KindTimestamp},
+		{"CAST('2024-01-01' AS DATE)", int64(19723), KindDate32},
+		{"CAST(TIMESTAMP '2024-01-01 23:59:59' AS DATE)", int64(19723), KindDate32},
+		{"CAST(i * 1.5 AS DECIMAL(10,3))", int64(15000), KindDecimal},
+		{"CAST('3.14159' AS DECIMAL(10,3))", int64(3142), KindDecimal},
+		{"CAST(d AS DECIMAL(30,2))", "12.34", KindDecimal},
+		{"CAST(d AS DECIMAL(10,3))", int64(12340), KindDecimal},
+		{"CAST(NULL AS DECIMAL(10,3))", nil, KindDecimal},
+		{"CAST(dt AS DOUBLE)", 12345678901234567890.1234, KindFloat},
 	}
 	for _, tt := range tests {
-		got, typ, err := sqlValueOf(t, db, tt.src, tt.as)
+		got, typ, err := sqlValueOf(t, db, tt.src)
 		if err != nil {
 			t.Errorf("%s: %v", tt.src, err)
 			continue
@@ -407,7 +397,7 @@ func TestRuntimeErrors(t *testing.T) {
 		"substr(s, 1, -1)",
 		"regexp_like(s, s || '(')",
 	} {
-		if _, _, err := sqlValueOf(t, db, src, nil); err == nil {
+		if _, _, err := sqlValueOf(t, db, src); err == nil {
 			t.Errorf("%s: want an error", src)
 		}
 	}
@@ -474,7 +464,7 @@ func TestCodes(t *testing.T) {
 			t.Errorf("%s: parse: %v", tt.src, err)
 			continue
 		}
-		_, err = Compile(e, testColumns)
+		_, err = compileSQL(e, testColumns)
 		if got := store.ErrorCode(err); got != tt.code {
 			t.Errorf("%s: got code %v (%v), want %v", tt.src, got, err, tt.code)
 		}
@@ -487,11 +477,11 @@ func TestCompileFilterNeedsBoolean(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := CompileFilter(e, testColumns); store.ErrorCode(err) != store.CodeInvalidInput {
+		if _, err := compileFilterSQL(e, testColumns); store.ErrorCode(err) != store.CodeInvalidInput {
 			t.Errorf("%s: got %v, want code 13", src, err)
 		}
 	}
-	if _, err := Compile(nil, testColumns); store.ErrorCode(err) != store.CodeInvalidInput {
+	if _, err := compileSQL(nil, testColumns); store.ErrorCode(err) != store.CodeInvalidInput {
 		t.Errorf("nil expression: got %v", err)
 	}
 }
@@ -521,7 +511,7 @@ func TestDeepExpressionsRun(t *testing.T) {
 		rep("(", n) + "i" + rep(")", n),
 	}
 	for _, src := range tests {
-		if _, _, err := sqlValueOf(t, db, src, nil); err != nil {
+		if _, _, err := sqlValueOf(t, db, src); err != nil {
 			t.Errorf("%.40s...: %v", src, err)
 		}
 	}

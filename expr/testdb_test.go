@@ -12,13 +12,13 @@ import (
 )
 
 // testResolver resolves paths joined with "/" from a fixed table.
-type testResolver map[string]Column
+type testResolver map[string]dbColumn
 
-func (r testResolver) Resolve(path []string) (Column, error) {
+func (r testResolver) Resolve(path []string) (dbColumn, error) {
 	if c, ok := r[strings.Join(path, "/")]; ok {
 		return c, nil
 	}
-	return Column{}, store.Errorf(store.CodeTableColumnNotFound, "column %s not found", strings.Join(path, "."))
+	return dbColumn{}, store.Errorf(store.CodeTableColumnNotFound, "column %s not found", strings.Join(path, "."))
 }
 
 func ptr(t Type) *Type { return &t }

@@ -112,25 +112,3 @@ func sameType(a, b Type) bool {
 	}
 	return true
 }
-
-// Column is what a Resolver returns for a field path.
-type Column struct {
-	SQL  string // SQL that reads the value, e.g. `t."c17"`; inserted verbatim, so a primary expression (parenthesise anything else)
-	Type Type
-}
-
-// Resolver maps a field path (split into segments, quoting removed) to a
-// column. It returns an error for unknown paths; Compile returns that error
-// unchanged.
-type Resolver interface {
-	Resolve(path []string) (Column, error)
-}
-
-// Compiled is SQLite SQL, its bound arguments in placeholder order, and the
-// type of the value it computes.
-type Compiled struct {
-	SQL  string
-	Args []any
-	Type Type
-	root *sqlNode // what SQL renders
-}

@@ -97,19 +97,6 @@ func (a Analyzer) Terms(text string) []string {
 	return out
 }
 
-// StoredTerms splits the terms of one row stored as one string, the terms
-// of Terms joined by spaces: except for the raw tokenizer, whose one term
-// is the whole text and may hold spaces itself.
-func (a Analyzer) StoredTerms(stored string) []string {
-	if a.Tokenizer != "raw" {
-		return strings.Fields(stored)
-	}
-	if stored == "" {
-		return nil
-	}
-	return []string{stored}
-}
-
 // stem returns the Snowball stem of w. The stemmer works on lower case;
 // when the index keeps case, the letters of w that the stem keeps keep
 // their case ("Running" stems to "Run").

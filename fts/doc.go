@@ -5,7 +5,8 @@
 // boost, multi-match, boolean — over the rows of one table version
 // (Search).
 //
-// It holds no storage: a store keeps each row's analysed terms durably and
-// feeds them to an Index (Index.CatchUp), and tells a Search which rows a
+// It holds no storage: the engine analyses each row's text, feeds the
+// terms to an Index (Index.CatchUp), keeps the index in files beside the
+// data (Index.MarshalBinary, LoadIndex), and tells a Search which rows a
 // version holds and which pass a filter (RowSet).
 package fts

@@ -10,11 +10,11 @@ import (
 )
 
 // Index is the in-memory inverted index of one full-text index: for every
-// term, the rows (row versions, by id, ascending) holding it with its
-// frequency and, when the index keeps positions, where. A store builds it
-// from the terms it keeps and extends it with the rows written since, when
-// a search finds it behind (CatchUp). Searches hold its read lock (RLock)
-// while they use it.
+// term, the rows (by id, ascending) holding it with its frequency and,
+// when the index keeps positions, where. Its owner adds the analysed terms
+// of rows in ascending id order (CatchUp) and saves and loads it
+// (MarshalBinary, LoadIndex). Searches hold its read lock (RLock) while
+// they use it.
 type Index struct {
 	mu        sync.RWMutex
 	lastRowID int64
@@ -62,13 +62,6 @@ func (p *Index) RLock() { p.mu.RLock() }
 
 // RUnlock releases the read lock.
 func (p *Index) RUnlock() { p.mu.RUnlock() }
-
-// LastRowID returns the highest row id the index holds, or -1.
-func (p *Index) LastRowID() int64 {
-	p.mu.RLock()
-	defer p.mu.RUnlock()
-	return p.lastRowID
-}
 
 // CatchUp extends the index, under its write lock, with the rows next
 // yields: next is called with the highest row id the index holds and calls

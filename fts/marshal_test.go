@@ -32,8 +32,8 @@ func TestMarshalRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if loaded.LastRowID() != orig.LastRowID() || loaded.positions != orig.positions || loaded.Bytes() <= postingIndexBytes {
-			t.Fatalf("loaded: last row %d, positions %v, %d bytes", loaded.LastRowID(), loaded.positions, loaded.Bytes())
+		if loaded.lastRowID != orig.lastRowID || loaded.positions != orig.positions || loaded.Bytes() <= postingIndexBytes {
+			t.Fatalf("loaded: last row %d, positions %v, %d bytes", loaded.lastRowID, loaded.positions, loaded.Bytes())
 		}
 		again, err := loaded.MarshalBinary()
 		if err != nil || !slices.Equal(again, data) {
@@ -59,8 +59,8 @@ func TestMarshalRoundTrip(t *testing.T) {
 		}
 		// Rows after the saved ones are added as to the original.
 		if _, err := loaded.CatchUp(func(after int64, add func(int64, []string)) error {
-			if after != orig.LastRowID() {
-				t.Fatalf("catch up after %d, want %d", after, orig.LastRowID())
+			if after != orig.lastRowID {
+				t.Fatalf("catch up after %d, want %d", after, orig.lastRowID)
 			}
 			add(after+1, []string{"zebra"})
 			return nil

@@ -3,7 +3,6 @@ package fts
 import (
 	"math"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/lancens/lancens/store"
@@ -30,7 +29,7 @@ func testSearch(t *testing.T, noPositions bool) *Search {
 	ix := NewIndex(positions)
 	if _, err := ix.CatchUp(func(after int64, add func(int64, []string)) error {
 		for id := after + 1; id < int64(len(docs)); id++ {
-			add(id, a.StoredTerms(strings.Join(a.Terms(docs[id]), " ")))
+			add(id, a.Terms(docs[id]))
 		}
 		return nil
 	}); err != nil {

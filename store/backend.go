@@ -15,9 +15,10 @@ type Catalog interface {
 	Transactions
 }
 
-// ManagedTables is what a backend that keeps the rows of managed tables
-// implements besides its Catalog: writes and reads of rows, on branches
-// too, indexes, materialized views and the retention of old versions.
+// ManagedTables is what the engine that serves tables' data (package
+// engine) implements over a backend's catalog: writes and reads of rows,
+// on branches too, indexes, materialized views and the retention of old
+// versions.
 type ManagedTables interface {
 	ManagedData
 	BranchedData
@@ -44,8 +45,8 @@ type Backend interface {
 	DatasetIndexes
 }
 
-// ManagedBackend is a Backend that also keeps managed tables
-// (store/sqlite).
+// ManagedBackend is a Backend paired with the engine that serves its
+// tables (engine.WithBackend).
 type ManagedBackend interface {
 	Backend
 	ManagedTables

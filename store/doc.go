@@ -43,9 +43,8 @@
 // Package engine implements ManagedTables — ManagedData, BranchedData,
 // Indexes, Views and VersionCleanup — over any Backend's catalog, every
 // table a Lance dataset in the warehouse; engine.WithBackend makes the
-// pair a ManagedBackend, which the server requires. coord.NewServices asks
-// once whether its store is one, and otherwise runs no retention of
-// versions. Code that needs a part of the contract takes the interface
+// pair a ManagedBackend, which the server and coord.NewServices require.
+// Code that needs a part of the contract takes the interface
 // that names it (coord's consumers declare the methods they call), never
 // a type assertion on a Backend.
 //

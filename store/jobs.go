@@ -17,8 +17,8 @@ const (
 	// JobBuildIndex builds an index. Payload: BuildIndex.
 	JobBuildIndex = "BuildIndex"
 	// JobCleanupVersions removes the versions of a managed table that the
-	// retention policy lets go and the row versions no remaining version
-	// shows, then gives the space back. Payload: CleanupVersions.
+	// retention policy lets go and the files no remaining version reads,
+	// then gives the space back. Payload: CleanupVersions.
 	JobCleanupVersions = "CleanupVersions"
 	// JobRefreshView recomputes a materialized view. Payload: RefreshView.
 	JobRefreshView = "RefreshMaterializedView"

@@ -13,7 +13,8 @@ const DefaultRetainVersionsFor = 7 * 24 * time.Hour
 type CleanupResult struct {
 	// Versions counts the version records removed.
 	Versions int64
-	// Rows counts the row versions removed: rows no remaining version shows.
+	// Rows counts the rows of the data files removed: files no remaining
+	// version reads.
 	Rows int64
 	// BytesFreed is how much storage the cleanup gave back: the size of
 	// the files removed.
@@ -27,15 +28,16 @@ type CleanupResult struct {
 // VersionCleanup bounds how much managed tables keep of their past. A
 // version is kept while it is newer than the retention period, is the
 // latest of its branch, carries a tag, or is the version a branch forks
-// from; the others go, and with them the row versions no remaining version
-// shows. A read that started before a cleanup keeps seeing what it saw.
+// from; the others go, and with them the files no remaining version
+// reads. A read that started before a cleanup keeps seeing what it saw.
 type VersionCleanup interface {
 	// CleanupVersions removes, now, the versions of managed table id
 	// committed before before that nothing keeps, on every branch, then
-	// the rows no remaining version shows, and gives the space back. It
+	// the files no remaining version reads, and gives the space back. It
 	// returns what went and the id of the transaction recording it.
-	// Returns TableNotFound (4), InvalidTableState (19) for a table whose
-	// rows lancens does not keep.
+	// Returns TableNotFound (4), InvalidTableState (19) for a table
+	// without data, one whose versions its storage keeps rather than the
+	// catalog, or an earlier release's table not converted yet.
 	CleanupVersions(ctx context.Context, id []string, before time.Time) (CleanupResult, string, error)
 
 	// QueueCleanups queues a JobCleanupVersions for every managed table

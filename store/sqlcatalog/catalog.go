@@ -91,14 +91,12 @@ type Dialect interface {
 	WalkNamespaces(ctx context.Context, tx Tx, id []string) (rowID int64, depth int, err error)
 }
 
-// Managed is the part of a backend that keeps the rows of managed tables.
-// The catalog calls it inside its own transactions, with the backend's Tx,
-// so that the rows and the catalog commit together. Its errors stop the
-// operation and are returned as they are.
+// Managed is the part of a backend that keeps the rows of an earlier
+// release's managed tables, until they are converted into Lance datasets
+// (store/sqlite). The catalog calls it inside its own transactions, with
+// the backend's Tx, so that the rows and the catalog commit together. Its
+// errors stop the operation and are returned as they are.
 type Managed interface {
-	// Found is called with every table the catalog finds for an operation,
-	// before the operation reads or changes anything about it.
-	Found(ctx context.Context, tx Tx, t *Table) error
 	// Deleting is called before the catalog entry of t is deleted (a drop,
 	// a deregistration or an overwrite): what the backend keeps for t
 	// goes too.

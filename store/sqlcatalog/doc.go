@@ -48,10 +48,11 @@
 //
 // # Managed tables
 //
-// A backend that keeps the rows of managed tables (store/sqlite) passes a
+// A backend whose file may hold an earlier release's managed tables, their
+// rows not converted into Lance datasets yet (store/sqlite), passes a
 // Managed: its tables carry a kind column, and the catalog calls it, in
-// the same transaction, whenever it finds a table, before it deletes a
-// table's entry, and when branches come and go. Deleting the versions of
+// the same transaction, before it deletes a table's entry, and when
+// branches come and go. Deleting the versions of
 // a managed table is the backend's own (its rows go with them). Catalog
 // operations that would give a managed table a version from outside
 // (CommitVersion) or drop its entry while keeping its data

@@ -61,11 +61,6 @@ func (o *Ops) FindTable(ctx context.Context, tx Tx, id []string) (*Table, error)
 		return nil, internal("find table", err)
 	}
 	t.ID = id
-	if o.m != nil {
-		if err := o.m.Found(ctx, tx, t); err != nil {
-			return nil, err
-		}
-	}
 	return t, nil
 }
 
@@ -336,7 +331,7 @@ func (o *Ops) deregisterTable(ctx context.Context, tx Tx, id []string) (*store.T
 		return nil, err
 	}
 	if t.Kind == store.Managed {
-		return nil, store.Errorf(store.CodeInvalidTableState, "table %s keeps its rows inside lancens and cannot be deregistered; drop it instead", DisplayID(id))
+		return nil, store.Errorf(store.CodeInvalidTableState, "table %s keeps its rows in the database file of an earlier lancens, not converted to a Lance dataset yet, and cannot be deregistered: run lancens migrate, or drop it", DisplayID(id))
 	}
 	if err := o.DeleteTable(ctx, tx, t); err != nil {
 		return nil, err

@@ -126,7 +126,7 @@ func (c *Catalog) CommitVersion(ctx context.Context, id []string, vc store.Versi
 // when set, is the transaction id of the batch the commit belongs to.
 func (o *Ops) commitVersion(ctx context.Context, tx Tx, t *Table, vc store.VersionCommit, batchTx string) (*store.TableVersion, string, error) {
 	if t.Kind == store.Managed {
-		return nil, "", store.Errorf(store.CodeInvalidTableState, "table %s keeps its rows inside lancens; its versions are made by writes, not committed", DisplayID(t.ID))
+		return nil, "", store.Errorf(store.CodeInvalidTableState, "table %s keeps its rows in the database file of an earlier lancens, not converted to a Lance dataset yet, and takes no commits: run lancens migrate", DisplayID(t.ID))
 	}
 	if vc.Version < 0 {
 		return nil, "", store.Errorf(store.CodeInvalidInput, "version must not be negative")

@@ -152,9 +152,6 @@ func (dialect) WalkNamespaces(ctx context.Context, tx sqlcatalog.Tx, id []string
 // answer InvalidTableState (19), as the engine's data operations do.
 type legacyTables struct{}
 
-// Found accepts every table.
-func (legacyTables) Found(context.Context, sqlcatalog.Tx, *sqlcatalog.Table) error { return nil }
-
 // Deleting drops the rows of a legacy managed table; its other records go
 // with its entry (ON DELETE CASCADE).
 func (legacyTables) Deleting(ctx context.Context, tx sqlcatalog.Tx, t *sqlcatalog.Table) error {
