@@ -9,17 +9,49 @@ import (
 // AlternateData is Alternate for targets that keep rows: every call, of
 // the catalog and of the data plane, goes to the next of targets in turn,
 // so that each case checks that a write acknowledged by one server is
-// seen by the next call on another.
+// seen by the next call on another. When every target implements
+// store.BranchedData, so does the result, with the calls on a branch
+// alternating too.
 func AlternateData(targets ...DataTarget) DataTarget {
 	cats := make([]store.Catalog, len(targets))
+	branched := true
 	for i, t := range targets {
 		cats[i] = t
+		_, ok := t.(store.BranchedData)
+		branched = branched && ok
 	}
-	return &alternatingData{alternating: &alternating{targets: cats}}
+	a := &alternatingData{alternating: &alternating{targets: cats}}
+	if branched {
+		return alternatingBranched{a}
+	}
+	return a
 }
 
 type alternatingData struct {
 	*alternating
+}
+
+// alternatingBranched is an alternatingData whose targets all implement
+// store.BranchedData.
+type alternatingBranched struct {
+	*alternatingData
+}
+
+// onBranch is a target whose data calls act on one branch.
+type onBranch struct {
+	store.Catalog
+	store.ManagedData
+	store.Indexes
+}
+
+// OnBranch implements store.BranchedData: the calls on branch go to each
+// target's branch in turn.
+func (a alternatingBranched) OnBranch(branch string) store.ManagedData {
+	cats := make([]store.Catalog, len(a.targets))
+	for i, t := range a.targets {
+		cats[i] = onBranch{Catalog: t, ManagedData: t.(store.BranchedData).OnBranch(branch), Indexes: t.(store.Indexes)}
+	}
+	return &alternatingData{alternating: &alternating{targets: cats}}
 }
 
 func (a *alternatingData) data() DataTarget { return a.pick().(DataTarget) }
