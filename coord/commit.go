@@ -88,11 +88,16 @@ type Manifests interface {
 // setting accepts).
 //
 // A table's location is looked up before its lock can be taken; the
-// committer notes where it found each table, so that the next commit of
-// the table locks that location at once and reads the catalog once, under
-// the lock: the table's entry, which must still be at the noted location
-// (a table dropped and declared again is elsewhere: that commit locks the
-// new location and reads again), and the version's record.
+// committer notes where it found each table. The first commit of a table
+// then reads the catalog under the lock: the table's entry, which must
+// still be at that location, and the version's record. A later commit of
+// its main branch locks the noted location at once and reads nothing
+// first: a final manifest name that is free means the version has no
+// record, so it publishes with a put-if-absent, and the record's own
+// transaction checks that the table still lies there
+// (store.VersionCommit.Location). A name already taken, or a table
+// dropped and declared again elsewhere, sends it the first way (see
+// commitAtNotedPlace).
 type Committer struct {
 	store     CommitStore
 	manifests Manifests
