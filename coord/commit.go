@@ -88,11 +88,16 @@ type Manifests interface {
 // setting accepts).
 //
 // A table's location is looked up before its lock can be taken; the
-// committer notes where it found each table, so that the next commit of
-// the table locks that location at once and reads the catalog once, under
-// the lock: the table's entry, which must still be at the noted location
-// (a table dropped and declared again is elsewhere: that commit locks the
-// new location and reads again), and the version's record.
+// committer notes where it found each table. The first commit of a table
+// then reads the catalog under the lock: the table's entry, which must
+// still be at that location, and the version's record. A later commit of
+// its main branch locks the noted location at once and reads nothing
+// first: a final manifest name that is free means the version has no
+// record, so it publishes with a put-if-absent, and the record's own
+// transaction checks that the table still lies there
+// (store.VersionCommit.Location). A name already taken, or a table
+// dropped and declared again elsewhere, sends it the first way (see
+// commitAtNotedPlace).
 type Committer struct {
 	store     CommitStore
 	manifests Manifests
@@ -315,24 +320,28 @@ func (m *Committer) check(ctx context.Context, p *pendingCommit) error {
 	return nil
 }
 
-// finish ends the publications of commits: for recorded ones the staged
+// finish ends the publications of commits after the store answered
+// failed (nil: the versions are recorded): for recorded ones the staged
 // manifests go, for refused ones the final manifests published for them —
-// unless the store holds the version with that manifest after all: a
+// unless the store may hold the version with that manifest after all: a
 // commit can land although its answer was lost (a request cancelled while
 // PostgreSQL commits), and removing its manifest would lose the version.
-func (m *Committer) finish(ctx context.Context, pending []*pendingCommit, recorded bool) {
+// A refusal that carries the store's own reason (any code but
+// ServiceUnavailable (17) and Internal (18)) rolled the transaction back:
+// that manifest goes without asking.
+func (m *Committer) finish(ctx context.Context, pending []*pendingCommit, failed error) {
 	ctx = context.WithoutCancel(ctx)
 	for _, p := range pending {
 		if p.published == nil {
 			continue
 		}
-		if recorded {
+		if failed == nil {
 			if err := m.manifests.Settle(ctx, p.published); err != nil {
 				m.log.Warn("remove staged manifest", slog.String("location", p.location), slog.Any("error", err))
 			}
 			continue
 		}
-		if m.recorded(ctx, p) {
+		if mayHaveLanded(failed) && m.recorded(ctx, p) {
 			m.log.Warn("a refused commit's version is recorded with its manifest: keeping the manifest",
 				slog.String("location", p.location), slog.Int64("version", p.commit.Version))
 			continue
@@ -343,8 +352,20 @@ func (m *Committer) finish(ctx context.Context, pending []*pendingCommit, record
 	}
 }
 
+// mayHaveLanded reports whether a commit the store answered with err may
+// be recorded all the same: unless err is the store's refusal for a reason
+// of its own, it may have failed after the transaction committed.
+func mayHaveLanded(err error) bool {
+	var se *store.Error
+	if !errors.As(err, &se) {
+		return true
+	}
+	return se.Code == store.CodeServiceUnavailable || se.Code == store.CodeInternal
+}
+
 // recorded reports whether the store holds the version of p with the
-// manifest p published. When the store cannot tell, it reports true: a
+// manifest p published (its name, size and, on object storage, entity
+// tag). When the store cannot tell, it reports true: a
 // manifest left in place is replaced by the next commit of the version,
 // a removed one cannot be brought back.
 func (m *Committer) recorded(ctx context.Context, p *pendingCommit) bool {
@@ -359,7 +380,8 @@ func (m *Committer) recorded(ctx context.Context, p *pendingCommit) bool {
 		return false
 	}
 	pub := p.published
-	return v.ManifestPath == pub.ManifestPath && (pub.ETag == "" || v.ETag != nil && *v.ETag == pub.ETag)
+	return v.ManifestPath == pub.ManifestPath && (v.ManifestSize == nil || *v.ManifestSize == pub.Size) &&
+		(pub.ETag == "" || v.ETag != nil && *v.ETag == pub.ETag)
 }
 
 // Commit records version c of table id, whose final manifest is named by
@@ -367,6 +389,9 @@ func (m *Committer) recorded(ctx context.Context, p *pendingCommit) bool {
 // store's errors (TableNotFound (4), a conflict, ...) and the
 // warehouse's (InvalidInput (13) for a staged manifest it refuses).
 func (m *Committer) Commit(ctx context.Context, id []string, c store.VersionCommit, scheme manifestname.Scheme) (*store.TableVersion, string, error) {
+	if v, txID, done, err := m.commitAtNotedPlace(ctx, id, c, scheme); done {
+		return v, txID, err
+	}
 	p, unlock, err := m.lockCommit(ctx, id, &c, scheme)
 	if err != nil {
 		return nil, "", err
@@ -376,8 +401,70 @@ func (m *Committer) Commit(ctx context.Context, id []string, c store.VersionComm
 		return nil, "", err
 	}
 	v, txID, err := m.store.CommitVersion(ctx, id, c)
-	m.finish(ctx, []*pendingCommit{p}, err == nil)
+	m.finish(ctx, []*pendingCommit{p}, err)
 	return v, txID, err
+}
+
+// commitAtNotedPlace commits version c of table id, on its main branch, at
+// the location the committer noted for the table, without reading the
+// catalog first: under the location's lock it puts the staged manifest at
+// its final name with a put-if-absent, and when that name was free the
+// version has no record (a version is recorded only once its final
+// manifest is in place, and under the lock nobody else records one), so the
+// manifest may stay; the record then checks, in its own transaction, that
+// the table still lies at that location (VersionCommit.Location). It
+// saves the read of the version that lockCommit makes. done is false, with
+// nothing of the attempt left behind, whenever that does not apply: no
+// noted location, a branch, a table lancens does not publish for, a final
+// name already taken or a publication that failed, a table that moved;
+// Commit then reads first. Otherwise it returns what Commit returns.
+func (m *Committer) commitAtNotedPlace(ctx context.Context, id []string, c store.VersionCommit, scheme manifestname.Scheme) (v *store.TableVersion, txID string, done bool, err error) {
+	if c.Branch != "" {
+		return nil, "", false, nil
+	}
+	m.mu.Lock()
+	loc, ok := m.places[placeKey(id)]
+	m.mu.Unlock()
+	if !ok {
+		return nil, "", false, nil
+	}
+	pub, err := m.manifests.Prepare(loc, c.StagedPath, c.Branch, c.Version, scheme)
+	if err != nil || pub == nil {
+		return nil, "", false, nil
+	}
+	unlock, err := m.lock(ctx, []string{loc})
+	if err != nil {
+		return nil, "", true, err
+	}
+	defer unlock()
+	pctx, span := tracer().Start(ctx, "coord.PublishManifest", trace.WithAttributes(attrTable.String(strings.Join(id, "$")),
+		attrVersion.Int64(c.Version), attrManifest.String(pub.ManifestPath)))
+	err = m.manifests.Publish(pctx, pub, false)
+	endSpan(span, err)
+	if err != nil || !pub.Wrote() {
+		return nil, "", false, nil
+	}
+	c.Location, c.ManifestPath, c.ManifestSize = loc, pub.ManifestPath, &pub.Size
+	if pub.ETag != "" {
+		c.ETag = &pub.ETag
+	}
+	p := &pendingCommit{id: id, location: loc, commit: &c, scheme: scheme, published: pub}
+	v, txID, err = m.store.CommitVersion(ctx, id, c)
+	m.finish(ctx, []*pendingCommit{p}, err)
+	switch {
+	case err == nil:
+		return v, txID, true, nil
+	case errors.Is(err, store.ErrTableNotFound):
+		m.notePlace(id, "")
+	case store.ErrorCode(err) == store.CodeConcurrentModification:
+		// A conflict, or the table lies elsewhere now: then Commit
+		// follows it there.
+		if t, derr := m.store.DescribeTable(ctx, id); derr == nil && t.Location != loc {
+			m.notePlace(id, "")
+			return nil, "", false, nil
+		}
+	}
+	return nil, "", true, err
 }
 
 // lockCommit takes the lock of the location of table id and looks up
@@ -444,11 +531,11 @@ func (m *Committer) CommitBatch(ctx context.Context, ops []store.BatchOperation,
 	defer unlock()
 	for _, p := range pending {
 		if err := m.prepare(ctx, p); err != nil {
-			m.finish(ctx, pending, false)
+			m.finish(ctx, pending, err)
 			return nil, "", err
 		}
 	}
 	results, txID, err := m.store.CommitBatch(ctx, ops)
-	m.finish(ctx, pending, err == nil)
+	m.finish(ctx, pending, err)
 	return results, txID, err
 }

@@ -175,6 +175,56 @@ func TestCommitRetry(t *testing.T) {
 	}
 }
 
+// TestCommitAtNotedPlace commits at a location the committer noted (it
+// committed version 1 there), where a commit publishes before it reads the
+// catalog: a final manifest left without a record is replaced, and a
+// refused commit leaves the final manifest as it found it — absent, or
+// the recorded version's — never its own content.
+func TestCommitAtNotedPlace(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		prepare func(t *testing.T, loc string)
+		version int64
+		want    store.Code // -1: committed
+		final   string     // the final manifest of version after the commit
+	}{
+		{"Next", nil, 2, -1, "new"},
+		{"OrphanReplaced", func(t *testing.T, loc string) {
+			if err := os.WriteFile(warehouse.ManifestPath(loc, "", 2, manifestname.V2), []byte("lost"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, 2, -1, "new"},
+		{"Gap", nil, 3, store.CodeConcurrentModification, ""},
+		{"Recorded", nil, 1, store.CodeConcurrentModification, "one"},
+		{"RecordedWithoutManifest", func(t *testing.T, loc string) {
+			// What a power loss can leave with process durability.
+			if err := os.Remove(warehouse.ManifestPath(loc, "", 1, manifestname.V2)); err != nil {
+				t.Fatal(err)
+			}
+		}, 1, store.CodeConcurrentModification, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, sqlite.Options{})
+			ctx := t.Context()
+			loc := e.declare(t, "t")
+			id := []string{"t"}
+			if _, _, err := e.c.Commit(ctx, id, commit(1, stage(t, loc, 1, "one")), manifestname.V2); err != nil {
+				t.Fatal(err)
+			}
+			if tc.prepare != nil {
+				tc.prepare(t, loc)
+			}
+			_, _, err := e.c.Commit(ctx, id, commit(tc.version, stage(t, loc, tc.version, "new")), manifestname.V2)
+			if got := store.ErrorCode(err); tc.want >= 0 && got != tc.want || tc.want < 0 && err != nil {
+				t.Fatalf("commit of version %d: %v, want code %d", tc.version, err, tc.want)
+			}
+			if got := final(t, loc, tc.version); got != tc.final {
+				t.Fatalf("final manifest of version %d: %q, want %q", tc.version, got, tc.final)
+			}
+		})
+	}
+}
+
 // TestCommitRace commits version 1 from many goroutines at once, each with
 // its own staged manifest: exactly one wins, and the final manifest is the
 // winner's.
@@ -340,10 +390,11 @@ func (s *countingStore) FindVersion(ctx context.Context, id []string, branch str
 
 // TestCommitFollowsTheTable commits versions of a table through one
 // committer: the first commit looks the table up, then reads the catalog
-// under the lock; later commits read it once, under the lock. When the
+// under the lock; later commits, at the location the first one noted, read
+// nothing before the record (which checks the location itself). When the
 // table is dropped and declared again elsewhere, the next commit follows
 // it to its new location and publishes nothing at the old one; when it is
-// gone, the commit says so.
+// gone, the commit says so and leaves no manifest behind.
 func TestCommitFollowsTheTable(t *testing.T) {
 	e := newEnv(t, sqlite.Options{})
 	ctx := t.Context()
@@ -356,12 +407,12 @@ func TestCommitFollowsTheTable(t *testing.T) {
 		if _, _, err := c.Commit(ctx, id, commit(v, stage(t, old, v, fmt.Sprint("old", v))), manifestname.V2); err != nil {
 			t.Fatal(err)
 		}
-		wantDescribes := 0
+		want := 0
 		if v == 1 {
-			wantDescribes = 1
+			want = 1
 		}
-		if st.describes != wantDescribes || st.finds != 1 {
-			t.Fatalf("commit of version %d: %d table lookups and %d version lookups, want %d and 1", v, st.describes, st.finds, wantDescribes)
+		if st.describes != want || st.finds != want {
+			t.Fatalf("commit of version %d: %d table lookups and %d version lookups, want %d and %d", v, st.describes, st.finds, want, want)
 		}
 	}
 

@@ -165,6 +165,11 @@ type VersionCommit struct {
 	// and the commit's time as its refresh time. Only an engine's refresh
 	// sets it; the API's commits never do.
 	ViewSourceVersion *int64
+	// Location, when set, is where the commit coordinator found the table
+	// and published the manifest: the commit is refused with
+	// ConcurrentModification (14) if the table lies elsewhere now (it was
+	// dropped and declared again since).
+	Location string
 }
 
 // VersionRange selects versions Start ≤ v < End; End −1 (any negative) means

@@ -274,6 +274,10 @@ func (w *Warehouse) Publish(ctx context.Context, p *Publication, replaceOrphan b
 	return nil
 }
 
+// Wrote reports whether Publish put the final manifest in place itself,
+// rather than finding it there.
+func (p *Publication) Wrote() bool { return p.wrote }
+
 func (p *Publication) published(info objstore.Info) {
 	p.Size, p.tag = info.Size, info.ETag
 	if !p.files.local {

@@ -185,3 +185,50 @@ func TestLocationClashes(t *testing.T) {
 		}
 	})
 }
+
+// TestCommitAtLocation: a commit that names where its table lies is
+// recorded only while the table lies there; once the table was dropped and
+// declared again elsewhere it is refused with ConcurrentModification (14),
+// recording nothing. (The API has no field for it: only the commit
+// coordinator sets it.)
+func TestCommitAtLocation(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db store.Backend) {
+		ctx := t.Context()
+		id := []string{"t"}
+		at := func(v int64, location string) store.VersionCommit {
+			p := fmt.Sprintf("bucket/t/_versions/%d.manifest", v)
+			return store.VersionCommit{Version: v, StagedPath: p, ManifestPath: p, Location: location}
+		}
+		if _, _, err := db.DeclareTable(ctx, id, store.TableDeclaration{Location: "s3://bucket/old"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := db.CommitVersion(ctx, id, at(1, "s3://bucket/old")); err != nil {
+			t.Fatalf("commit at the table's location: %v", err)
+		}
+		if _, _, err := db.DropTable(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := db.DeclareTable(ctx, id, store.TableDeclaration{Location: "s3://bucket/new"}); err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			name     string
+			location string
+			want     store.Code // -1: recorded
+		}{
+			{"OldLocation", "s3://bucket/old", store.CodeConcurrentModification},
+			{"NewLocation", "s3://bucket/new", -1},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				_, _, err := db.CommitVersion(ctx, id, at(1, tc.location))
+				if got := store.ErrorCode(err); tc.want >= 0 && got != tc.want || tc.want < 0 && err != nil {
+					t.Fatalf("commit at %s: %v, want code %d", tc.location, err, tc.want)
+				}
+				_, err = db.DescribeVersion(ctx, id, "", nil)
+				if recorded := err == nil; recorded != (tc.want < 0) {
+					t.Fatalf("after the commit at %s: version recorded %v (%v)", tc.location, recorded, err)
+				}
+			})
+		}
+	})
+}

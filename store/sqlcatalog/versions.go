@@ -131,6 +131,10 @@ func (o *Ops) commitVersion(ctx context.Context, tx Tx, t *Table, vc store.Versi
 	if vc.Version < 0 {
 		return nil, "", store.Errorf(store.CodeInvalidInput, "version must not be negative")
 	}
+	if vc.Location != "" && vc.Location != t.Location {
+		return nil, "", store.Errorf(store.CodeConcurrentModification, "table %s moved to %s while its version %d was committed; retry the commit",
+			DisplayID(t.ID), t.Location, vc.Version)
+	}
 	if vc.StagedPath == "" || vc.ManifestPath == "" {
 		return nil, "", store.Errorf(store.CodeInvalidInput, "manifest_path must not be empty")
 	}
