@@ -184,5 +184,3 @@ func timeN(n int, fn func() error) (latencies, error) {
 	}
 	return out, nil
 }
-
-func ptr[T any](v T) *T { return &v }

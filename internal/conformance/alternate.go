@@ -7,14 +7,10 @@ import (
 	"github.com/lancens/lancens/store"
 )
 
-// Alternate returns a store.Catalog that sends each call to the next of targets in
-// turn: run against several servers on one shared catalog, every case
-// then checks that a change made through one is seen at once through the
-// others.
-func Alternate(targets ...store.Catalog) store.Catalog {
-	return &alternating{targets: targets}
-}
-
+// alternating is a store.Catalog that sends each call to the next of its
+// targets in turn: run against several servers on one shared catalog,
+// every case then checks that a change made through one is seen at once
+// through the others.
 type alternating struct {
 	targets []store.Catalog
 	next    atomic.Uint64

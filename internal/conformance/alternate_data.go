@@ -6,10 +6,10 @@ import (
 	"github.com/lancens/lancens/store"
 )
 
-// AlternateData is Alternate for targets that keep rows: every call, of
-// the catalog and of the data plane, goes to the next of targets in turn,
-// so that each case checks that a write acknowledged by one server is
-// seen by the next call on another. When every target implements
+// AlternateData returns a DataTarget whose every call, of the catalog and
+// of the data plane, goes to the next of targets in turn, so that each
+// case checks that a write acknowledged by one server is seen by the next
+// call on another. When every target implements
 // store.BranchedData, so does the result, with the calls on a branch
 // alternating too.
 func AlternateData(targets ...DataTarget) DataTarget {

@@ -48,20 +48,6 @@ func ParseSchema(s string) ([]arrow.Field, error) {
 	return fields, nil
 }
 
-// ParseType reads one type of the language above.
-func ParseType(s string) (arrow.DataType, error) {
-	p := &typeParser{src: s}
-	t, err := p.typ()
-	if err != nil {
-		return nil, err
-	}
-	p.space()
-	if p.pos != len(p.src) {
-		return nil, p.errorf("unexpected %q", p.src[p.pos:])
-	}
-	return t, nil
-}
-
 // FormatSchema writes fields in the language ParseSchema reads.
 func FormatSchema(fields []arrow.Field) string {
 	parts := make([]string, len(fields))
@@ -71,7 +57,7 @@ func FormatSchema(fields []arrow.Field) string {
 	return strings.Join(parts, ",")
 }
 
-// FormatType writes t in the language ParseType reads; a type the language
+// FormatType writes t in the language above; a type the language
 // has no word for is written as Arrow names it.
 func FormatType(t arrow.DataType) string {
 	switch t := t.(type) {
