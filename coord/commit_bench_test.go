@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/lancens/lancens/internal/cputime"
 	"github.com/lancens/lancens/lance/manifestname"
 	"github.com/lancens/lancens/store"
 	"github.com/lancens/lancens/store/sqlite"
@@ -27,7 +28,7 @@ func BenchmarkCommit(b *testing.B) {
 			for i := range staged {
 				staged[i] = stage(b, loc, int64(i+1), fmt.Sprintf("v%d", i+1))
 			}
-			cpu := processCPU()
+			cpu := cputime.Process()
 			b.ResetTimer()
 			for i := range b.N {
 				if _, _, err := e.c.Commit(b.Context(), id, commit(int64(i+1), staged[i]), manifestname.V2); err != nil {
@@ -36,7 +37,7 @@ func BenchmarkCommit(b *testing.B) {
 			}
 			b.StopTimer()
 			if cpu >= 0 {
-				b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
+				b.ReportMetric(float64(cputime.Process()-cpu)/float64(b.N), "cpu-ns/op")
 			}
 		})
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/lancens/lancens/coord"
+	"github.com/lancens/lancens/internal/cputime"
 	"github.com/lancens/lancens/internal/testkit/apitest"
 	"github.com/lancens/lancens/lance/manifestname"
 	"github.com/lancens/lancens/server"
@@ -107,7 +108,7 @@ func BenchmarkCreateTableVersion(b *testing.B) {
 				name, i+1, staged[i])
 		}
 		b.ReportAllocs()
-		cpu := processCPU()
+		cpu := cputime.Process()
 		b.ResetTimer()
 		for i := range b.N {
 			serve(path, bodies[i])
@@ -120,7 +121,7 @@ func BenchmarkCreateTableVersion(b *testing.B) {
 		staged := stage(location, b.N)
 		id := []string{name}
 		b.ReportAllocs()
-		cpu := processCPU()
+		cpu := cputime.Process()
 		b.ResetTimer()
 		for i := range b.N {
 			size := int64(550)
@@ -139,6 +140,6 @@ func BenchmarkCreateTableVersion(b *testing.B) {
 // the time.
 func reportCPU(b *testing.B, start time.Duration) {
 	if start >= 0 {
-		b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64(cputime.Process()-start)/float64(b.N), "cpu-ns/op")
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 
+	"github.com/lancens/lancens/internal/cputime"
 	"github.com/lancens/lancens/lance/blob"
 	"github.com/lancens/lancens/lance/file"
 	"github.com/lancens/lancens/lance/file/filebench"
@@ -313,9 +314,9 @@ func medianCost(cs []cost) cost {
 
 // costOf runs fn and returns what it cost.
 func costOf(fn func() error) (cost, error) {
-	cpu0, t0 := processCPU(), time.Now()
+	cpu0, t0 := cputime.Process(), time.Now()
 	err := fn()
-	return cost{time.Since(t0), processCPU() - cpu0}, err
+	return cost{time.Since(t0), cputime.Process() - cpu0}, err
 }
 
 // peerCosts pairs the SDK's wall and CPU milliseconds.

@@ -1,17 +1,18 @@
 //go:build unix
 
-package server_test
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU returns the CPU time the process has used, user and system.
-func processCPU() time.Duration {
+// Process returns the CPU time (user and system, all threads) the process
+// has used so far, or 0 when the system does not answer.
+func Process() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return -1
+		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
