@@ -6,20 +6,13 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import * as lancedb from "@lancedb/lancedb";
-import { gatewayBinary, startGateway, startServer, storageArgs } from "./server.mjs";
+import { api, gatewayBinary, startGateway, startServer, storageArgs } from "./server.mjs";
 
 const rows = (start, n, tag = "r") => Array.from({ length: n }, (_, i) => ({
   id: start + i, vector: [Math.sin(start + i), Math.cos(start + i), (start + i) % 5, 1], name: `${tag} ${start + i}`,
 }));
 const ids = (rs) => rs.map((r) => Number(r.id)).sort((a, b) => a - b);
 const span = (a, b) => Array.from({ length: b - a }, (_, i) => a + i);
-
-async function api(url, path, body) {
-  const res = await fetch(url + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body ?? {}) });
-  const text = await res.text();
-  assert.equal(res.status, 200, `${path}: ${text}`);
-  return text ? JSON.parse(text) : undefined;
-}
 
 // fresh opens table name anew in db, at its latest version.
 async function fresh(db, name) {

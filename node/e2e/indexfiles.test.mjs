@@ -10,18 +10,11 @@ import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as lancedb from "@lancedb/lancedb";
-import { startServer } from "./server.mjs";
+import { api, startServer } from "./server.mjs";
 
 const rows = (start, n, tag = "r") => Array.from({ length: n }, (_, i) => ({
   id: start + i, vector: [Math.sin(start + i), Math.cos(start + i), (start + i) % 5, 1], text: `${tag} birds ${(start + i) % 7}`,
 }));
-
-async function api(url, path, body) {
-  const res = await fetch(url + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body ?? {}) });
-  const text = await res.text();
-  assert.equal(res.status, 200, `${path}: ${text}`);
-  return text ? JSON.parse(text) : undefined;
-}
 
 // indexFiles lists the files below a table's _lancens/ with their sizes.
 function indexFiles(root) {

@@ -6,16 +6,9 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readdirSync } from "node:fs";
 import * as lancedb from "@lancedb/lancedb";
-import { startServer } from "./server.mjs";
+import { api, startServer } from "./server.mjs";
 
 const rows = (start, n) => Array.from({ length: n }, (_, i) => ({ id: start + i, vector: [start + i, 1, 0, 0], name: `row ${start + i}` }));
-
-async function api(url, path, body) {
-  const res = await fetch(url + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body ?? {}) });
-  const text = await res.text();
-  assert.equal(res.status, 200, `${path}: ${text}`);
-  return text ? JSON.parse(text) : undefined;
-}
 
 describe("LanceDB namespace mode", () => {
   let server;

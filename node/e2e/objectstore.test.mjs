@@ -5,38 +5,13 @@
 // publishes the manifest with a conditional put. Nothing lands on local disk.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import * as lancedb from "@lancedb/lancedb";
-import { gatewayBinary, startGateway, startServer, storageArgs } from "./server.mjs";
+import { api, files, gatewayBinary, startGateway, startServer, storageArgs } from "./server.mjs";
 
 const rows = (start, n) => Array.from({ length: n }, (_, i) => ({
   id: start + i, vector: [Math.sin(start + i), Math.cos(start + i), (start + i) % 7, 1], name: `row ${start + i}`,
 }));
-
-// files lists the files under dir, relative to it; dot directories (the
-// gateway's own bookkeeping) are left out.
-function files(dir) {
-  const out = [];
-  const walk = (d) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      if (e.name.startsWith(".")) continue;
-      const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else out.push(relative(dir, p));
-    }
-  };
-  try { statSync(dir); } catch { return out; }
-  walk(dir);
-  return out.sort();
-}
-
-async function api(url, path, body) {
-  const res = await fetch(url + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body ?? {}) });
-  const text = await res.text();
-  assert.equal(res.status, 200, `${path}: ${text}`);
-  return text ? JSON.parse(text) : undefined;
-}
 
 const skip = gatewayBinary() ? false : "versitygw is not installed (make versitygw)";
 if (skip && process.env.CI === "true") throw new Error("the S3 gateway is missing under CI: run make versitygw");

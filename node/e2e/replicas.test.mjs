@@ -8,11 +8,10 @@
 // a plain Lance open read.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import * as lancedb from "@lancedb/lancedb";
 import { postgresBinaries, startPostgres } from "./postgres.mjs";
-import { gatewayBinary, startGateway, startServer, storageArgs } from "./server.mjs";
+import { api, files, gatewayBinary, startGateway, startServer, storageArgs } from "./server.mjs";
 
 const categories = ["cats", "dogs", "birds"];
 const rows = (start, n, tag = "row") => Array.from({ length: n }, (_, k) => {
@@ -29,30 +28,6 @@ const l2 = (a, b) => a.reduce((s, x, k) => s + (x - b[k]) ** 2, 0);
 // into comparable objects, by id.
 const plain = (rs) => rs.map((r) => ({ id: Number(r.id), text: r.text, category: Number(r.category), vector: Array.from(r.vector, Math.fround) }))
   .sort((a, b) => a.id - b.id);
-
-// files lists the files under dir, relative to it; dot directories (the
-// gateway's own bookkeeping) are left out.
-function files(dir) {
-  const out = [];
-  const walk = (d) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      if (e.name.startsWith(".")) continue;
-      const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else out.push(relative(dir, p));
-    }
-  };
-  try { statSync(dir); } catch { return out; }
-  walk(dir);
-  return out.sort();
-}
-
-async function api(url, path, body) {
-  const res = await fetch(url + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body ?? {}) });
-  const text = await res.text();
-  assert.equal(res.status, 200, `${path}: ${text}`);
-  return text ? JSON.parse(text) : undefined;
-}
 
 const missing = [
   !postgresBinaries() && "PostgreSQL is not installed (make postgres)",

@@ -1,10 +1,11 @@
 // Starts a real lancens binary (and, for object-storage tests, a Versity S3
 // Gateway) for an end-to-end test and stops it after.
+import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import { homedir, tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { createInterface } from "node:readline";
 
 const binary = process.env.LANCENS_BIN ?? join(import.meta.dirname, "..", "..", "bin", "lancens");
@@ -100,3 +101,29 @@ export async function startGateway(buckets = ["lance"]) {
 
 // storageArgs turns storage options into lancens serve flags.
 export const storageArgs = (options) => Object.entries(options).flatMap(([k, v]) => ["--storage-option", `${k}=${v}`]);
+
+// api POSTs body (or {}) as JSON to path on the server at url, asserts a
+// 200 answer and resolves to its JSON body (undefined when empty).
+export async function api(url, path, body) {
+  const res = await fetch(url + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body ?? {}) });
+  const text = await res.text();
+  assert.equal(res.status, 200, `${path}: ${text}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+// files lists the files under dir, relative to it; dot directories (the
+// gateway's own bookkeeping) are left out.
+export function files(dir) {
+  const out = [];
+  const walk = (d) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      if (e.name.startsWith(".")) continue;
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else out.push(relative(dir, p));
+    }
+  };
+  try { statSync(dir); } catch { return out; }
+  walk(dir);
+  return out.sort();
+}
