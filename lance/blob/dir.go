@@ -145,19 +145,30 @@ func (d *Dir) ReadRanges(_ context.Context, p string, ranges []Range) ([][]byte,
 
 // Create implements Store.
 func (d *Dir) Create(_ context.Context, p string) (Writer, error) {
-	if _, err := CleanPath(p); err != nil {
-		return nil, err
-	}
-	r, err := d.open(true)
+	r, f, tmp, err := d.startTemp(p)
 	if err != nil {
-		return nil, err
-	}
-	f, tmp, err := createTemp(r, p)
-	if err != nil {
-		r.Close()
 		return nil, err
 	}
 	return &dirWriter{root: r, f: f, tmp: tmp, dst: p}, nil
+}
+
+// startTemp checks p, opens the directory's root and creates a temporary
+// file beside p (createTemp), the start of every write: the caller closes
+// the root and the file and renames or removes tmp. It returns the errors
+// of CleanPath, of opening the root and of createTemp, with nothing left
+// open.
+func (d *Dir) startTemp(p string) (r *os.Root, f *os.File, tmp string, err error) {
+	if _, err := CleanPath(p); err != nil {
+		return nil, nil, "", err
+	}
+	if r, err = d.open(true); err != nil {
+		return nil, nil, "", err
+	}
+	if f, tmp, err = createTemp(r, p); err != nil {
+		r.Close()
+		return nil, nil, "", err
+	}
+	return r, f, tmp, nil
 }
 
 // createTemp creates the parent directories of p and a new temporary file
@@ -250,18 +261,11 @@ func (w *dirWriter) Abort() error {
 // PutIfAbsent implements Store: the data is written under a temporary
 // name, hard-linked to p, which fails if p exists, then synced.
 func (d *Dir) PutIfAbsent(_ context.Context, p string, data []byte) error {
-	if _, err := CleanPath(p); err != nil {
-		return err
-	}
-	r, err := d.open(true)
+	r, f, tmp, err := d.startTemp(p)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	f, tmp, err := createTemp(r, p)
-	if err != nil {
-		return err
-	}
 	defer func() { _ = ignoreMissing(r.Remove(tmp)) }()
 	defer f.Close()
 	if _, err := f.Write(data); err != nil {
@@ -286,18 +290,11 @@ func (d *Dir) PutIfAbsent(_ context.Context, p string, data []byte) error {
 // visible once the rename is done, and the kernel keeps it if the process
 // dies.
 func (d *Dir) PutUnsynced(_ context.Context, p string, data []byte) error {
-	if _, err := CleanPath(p); err != nil {
-		return err
-	}
-	r, err := d.open(true)
+	r, f, tmp, err := d.startTemp(p)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	f, tmp, err := createTemp(r, p)
-	if err != nil {
-		return err
-	}
 	_, err = f.Write(data)
 	if err = errors.Join(err, f.Close()); err == nil {
 		err = r.Rename(tmp, p)
