@@ -4,10 +4,10 @@
 // the postgres user when the test runs as root (PostgreSQL refuses root).
 import { execFile, spawn } from "node:child_process";
 import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { freePort } from "./server.mjs";
 
 const run = promisify(execFile);
 
@@ -37,17 +37,6 @@ function postgresUser() {
   if (!line) throw new Error("running PostgreSQL as root needs the postgres user (the postgresql package creates it)");
   const [, , uid, gid] = line.split(":");
   return { uid: Number(uid), gid: Number(gid) };
-}
-
-async function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-    srv.on("error", reject);
-  });
 }
 
 // startPostgres initialises a cluster and starts its server, and resolves

@@ -47,7 +47,8 @@ export function gatewayBinary() {
   return candidates.find((p) => p && existsSync(p)) ?? null;
 }
 
-async function freePort() {
+// freePort resolves to a TCP port on loopback that nothing listens on now.
+export async function freePort() {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.listen(0, "127.0.0.1", () => {
