@@ -107,36 +107,18 @@ TRIALS ?= 100
 crashtest:
 	LANCENS_CRASH_TRIALS=$(TRIALS) $(GO) test ./cmd/lancens -run '^TestCrashTrials$$' -count=1 -timeout 0 -v
 
-## fuzz: run every Go fuzz target (go test -list '^Fuzz' in each package
-## whose tests define one) for FUZZTIME each, one after the other; FUZZFLAGS
-## adds flags (default: minimise a new input for at most 10 s, not 60 s). Fails if any target fails; the
-## failing input is saved under the package's testdata/fuzz/ (commit it
-## with the fix, as a regression seed). A target that fails with Go 1.26's
-## "context deadline exceeded" at the end of its time and writes no input
-## (the coordinator's shutdown race, go.dev/issue/75804, fixed in Go 1.27)
-## is run once more; a second failure fails
-FUZZTIME  ?= 10m
-FUZZFLAGS ?= -fuzzminimizetime=10s
+## fuzz: run every Go fuzz target (each func FuzzXxx(*testing.F) of the
+## module's tests) for FUZZTIME each, one after the other, with
+## tools/fuzzrun; FUZZMINIMIZE bounds how long a new input is minimised
+## (10 s, not Go's 60 s). Fails if any target fails; the failing input is
+## saved under the package's testdata/fuzz/ (commit it with the fix, as a
+## regression seed). fuzzrun stops each target with an interrupt when its
+## time is up rather than with go test's -fuzztime deadline, which Go
+## 1.26's coordinator can fail a clean target on (go.dev/issue/75804)
+FUZZTIME     ?= 10m
+FUZZMINIMIZE ?= 10s
 fuzz:
-	@failed=""; \
-	for pkg in $$(grep -rl --include='*_test.go' --exclude-dir=node_modules --exclude-dir=.git '^func Fuzz' . | xargs -n1 dirname | sort -u); do \
-	  for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
-	    for attempt in 1 2; do \
-	      echo "== $$target ($$pkg, $(FUZZTIME))"; \
-	      seeds=$$(ls $$pkg/testdata/fuzz/$$target 2>/dev/null | wc -l); \
-	      log=$$(mktemp); \
-	      if set -o pipefail; $(GO) test $$pkg -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) -timeout 0 $(FUZZFLAGS) 2>&1 | tee $$log; then \
-	        rm -f $$log; break; \
-	      fi; \
-	      if [ $$attempt = 1 ] && grep -qx '    context deadline exceeded' $$log && \
-	         [ "$$(ls $$pkg/testdata/fuzz/$$target 2>/dev/null | wc -l)" = "$$seeds" ]; then \
-	        echo "== $$target: the fuzzing coordinator's deadline race, no input written: once more"; rm -f $$log; continue; \
-	      fi; \
-	      rm -f $$log; failed="$$failed $$target"; break; \
-	    done; \
-	  done; \
-	done; \
-	test -z "$$failed" || { echo "fuzz targets failed:$$failed" >&2; exit 1; }
+	$(GO) run ./tools/fuzzrun -go $(GO) -fuzztime $(FUZZTIME) -minimizetime $(FUZZMINIMIZE)
 
 ## postgres: install PostgreSQL's server binaries (Debian's postgresql
 ## package) if they are missing: the PostgreSQL store's tests start a

@@ -1,0 +1,3 @@
+module example.com/fuzzrun-targets
+
+go 1.26
