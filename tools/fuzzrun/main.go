@@ -123,6 +123,7 @@ func (r runner) fuzzAll(ctx context.Context, patterns []string) ([]string, error
 	if err != nil {
 		return nil, err
 	}
+	cacheDir = strings.TrimSpace(cacheDir)
 	var failed []string
 	for i, p := range pkgs {
 		exe := filepath.Join(bin, fmt.Sprintf("pkg%d.test", i))
@@ -140,7 +141,7 @@ func (r runner) fuzzAll(ctx context.Context, patterns []string) ([]string, error
 			fmt.Fprintf(r.out, "== %s (%s, %s)\n", target, p.importPath, r.limit)
 			args := []string{
 				"-test.run=^$", "-test.fuzz=^" + target + "$", "-test.timeout=0", "-test.paniconexit0",
-				"-test.fuzzcachedir=" + filepath.Join(strings.TrimSpace(cacheDir), "fuzz", p.importPath),
+				"-test.fuzzcachedir=" + filepath.Join(cacheDir, "fuzz", p.importPath),
 				"-test.fuzzminimizetime=" + r.minimizeTime,
 			}
 			if r.limit.count != "" {
@@ -211,10 +212,13 @@ func fuzzTarget(ctx context.Context, out io.Writer, dir, exe string, args []stri
 		return err
 	}
 	started := make(chan struct{})
-	copied := make(chan error, 1)
+	exited := make(chan error, 1)
+	// Copy the output, noting the coordinator's start, then wait for the
+	// binary: its output must be read to the end before Wait.
 	go func() {
 		r := bufio.NewReader(pipe)
 		seen := false
+		var readErr error
 		for {
 			line, err := r.ReadString('\n')
 			io.WriteString(out, line)
@@ -223,22 +227,13 @@ func fuzzTarget(ctx context.Context, out io.Writer, dir, exe string, args []stri
 				close(started)
 			}
 			if err != nil {
-				if err == io.EOF {
-					err = nil
+				if err != io.EOF {
+					readErr = err
 				}
-				copied <- err
-				return
+				break
 			}
 		}
-	}()
-	exited := make(chan error, 1)
-	go func() {
-		err := <-copied
-		if werr := cmd.Wait(); werr != nil || err != nil {
-			exited <- errors.Join(werr, err)
-			return
-		}
-		exited <- nil
+		exited <- errors.Join(cmd.Wait(), readErr)
 	}()
 	if duration == 0 {
 		return <-exited
